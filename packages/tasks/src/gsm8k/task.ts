@@ -1,0 +1,45 @@
+/**
+ * Scoring for the GSM family (datasets.md §10): the answer is the first number after the last
+ * `###` of the output; GSM8K and SVAMP compare it exactly after normalisation (commas, signs,
+ * trailing ".0"), GSM-Hard numerically with a relative tolerance of 1e-4 (its targets are floats).
+ */
+import { answerText } from '../answer.js';
+import type { Example, Task } from '../example.js';
+import { firstNumber, numbersClose, numbersEqual } from '../numbers.js';
+
+function extractNumber(output: string): string | null {
+  return firstNumber(answerText(output));
+}
+
+export const gsm8kTask: Task = {
+  name: 'gsm8k',
+  version: 1,
+  extractAnswer: extractNumber,
+  isCorrect(example: Example, output: string): boolean {
+    const pred = extractNumber(output);
+    return pred !== null && numbersEqual(pred, example.answer);
+  },
+};
+
+export const svampTask: Task = {
+  name: 'svamp',
+  version: 1,
+  extractAnswer: extractNumber,
+  isCorrect(example: Example, output: string): boolean {
+    const pred = extractNumber(output);
+    return pred !== null && numbersEqual(pred, example.answer);
+  },
+};
+
+/** Relative tolerance for GSM-Hard (datasets.md §6: |pred − gold| ≤ 1e-4·max(1, |gold|), [inferred] there). */
+export const GSM_HARD_TOLERANCE = 1e-4;
+
+export const gsmHardTask: Task = {
+  name: 'gsm-hard',
+  version: 1,
+  extractAnswer: extractNumber,
+  isCorrect(example: Example, output: string): boolean {
+    const pred = extractNumber(output);
+    return pred !== null && numbersClose(pred, example.answer, GSM_HARD_TOLERANCE);
+  },
+};
