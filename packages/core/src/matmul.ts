@@ -17,12 +17,12 @@ export function matMulT<R extends tf.Rank>(a: tf.Tensor<R>, b: tf.Tensor<R>, tra
 }
 
 /** [..., K] · [K, N] → [..., N]: folds leading dimensions into one and uses a rank-2 product. */
-export function linear(x: tf.Tensor, w: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor {
+export function linear(x: tf.Tensor, w: tf.Tensor, bias?: tf.Tensor): tf.Tensor {
   const k = x.shape[x.rank - 1];
   if (k !== w.shape[0]) throw new Error(`linear: input width ${k} does not match weight rows ${w.shape[0]} (weight shape [${w.shape}])`);
   const lead = x.shape.slice(0, -1);
-  const flat = x.reshape([-1, k]) as tf.Tensor2D; // [N, K]
-  let y: tf.Tensor = tf.matMul(flat, w); // [N, N_out]
+  const flat = tf.reshape(x, [-1, k]) as tf.Tensor2D; // [N, K]
+  let y: tf.Tensor = tf.matMul(flat, w as tf.Tensor2D); // [N, N_out]
   if (bias) y = tf.add(y, bias);
-  return y.reshape([...lead, w.shape[1]]);
+  return tf.reshape(y, [...lead, w.shape[1]!]);
 }

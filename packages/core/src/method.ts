@@ -1,0 +1,80 @@
+/**
+ * The contract every method implements (No-CoT/CoT references, soft embeddings, Coconut, the
+ * coprocessor arms, CoLaR, thought communication). Core implements no method: it defines the
+ * shapes that methods, the lab and the analysis share. A method receives `Example`s and returns
+ * `Generation`s; it never knows which task it runs on (scoring lives in the lab).
+ */
+import type * as tf from '@tensorflow/tfjs-core';
+import type { Rng } from './rng.js';
+import type { TinyLm } from './tiny-lm.js';
+import type { Tokenizer } from './tokenizer.js';
+
+export type MethodId = 'cot' | 'soft-embedding' | 'coprocessor' | 'colar' | 'thought-comm';
+
+/** One record schema for every task. */
+export interface Example {
+  id: string;
+  question: string;
+  steps: string[];
+  answer: string;
+  meta?: Record<string, unknown>;
+}
+
+export interface MethodContext {
+  lm: TinyLm;
+  tokenizer: Tokenizer;
+  rng: Rng;
+  backend: string;
+}
+
+/** Where training is: the step, a curriculum stage and a phase ('sft', 'rl', 'ae', 'adapter', …). */
+export interface StepInfo { step: number; stage: number; phase: string; rng: Rng }
+
+export interface GenerateOptions {
+  maxNewTokens: number;
+  temperature: number;
+  topP: number;
+  rng: Rng;
+}
+
+export interface Generation {
+  id: string;
+  /** The decoded answer text (after the separator, if the method emits one). */
+  answer: string;
+  /** Everything the model emitted, for inspection. */
+  text: string;
+  /** Reasoning positions used: tokens before the separator, or latent vectors. */
+  reasoningLength: number;
+  reasoningKind: 'tokens' | 'latents' | 'none';
+}
+
+/** Latent vectors a method produced, for @telepath/analysis: one matrix per slot. */
+export interface LatentTrace {
+  /** e.g. "latent" or "coprocessor" */
+  source: string;
+  /** slots × [N, C]: slot s holds the vectors produced at latent position s over N examples. */
+  slots: { name: string; vectors: Float32Array; rows: number; width: number }[];
+  exampleIds: string[];
+}
+
+export interface MethodState {
+  /** Variables trained in the current phase. */
+  trainable(phase: string): Map<string, tf.Variable>;
+  /** Every variable to checkpoint. */
+  variables(): Map<string, tf.Variable>;
+  dispose(): void;
+}
+
+export interface LatentMethod<C, S extends MethodState = MethodState> {
+  readonly id: MethodId;
+  readonly paper: { title: string; arxiv: string | null; sections: string[] };
+  readonly defaults: C;
+  /** Creates the method's variables (and takes ownership of ctx.lm). */
+  init(ctx: MethodContext, config: C): S;
+  /** Training phases in order, each with its number of steps taken from the config. */
+  phases(config: C): { phase: string; steps: number }[];
+  /** Loss on a batch; called inside tf.tidy by the training loop. */
+  loss(state: S, batch: Example[], at: StepInfo): tf.Scalar;
+  generate(state: S, batch: Example[], o: GenerateOptions): Promise<Generation[]>;
+  trace?(state: S, batch: Example[]): LatentTrace;
+}

@@ -1,0 +1,104 @@
+/**
+ * AdamW with decoupled weight decay (Loshchilov & Hutter), a linear-warmup + cosine learning-rate
+ * schedule and global-norm gradient clipping. By default norms, biases and embeddings get no
+ * decay. The moment estimates are named variables so checkpoints can save and restore them.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+
+export interface OptimConfig {
+  lr: number;
+  /** Final learning rate of the cosine schedule, as a fraction of `lr`. */
+  lrMinRatio: number;
+  warmupSteps: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  /** Global-norm clip; 0 disables clipping. */
+  clipNorm: number;
+}
+
+export const DEFAULT_OPTIM_CONFIG: OptimConfig = {
+  lr: 1e-3,
+  lrMinRatio: 0.1,
+  warmupSteps: 10,
+  beta1: 0.9,
+  beta2: 0.999,
+  eps: 1e-8,
+  weightDecay: 0.01,
+  clipNorm: 1.0,
+};
+
+/** Learning rate at `step` (0-based) of a run of `totalSteps`: linear warmup, then cosine to lr·lrMinRatio. */
+export function learningRate(c: OptimConfig, step: number, totalSteps: number): number {
+  if (c.warmupSteps > 0 && step < c.warmupSteps) return (c.lr * (step + 1)) / c.warmupSteps;
+  const span = Math.max(1, totalSteps - c.warmupSteps);
+  const progress = Math.min(1, (step - c.warmupSteps) / span);
+  const min = c.lr * c.lrMinRatio;
+  return min + 0.5 * (c.lr - min) * (1 + Math.cos(Math.PI * progress));
+}
+
+/** Default decay rule: only matrices that are not embedding tables. */
+export function decays(name: string, v: tf.Variable): boolean {
+  return v.rank >= 2 && !/(^|\.)(wte|wpe)$/.test(name) && !/embed/i.test(name);
+}
+
+export class AdamW {
+  readonly m = new Map<string, tf.Variable>();
+  readonly v = new Map<string, tf.Variable>();
+  /** Number of updates applied. */
+  t = 0;
+
+  constructor(
+    readonly config: OptimConfig,
+    readonly params: Map<string, tf.Variable>,
+    readonly decayRule: (name: string, v: tf.Variable) => boolean = decays,
+  ) {
+    for (const [name, p] of params) {
+      this.m.set(name, tf.variable(tf.zerosLike(p), false, `${p.name}/adam.m`));
+      this.v.set(name, tf.variable(tf.zerosLike(p), false, `${p.name}/adam.v`));
+    }
+  }
+
+  /** One update with the given gradients (already clipped / averaged) at learning rate `lr`. */
+  apply(grads: Map<string, tf.Tensor>, lr: number): void {
+    const { beta1: b1, beta2: b2, eps, weightDecay } = this.config;
+    this.t += 1;
+    const c1 = 1 - Math.pow(b1, this.t);
+    const c2 = 1 - Math.pow(b2, this.t);
+    tf.tidy(() => {
+      for (const [name, p] of this.params) {
+        const g = grads.get(name);
+        if (!g) continue;
+        const m = this.m.get(name)!;
+        const v = this.v.get(name)!;
+        const m1 = tf.add(tf.mul(m, b1), tf.mul(g, 1 - b1));
+        const v1 = tf.add(tf.mul(v, b2), tf.mul(tf.mul(g, g), 1 - b2));
+        m.assign(m1);
+        v.assign(v1);
+        let update = tf.div(tf.div(m1, c1), tf.add(tf.sqrt(tf.div(v1, c2)), eps));
+        if (weightDecay > 0 && this.decayRule(name, p)) update = tf.add(update, tf.mul(p, weightDecay));
+        p.assign(tf.sub(p, tf.mul(update, lr)));
+      }
+    });
+  }
+
+  dispose(): void {
+    for (const t of [...this.m.values(), ...this.v.values()]) t.dispose();
+    this.m.clear();
+    this.v.clear();
+  }
+}
+
+/**
+ * Global L2 norm of the gradients, and the gradients scaled so the norm is at most `clipNorm`
+ * (unchanged when clipNorm is 0). Returns the pre-clip norm as a number.
+ */
+export function clipByGlobalNorm(grads: Map<string, tf.Tensor>, clipNorm: number): { norm: number; clipped: Map<string, tf.Tensor> } {
+  const norm = tf.tidy(() => tf.sqrt(tf.addN([...grads.values()].map((g) => tf.sum(tf.mul(g, g))))).dataSync()[0]);
+  if (clipNorm <= 0 || !Number.isFinite(norm) || norm <= clipNorm) return { norm, clipped: grads };
+  const scale = clipNorm / (norm + 1e-6);
+  const clipped = new Map<string, tf.Tensor>();
+  for (const [name, g] of grads) clipped.set(name, tf.mul(g, scale));
+  return { norm, clipped };
+}

@@ -1,0 +1,158 @@
+/**
+ * Run records: if it has no record, it did not happen. A run directory holds
+ *   config.resolved.json  the resolved config
+ *   env.json              git sha and dirty flag, Node / TF.js / package versions, the backend
+ *                         actually used (and why others were skipped), dataset hashes
+ *   metrics.jsonl         one JSON object per log: {"step": 250, "train/loss": 1.92, ...}
+ *   samples.jsonl         generations, one per line
+ *   summary.json          written by finish()
+ * JSON files are written atomically; JSONL lines are appended one at a time, and a torn last line
+ * (a crash mid-append) is ignored on read.
+ */
+import { execFileSync } from 'node:child_process';
+import { constants as fsConstants, promises as fs, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { appendLine, writeFileAtomic } from './atomic.js';
+import { currentBackend, type BackendInfo } from './backend.js';
+
+export interface RunEnv {
+  createdAt: string;
+  git: { sha: string | null; dirty: boolean | null };
+  node: string;
+  tfjs: string;
+  packages: Record<string, string>;
+  backend: BackendInfo | null;
+  platform: string;
+  cpus: number;
+  datasets: Record<string, string>;
+  argv: string[];
+}
+
+export interface OpenOptions {
+  /** Dataset name → sha256, recorded in env.json. */
+  datasets?: Record<string, string>;
+  /** Continue an existing record (resume) instead of refusing to overwrite it. */
+  resume?: boolean;
+}
+
+export class RunRecord {
+  private constructor(readonly dir: string) {}
+
+  static async open(dir: string, resolvedConfig: unknown, o: OpenOptions = {}): Promise<RunRecord> {
+    try {
+      await fs.mkdir(dir, { recursive: true });
+      await fs.access(dir, fsConstants.W_OK);
+    } catch (e) {
+      throw new Error(`RunRecord: cannot write to run directory ${dir}: ${(e as Error).message}`);
+    }
+    const rec = new RunRecord(dir);
+    const existing = await readJsonIfExists(path.join(dir, 'config.resolved.json'));
+    if (existing !== undefined && !o.resume) throw new Error(`RunRecord: ${dir} already holds a run; pass resume to continue it`);
+    if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(resolvedConfig)) {
+      throw new Error(`RunRecord: ${dir} was started with a different config; refusing to resume it`);
+    }
+    await writeFileAtomic(path.join(dir, 'config.resolved.json'), JSON.stringify(resolvedConfig, null, 2) + '\n');
+    await writeFileAtomic(path.join(dir, 'env.json'), JSON.stringify(collectEnv(o.datasets ?? {}), null, 2) + '\n');
+    return rec;
+  }
+
+  file(name: string): string {
+    return path.join(this.dir, name);
+  }
+
+  async log(step: number, metrics: Record<string, number>): Promise<void> {
+    for (const [k, v] of Object.entries(metrics)) {
+      if (typeof v !== 'number') throw new Error(`RunRecord.log: metric ${k} must be a number, got ${typeof v}`);
+    }
+    await appendLine(this.file('metrics.jsonl'), JSON.stringify({ step, ...metrics }));
+  }
+
+  async sample(s: object): Promise<void> {
+    await appendLine(this.file('samples.jsonl'), JSON.stringify(s));
+  }
+
+  async writeJson(name: string, value: unknown): Promise<void> {
+    await writeFileAtomic(this.file(name), JSON.stringify(value, null, 2) + '\n');
+  }
+
+  async finish(summary: object): Promise<void> {
+    await this.writeJson('summary.json', { ...summary, finishedAt: new Date().toISOString() });
+  }
+
+  static async readMetrics(dir: string): Promise<Record<string, number>[]> {
+    return readJsonl(path.join(dir, 'metrics.jsonl')) as Promise<Record<string, number>[]>;
+  }
+}
+
+/** Reads a JSONL file; a malformed line throws with file and line, except a torn final line. */
+export async function readJsonl(file: string): Promise<unknown[]> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const lines = text.split('\n');
+  const out: unknown[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() === '') continue;
+    try {
+      out.push(JSON.parse(lines[i]));
+    } catch (e) {
+      const isLast = i === lines.length - 1 && !text.endsWith('\n');
+      if (isLast) break; // torn append from a crash
+      throw new Error(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
+    }
+  }
+  return out;
+}
+
+async function readJsonIfExists(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`${file}: ${(e as Error).message}`);
+  }
+}
+
+export function collectEnv(datasets: Record<string, string>): RunEnv {
+  return {
+    createdAt: new Date().toISOString(),
+    git: gitState(),
+    node: process.version,
+    tfjs: tf.version_core,
+    packages: workspaceVersions(),
+    backend: currentBackend() ?? null,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 0,
+    datasets,
+    argv: process.argv.slice(2),
+  };
+}
+
+function gitState(): RunEnv['git'] {
+  try {
+    const sha = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    return { sha, dirty };
+  } catch {
+    return { sha: null, dirty: null };
+  }
+}
+
+function workspaceVersions(): Record<string, string> {
+  const out: Record<string, string> = {};
+  const require = createRequire(import.meta.url);
+  for (const name of ['@telepath/core', '@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@telepath/backend-native']) {
+    try {
+      out[name] = (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
+    } catch {
+      // not installed
+    }
+  }
+  return out;
+}

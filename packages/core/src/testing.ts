@@ -1,0 +1,91 @@
+/**
+ * Test helpers for every package: a tiny LM config, leak and closeness checks, and a way to run
+ * one test body on every available backend. Import from '@telepath/core/testing' in tests only.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { beforeAll, describe, expect } from 'vitest';
+import { initBackend, type BackendCandidate } from './backend.js';
+import { Rng } from './rng.js';
+import { TinyLm, type LmConfig } from './tiny-lm.js';
+import { Tokenizer } from './tokenizer.js';
+
+/** A model small enough for gradient checks on the cpu backend. */
+export const tinyLmConfig: LmConfig = {
+  vocabSize: 16,
+  contextLength: 16,
+  layers: 2,
+  heads: 2,
+  width: 8,
+  mlpRatio: 4,
+  dropout: 0,
+  layerNormEps: 1e-5,
+  initStd: 0.2,
+};
+
+export function tinyLm(overrides: Partial<LmConfig> = {}, seed = 0): TinyLm {
+  return new TinyLm({ ...tinyLmConfig, ...overrides }, new Rng(seed));
+}
+
+/** Tokenizer over lowercase letters, digits, spaces and basic punctuation. */
+export function charTokenizer(): Tokenizer {
+  return Tokenizer.build(['abcdefghijklmnopqrstuvwxyz', ' a b c d e f g h i j k l m n o p q r s t u v w x y z', '0123456789 0 1 2 3 4 5 6 7 8 9', '+-*/=().,:?!']);
+}
+
+/** Runs fn and fails if it leaves more than `allowed` new tensors alive (its returned tensors count). */
+export async function expectNoLeak<T>(fn: () => T | Promise<T>, o: { allowed?: number } = {}): Promise<T> {
+  const before = tf.memory().numTensors;
+  const result = await fn();
+  const after = tf.memory().numTensors;
+  expect(after - before, `tensor count grew by ${after - before}`).toBeLessThanOrEqual(o.allowed ?? 0);
+  return result;
+}
+
+/** Element-wise |a − b| ≤ atol + rtol·|b|, with the worst index in the failure message. */
+export function expectClose(a: tf.Tensor | ArrayLike<number> | number, b: tf.Tensor | ArrayLike<number> | number, o: { rtol?: number; atol?: number } = {}): void {
+  const av = toArray(a);
+  const bv = toArray(b);
+  expect(av.length, 'length').toBe(bv.length);
+  const rtol = o.rtol ?? 1e-5;
+  const atol = o.atol ?? 1e-6;
+  let worst = -1;
+  let worstExcess = 0;
+  for (let i = 0; i < av.length; i++) {
+    const excess = Math.abs(av[i] - bv[i]) - (atol + rtol * Math.abs(bv[i]));
+    if (!(excess <= 0) && (worst < 0 || excess > worstExcess || Number.isNaN(excess))) {
+      worst = i;
+      worstExcess = excess;
+    }
+  }
+  if (worst >= 0) expect.fail(`values differ at index ${worst}: ${av[worst]} vs ${bv[worst]} (rtol ${rtol}, atol ${atol})`);
+}
+
+function toArray(x: tf.Tensor | ArrayLike<number> | number): ArrayLike<number> {
+  if (typeof x === 'number') return [x];
+  if (x instanceof tf.Tensor) return x.dataSync() as Float32Array;
+  return x;
+}
+
+/** Backends test bodies run on: cpu (the oracle), wasm, and native when it is installed. */
+export const TEST_BACKENDS: BackendCandidate[] = ['cpu', 'wasm', 'native'];
+
+/**
+ * Defines one describe block per backend, each starting that backend first. A backend that
+ * cannot start (e.g. native without its addon) is reported, and `ready()` returns false so the
+ * bodies can `ctx.skip()`.
+ */
+export function forEachBackend(fn: (backend: BackendCandidate, ready: () => boolean) => void, backends: BackendCandidate[] = TEST_BACKENDS): void {
+  for (const b of backends) {
+    describe(`on ${b}`, () => {
+      let available = false;
+      beforeAll(async () => {
+        try {
+          await initBackend(b, { quiet: true });
+          available = true;
+        } catch (e) {
+          console.warn(`[forEachBackend] ${b} unavailable, its tests are skipped: ${(e as Error).message.split('\n').slice(-1)[0].trim()}`);
+        }
+      });
+      fn(b, () => available);
+    });
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * `tf.tidy` with the callback's own return type: tidy keeps every tensor reachable from the
+ * returned value (nested objects and arrays included) and disposes the rest, but its typings
+ * only accept `TensorContainer`, which our interfaces (e.g. `KvCache`) are not declared as.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+
+export function tidy<T>(fn: () => T): T {
+  return tf.tidy(fn as unknown as () => tf.TensorContainer) as unknown as T;
+}

@@ -1,0 +1,268 @@
+/**
+ * A GPT-2-style decoder LM: learned positions, pre-LayerNorm blocks, causal multi-head
+ * attention, tanh-GELU MLP, output head tied to the token embedding. This is the contract every
+ * method in Telepath uses:
+ *   embed(ids [B,T]) → [B,T,C]
+ *   forward(embeds [B,T,C], { cache?, attentionMask?, extraKV?, positions? })
+ *     → { logits [B,T,V], hidden: L+1 × [B,T,C], cache }
+ * `hidden[0]` is the embedding output (token + position), `hidden[l]` the output of block l, and
+ * the last entry is after the final LayerNorm (the LM head's input, as in GPT-2). Decoding step
+ * by step with the returned cache gives the same logits as one full forward.
+ * Letters: B batch, T new tokens, S key positions, C width, H heads, D head width, V vocab, L layers.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { parseConfig } from './config.js';
+import { cacheLength, type ExtraKv, type KvCache, type LayerKv } from './kv-cache.js';
+import { dropout, gelu, layerNorm } from './layers.js';
+import { linear, matMulT } from './matmul.js';
+import { Rng } from './rng.js';
+import { tidy } from './tidy.js';
+
+export interface LmConfig {
+  vocabSize: number;
+  /** Number of learned positions (the longest sequence, prefix and cache included). */
+  contextLength: number;
+  layers: number;
+  heads: number;
+  width: number;
+  /** MLP hidden width = mlpRatio · width. */
+  mlpRatio: number;
+  dropout: number;
+  layerNormEps: number;
+  /** Std of the normal initialiser (GPT-2: 0.02); residual projections get std / sqrt(2L). */
+  initStd: number;
+}
+
+export const DEFAULT_LM_CONFIG: LmConfig = {
+  vocabSize: 64,
+  contextLength: 64,
+  layers: 4,
+  heads: 4,
+  width: 128,
+  mlpRatio: 4,
+  dropout: 0,
+  layerNormEps: 1e-5,
+  initStd: 0.02,
+};
+
+export interface ForwardOptions {
+  cache?: KvCache;
+  /** [B, T]: 1 for real tokens, 0 for padding (padding keys are never attended to). */
+  attentionMask?: tf.Tensor2D;
+  extraKV?: ExtraKv;
+  /** [B, T] int32 position ids; default cache.position + 0..T−1. */
+  positions?: tf.Tensor2D;
+  /** Enables dropout (with `rng`). */
+  training?: boolean;
+  rng?: Rng;
+}
+
+export interface LmOutput {
+  logits: tf.Tensor3D; // [B, T, V]
+  hidden: tf.Tensor3D[]; // L+1 × [B, T, C]
+  cache: KvCache;
+}
+
+export function lmConfig(overrides: unknown = {}): LmConfig {
+  const c = parseConfig(DEFAULT_LM_CONFIG, overrides, 'lm');
+  for (const k of ['vocabSize', 'contextLength', 'layers', 'heads', 'width', 'mlpRatio'] as const) {
+    if (!Number.isInteger(c[k]) || c[k] <= 0) throw new Error(`lm.${k} must be a positive integer, got ${c[k]}`);
+  }
+  if (c.width % c.heads !== 0) throw new Error(`lm.width (${c.width}) must be divisible by lm.heads (${c.heads})`);
+  if (c.dropout < 0 || c.dropout >= 1) throw new Error(`lm.dropout must be in [0, 1), got ${c.dropout}`);
+  return c;
+}
+
+export class TinyLm {
+  readonly config: LmConfig;
+  /** Parameters by name ('wte', 'h0.attn.wq', …) in a fixed order; checkpoints rely on the names. */
+  readonly params: Map<string, tf.Variable>;
+
+  constructor(config: Partial<LmConfig> | LmConfig, rng: Rng, namePrefix = 'lm') {
+    this.config = lmConfig(config);
+    this.params = initParams(this.config, rng.fork('init'), namePrefix);
+  }
+
+  /** [B, T] int32 ids → [B, T, C] token embeddings (positions are added in `forward`). */
+  embed(ids: tf.Tensor2D): tf.Tensor3D {
+    const { vocabSize } = this.config;
+    if (ids.rank !== 2) throw new Error(`TinyLm.embed: ids must be [B, T], got shape [${ids.shape}]`);
+    if (ids.dtype !== 'int32') throw new Error(`TinyLm.embed: ids must be int32, got ${ids.dtype}`);
+    return tf.tidy(() => {
+      const maxId = tf.max(ids).dataSync()[0];
+      const minId = tf.min(ids).dataSync()[0];
+      if (minId < 0 || maxId >= vocabSize) throw new Error(`TinyLm.embed: token id ${minId < 0 ? minId : maxId} outside [0, ${vocabSize})`);
+      return tf.gather(this.p('wte'), ids) as tf.Tensor3D; // [B, T, C]
+    });
+  }
+
+  forward(embeds: tf.Tensor3D, o: ForwardOptions = {}): LmOutput {
+    const c = this.config;
+    checkForwardShapes(c, embeds, o);
+    return tidy(() => {
+      const [B, T] = embeds.shape;
+      const drop = o.training && c.dropout > 0 && o.rng ? o.rng : undefined;
+      const pos = o.positions ?? defaultPositions(B, T, o.cache?.position ?? 0, c.contextLength);
+      let x = tf.add(embeds, tf.gather(this.p('wpe'), pos)) as tf.Tensor3D; // [B, T, C]
+      x = dropout(x, c.dropout, drop?.tfSeed()) as tf.Tensor3D;
+      const hidden: tf.Tensor3D[] = [x];
+      const keyMask = buildKeyMask(B, T, o); // [B, S]
+      const bias = attentionBias(keyMask, T); // [B, 1, T, S]
+      const layers: LayerKv[] = [];
+      for (let l = 0; l < c.layers; l++) {
+        const prefix = [o.cache?.layers[l], o.extraKV?.layers[l]].filter((p): p is LayerKv => p !== undefined);
+        const att = this.attention(l, layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), c.layerNormEps), prefix, bias, drop);
+        layers.push(att.kv);
+        x = tf.add(x, dropout(att.out, c.dropout, drop?.tfSeed())) as tf.Tensor3D;
+        const m = this.mlp(l, layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`), c.layerNormEps));
+        x = tf.add(x, dropout(m, c.dropout, drop?.tfSeed())) as tf.Tensor3D;
+        hidden.push(x);
+      }
+      const final = layerNorm(x, this.p('lnf.g'), this.p('lnf.b'), c.layerNormEps) as tf.Tensor3D; // [B, T, C]
+      hidden[c.layers] = final;
+      const flat = tf.reshape(final, [B * T, c.width]) as tf.Tensor2D; // [BT, C]
+      const logits = tf.reshape(matMulT(flat, this.p('wte') as tf.Tensor2D, false, true), [B, T, c.vocabSize]) as tf.Tensor3D;
+      const cache: KvCache = { layers, keyMask, position: (o.cache?.position ?? 0) + T };
+      return { logits, hidden, cache };
+    });
+  }
+
+  /** Parameter count. */
+  get size(): number {
+    let n = 0;
+    for (const v of this.params.values()) n += v.size;
+    return n;
+  }
+
+  variables(): tf.Variable[] {
+    return [...this.params.values()];
+  }
+
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+    this.params.clear();
+  }
+
+  private p(name: string): tf.Variable {
+    const v = this.params.get(name);
+    if (!v) throw new Error(`TinyLm: no parameter ${name}`);
+    return v;
+  }
+
+  /** Causal self-attention of layer l over prefix keys (cache, extra) and the new positions. */
+  private attention(l: number, h: tf.Tensor, prefix: LayerKv[], bias: tf.Tensor4D, drop: Rng | undefined): { out: tf.Tensor3D; kv: LayerKv } {
+    const { heads: H, width: C } = this.config;
+    const [B, T] = h.shape;
+    const D = C / H;
+    const split = (t: tf.Tensor) => tf.transpose(tf.reshape(t, [B, T, H, D]), [0, 2, 1, 3]) as tf.Tensor4D; // [B, H, T, D]
+    const q = split(linear(h, this.p(`h${l}.attn.wq`), this.p(`h${l}.attn.bq`)));
+    let k = split(linear(h, this.p(`h${l}.attn.wk`), this.p(`h${l}.attn.bk`)));
+    let v = split(linear(h, this.p(`h${l}.attn.wv`), this.p(`h${l}.attn.bv`)));
+    if (prefix.length > 0) {
+      k = tf.concat([...prefix.map((p) => p.k), k], 2) as tf.Tensor4D; // [B, H, S, D]
+      v = tf.concat([...prefix.map((p) => p.v), v], 2) as tf.Tensor4D;
+    }
+    const scores = tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(D)), bias); // [B, H, T, S]
+    const probs = dropout(tf.softmax(scores), this.config.dropout, drop?.tfSeed());
+    const y = tf.reshape(tf.transpose(tf.matMul(probs as tf.Tensor4D, v), [0, 2, 1, 3]), [B, T, C]); // [B, T, C]
+    const out = linear(y, this.p(`h${l}.attn.wo`), this.p(`h${l}.attn.bo`)) as tf.Tensor3D;
+    return { out, kv: { k, v } };
+  }
+
+  private mlp(l: number, h: tf.Tensor): tf.Tensor3D {
+    const up = gelu(linear(h, this.p(`h${l}.mlp.wfc`), this.p(`h${l}.mlp.bfc`))); // [B, T, 4C]
+    return linear(up, this.p(`h${l}.mlp.wproj`), this.p(`h${l}.mlp.bproj`)) as tf.Tensor3D;
+  }
+}
+
+function initParams(c: LmConfig, rng: Rng, prefix: string): Map<string, tf.Variable> {
+  const params = new Map<string, tf.Variable>();
+  const C = c.width;
+  const F = c.mlpRatio * C;
+  const residualStd = c.initStd / Math.sqrt(2 * c.layers); // GPT-2: residual projections scaled by 1/sqrt(2L)
+  const add = (name: string, shape: number[], init: 'normal' | 'residual' | 'zeros' | 'ones') => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const values =
+      init === 'zeros' ? new Float32Array(n) : init === 'ones' ? new Float32Array(n).fill(1) : rng.fork(name).normalArray(n, init === 'residual' ? residualStd : c.initStd);
+    params.set(name, tf.variable(tf.tensor(values, shape, 'float32'), true, `${prefix}.${name}#${uniqueSuffix()}`));
+  };
+  add('wte', [c.vocabSize, C], 'normal');
+  add('wpe', [c.contextLength, C], 'normal');
+  for (let l = 0; l < c.layers; l++) {
+    add(`h${l}.ln1.g`, [C], 'ones');
+    add(`h${l}.ln1.b`, [C], 'zeros');
+    for (const w of ['q', 'k', 'v'] as const) {
+      add(`h${l}.attn.w${w}`, [C, C], 'normal');
+      add(`h${l}.attn.b${w}`, [C], 'zeros');
+    }
+    add(`h${l}.attn.wo`, [C, C], 'residual');
+    add(`h${l}.attn.bo`, [C], 'zeros');
+    add(`h${l}.ln2.g`, [C], 'ones');
+    add(`h${l}.ln2.b`, [C], 'zeros');
+    add(`h${l}.mlp.wfc`, [C, F], 'normal');
+    add(`h${l}.mlp.bfc`, [F], 'zeros');
+    add(`h${l}.mlp.wproj`, [F, C], 'residual');
+    add(`h${l}.mlp.bproj`, [C], 'zeros');
+  }
+  add('lnf.g', [C], 'ones');
+  add('lnf.b', [C], 'zeros');
+  return params;
+}
+
+let counter = 0;
+function uniqueSuffix(): number {
+  return counter++;
+}
+
+function defaultPositions(B: number, T: number, start: number, contextLength: number): tf.Tensor2D {
+  if (start + T > contextLength) {
+    throw new Error(`TinyLm.forward: positions ${start}..${start + T - 1} exceed contextLength ${contextLength}`);
+  }
+  return tf.tidy(() => tf.tile(tf.reshape(tf.range(start, start + T, 1, 'int32'), [1, T]), [B, 1]) as tf.Tensor2D);
+}
+
+function buildKeyMask(B: number, T: number, o: ForwardOptions): tf.Tensor2D {
+  const parts: tf.Tensor2D[] = [];
+  if (o.cache) parts.push(o.cache.keyMask);
+  if (o.extraKV) parts.push(o.extraKV.mask ?? tf.ones([B, o.extraKV.layers[0].k.shape[2]]));
+  parts.push(o.attentionMask ? tf.cast(o.attentionMask, 'float32') : tf.ones([B, T]));
+  return (parts.length === 1 ? tf.clone(parts[0]) : tf.concat(parts, 1)) as tf.Tensor2D;
+}
+
+/** Additive bias [B, 1, T, S]: 0 where query t may see key s, −1e9 elsewhere. */
+function attentionBias(keyMask: tf.Tensor2D, T: number): tf.Tensor4D {
+  const [B, S] = keyMask.shape;
+  const P = S - T; // prefix keys: all visible to every new position
+  const causal = new Float32Array(T * S);
+  for (let t = 0; t < T; t++) for (let s = 0; s < S; s++) causal[t * S + s] = s < P || s - P <= t ? 1 : 0;
+  const allowed = tf.mul(tf.tensor(causal, [1, 1, T, S]), tf.reshape(keyMask, [B, 1, 1, S])); // [B, 1, T, S]
+  return tf.mul(tf.sub(1, allowed), -1e9) as tf.Tensor4D;
+}
+
+function checkForwardShapes(c: LmConfig, embeds: tf.Tensor, o: ForwardOptions): void {
+  if (embeds.rank !== 3 || embeds.shape[2] !== c.width) throw new Error(`TinyLm.forward: embeds must be [B, T, ${c.width}], got [${embeds.shape}]`);
+  const [B, T] = embeds.shape;
+  if (T === 0) throw new Error('TinyLm.forward: embeds has no positions (T = 0)');
+  const D = c.width / c.heads;
+  if (o.attentionMask && (o.attentionMask.rank !== 2 || o.attentionMask.shape[0] !== B || o.attentionMask.shape[1] !== T)) {
+    throw new Error(`TinyLm.forward: attentionMask must be [${B}, ${T}], got [${o.attentionMask.shape}]`);
+  }
+  if (o.positions && (o.positions.shape[0] !== B || o.positions.shape[1] !== T || o.positions.dtype !== 'int32')) {
+    throw new Error(`TinyLm.forward: positions must be int32 [${B}, ${T}], got ${o.positions.dtype} [${o.positions.shape}]`);
+  }
+  const checkKv = (what: string, layers: LayerKv[], S?: number) => {
+    if (layers.length !== c.layers) throw new Error(`TinyLm.forward: ${what} has ${layers.length} layers, the model has ${c.layers}`);
+    for (const [i, kv] of layers.entries()) {
+      for (const t of [kv.k, kv.v]) {
+        const ok = t.rank === 4 && t.shape[0] === B && t.shape[1] === c.heads && t.shape[3] === D && (S === undefined || t.shape[2] === S);
+        if (!ok) throw new Error(`TinyLm.forward: ${what} layer ${i} must be [${B}, ${c.heads}, S, ${D}], got [${t.shape}]`);
+      }
+    }
+  };
+  if (o.cache) checkKv('cache', o.cache.layers, cacheLength(o.cache));
+  if (o.extraKV) {
+    checkKv('extraKV', o.extraKV.layers, o.extraKV.mask?.shape[1]);
+    const S = o.extraKV.layers[0].k.shape[2];
+    if (o.extraKV.mask && o.extraKV.mask.shape[0] !== B) throw new Error(`TinyLm.forward: extraKV.mask must be [${B}, ${S}], got [${o.extraKV.mask.shape}]`);
+  }
+}
