@@ -133,12 +133,12 @@ async function loadUnion(loaders: BackendLoaders): Promise<void> {
 async function startCandidate(c: BackendCandidate, loaders: BackendLoaders, markNode: () => void): Promise<string> {
   switch (c) {
     case 'node-gpu':
-      markNode();
       await loaders.importModule('@tensorflow/tfjs-node-gpu');
+      markNode(); // loaded: it may have registered "tensorflow" even if it fails to start
       return 'tensorflow';
     case 'node':
-      markNode();
       await loaders.importModule('@tensorflow/tfjs-node');
+      markNode();
       return 'tensorflow';
     case 'native': {
       const mod = (await loaders.importModule(NATIVE_BACKEND_PACKAGE)) as Partial<NativeBackendModule>;

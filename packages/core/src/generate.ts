@@ -39,9 +39,9 @@ export interface DecodeResult {
 export function sampleTokens(logits: tf.Tensor2D, o: Partial<SamplingOptions> = {}): number[] {
   const temperature = o.temperature ?? 0;
   const topP = o.topP ?? 1;
-  if (temperature <= 0) return Array.from(tf.tidy(() => tf.argMax(logits, -1)).dataSync() as Int32Array);
+  if (temperature <= 0) return tf.tidy(() => Array.from(tf.argMax(logits, -1).dataSync()));
   if (!o.rng) throw new Error('sampleTokens: temperature > 0 needs an rng');
-  const probs = tf.tidy(() => tf.softmax(tf.div(logits, temperature))).arraySync() as number[][];
+  const probs = tf.tidy(() => tf.softmax(tf.div(logits, temperature)).arraySync() as number[][]);
   return probs.map((row) => sampleRow(row, topP, o.rng!));
 }
 

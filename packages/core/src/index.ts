@@ -16,4 +16,4 @@ export * from './tiny-lm.js';
 export * from './tokenizer.js';
 export * from './train.js';
 export { applyWasmFixes } from './wasm-fixes.js';
-export { tidy } from './tidy.js';
+export { tidy, variableFrom } from './tidy.js';

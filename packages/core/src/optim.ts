@@ -4,6 +4,7 @@
  * decay. The moment estimates are named variables so checkpoints can save and restore them.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { variableFrom } from './tidy.js';
 
 export interface OptimConfig {
   lr: number;
@@ -55,8 +56,8 @@ export class AdamW {
     readonly decayRule: (name: string, v: tf.Variable) => boolean = decays,
   ) {
     for (const [name, p] of params) {
-      this.m.set(name, tf.variable(tf.zerosLike(p), false, `${p.name}/adam.m`));
-      this.v.set(name, tf.variable(tf.zerosLike(p), false, `${p.name}/adam.v`));
+      this.m.set(name, variableFrom(tf.zerosLike(p), false, `${p.name}/adam.m`));
+      this.v.set(name, variableFrom(tf.zerosLike(p), false, `${p.name}/adam.v`));
     }
   }
 

@@ -8,3 +8,10 @@ import * as tf from '@tensorflow/tfjs-core';
 export function tidy<T>(fn: () => T): T {
   return tf.tidy(fn as unknown as () => tf.TensorContainer) as unknown as T;
 }
+
+/** A variable initialised from `value`, which is then disposed (tf.variable keeps its own reference). */
+export function variableFrom(value: tf.Tensor, trainable: boolean, name: string): tf.Variable {
+  const v = tf.variable(value, trainable, name);
+  value.dispose();
+  return v;
+}

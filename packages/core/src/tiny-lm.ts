@@ -16,7 +16,7 @@ import { cacheLength, type ExtraKv, type KvCache, type LayerKv } from './kv-cach
 import { dropout, gelu, layerNorm } from './layers.js';
 import { linear, matMulT } from './matmul.js';
 import { Rng } from './rng.js';
-import { tidy } from './tidy.js';
+import { tidy, variableFrom } from './tidy.js';
 
 export interface LmConfig {
   vocabSize: number;
@@ -184,7 +184,7 @@ function initParams(c: LmConfig, rng: Rng, prefix: string): Map<string, tf.Varia
     const n = shape.reduce((a, b) => a * b, 1);
     const values =
       init === 'zeros' ? new Float32Array(n) : init === 'ones' ? new Float32Array(n).fill(1) : rng.fork(name).normalArray(n, init === 'residual' ? residualStd : c.initStd);
-    params.set(name, tf.variable(tf.tensor(values, shape, 'float32'), true, `${prefix}.${name}#${uniqueSuffix()}`));
+    params.set(name, variableFrom(tf.tensor(values, shape, 'float32'), true, `${prefix}.${name}#${uniqueSuffix()}`));
   };
   add('wte', [c.vocabSize, C], 'normal');
   add('wpe', [c.contextLength, C], 'normal');

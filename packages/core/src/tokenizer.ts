@@ -1,8 +1,9 @@
 /**
  * A vocabulary tokenizer built from training text. Text is first split around special tokens,
  * then pre-tokenised by a regex into: words with their leading space (" apples"), single digits
- * with an optional leading space (" 1", "2": one token per digit), single punctuation marks with
- * an optional leading space, and runs of other whitespace. Every piece seen in training text
+ * (one token per digit; a space before a number is its own token), single punctuation marks with
+ * an optional leading space, and runs of whitespace. The ten digits and the space are always in
+ * the vocabulary. Every piece seen in training text
  * becomes a token; unseen pieces become `<unk>`. Decoding concatenates the pieces, so
  * encode→decode is exact for text whose pieces are all in the vocabulary.
  */
@@ -25,7 +26,9 @@ export const SPECIAL_TOKENS = {
 export type SpecialTokenName = keyof typeof SPECIAL_TOKENS;
 const SPECIAL_LIST: string[] = Object.values(SPECIAL_TOKENS);
 
-const PIECE = / ?[A-Za-z]+| ?[0-9]| ?[^\sA-Za-z0-9]|\s+/gu;
+const PIECE = / ?[A-Za-z]+|[0-9]| ?[^\sA-Za-z0-9]|\s+/gu;
+/** Always in the vocabulary, seen or not, so any number can be written. */
+const ALWAYS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', ' '];
 const FORMAT = 'telepath-tokenizer';
 const VERSION = 1;
 
@@ -69,12 +72,14 @@ export class Tokenizer {
         counts.set(piece, (counts.get(piece) ?? 0) + 1);
       }
     }
+    for (const piece of ALWAYS) counts.delete(piece);
     const ranked = [...counts.entries()]
       .filter(([, n]) => n >= minCount)
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .map(([p]) => p);
-    const room = Math.max(0, maxSize - specials.length);
-    return new Tokenizer([...specials, ...ranked.slice(0, room)], extraSpecials);
+    const fixed = [...specials, ...ALWAYS];
+    if (maxSize < fixed.length) throw new Error(`Tokenizer.build: maxSize ${maxSize} is below the ${fixed.length} fixed tokens (specials, digits, space)`);
+    return new Tokenizer([...fixed, ...ranked.slice(0, maxSize - fixed.length)], extraSpecials);
   }
 
   get size(): number {

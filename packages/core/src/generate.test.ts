@@ -1,0 +1,65 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from './backend.js';
+import { generate } from './generate.js';
+import { Rng } from './rng.js';
+import { expectNoLeak, tinyLm } from './testing.js';
+import type { TinyLm } from './tiny-lm.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+/** Greedy decoding by recomputing the whole sequence at every step (no cache). */
+function greedyNoCache(lm: TinyLm, prompt: number[], n: number): number[] {
+  const seq = [...prompt];
+  for (let i = 0; i < n; i++) {
+    const next = tf.tidy(() => {
+      const logits = lm.forward(lm.embed(tf.tensor2d([seq], [1, seq.length], 'int32'))).logits;
+      return tf.argMax(tf.slice(logits, [0, seq.length - 1, 0], [1, 1, -1]), -1).dataSync()[0];
+    });
+    seq.push(next);
+  }
+  return seq.slice(prompt.length);
+}
+
+describe('generate', () => {
+  it('greedy decoding with the cache equals recomputation, for left-padded batches too', async () => {
+    const lm = tinyLm({ initStd: 0.5 });
+    const prompts = [[3, 4, 5, 6], [7, 8]];
+    const out = await expectNoLeak(() => generate(lm, prompts, { maxNewTokens: 6, padId: 0 }));
+    expect(out.tokens[0]).toEqual(greedyNoCache(lm, prompts[0], 6));
+    expect(out.tokens[1]).toEqual(greedyNoCache(lm, prompts[1], 6));
+    expect(out.stopped).toEqual([false, false]);
+    lm.dispose();
+  });
+
+  it('stops a row at a stop token and respects the length cap', () => {
+    const lm = tinyLm({ initStd: 0.5 });
+    const free = generate(lm, [[3, 4, 5]], { maxNewTokens: 5, padId: 0 }).tokens[0];
+    const stop = free[2];
+    const out = generate(lm, [[3, 4, 5]], { maxNewTokens: 5, padId: 0, stopTokens: [stop] });
+    expect(out.tokens[0]).toEqual(free.slice(0, free.indexOf(stop) + 1));
+    expect(out.stopped[0]).toBe(true);
+    expect(generate(lm, [[3]], { maxNewTokens: 2, padId: 0 }).tokens[0]).toHaveLength(2);
+    lm.dispose();
+  });
+
+  it('samples reproducibly with a seed; top-p → 0 equals greedy', () => {
+    const lm = tinyLm({ initStd: 0.5 });
+    const a = generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
+    const b = generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
+    expect(a.tokens).toEqual(b.tokens);
+    const nucleus = generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 1e-9, rng: new Rng(2) });
+    expect(nucleus.tokens[0]).toEqual(generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0 }).tokens[0]);
+    expect(() => generate(lm, [[3, 4]], { maxNewTokens: 2, padId: 0, temperature: 1 })).toThrow(/needs an rng/);
+    lm.dispose();
+  });
+
+  it('stops at the end of the context instead of failing', () => {
+    const lm = tinyLm();
+    const out = generate(lm, [Array.from({ length: 14 }, (_, i) => i + 1)], { maxNewTokens: 10, padId: 0 });
+    expect(out.tokens[0].length).toBe(3);
+    lm.dispose();
+  });
+});

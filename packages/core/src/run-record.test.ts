@@ -1,0 +1,60 @@
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from './backend.js';
+import { readJsonl, RunRecord } from './run-record.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+describe('RunRecord', () => {
+  it('writes config, env, metrics, samples and summary', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'rec-')), 'run');
+    const rec = await RunRecord.open(dir, { lr: 1 }, { datasets: { 'gsm8k/test': 'abc' } });
+    await rec.log(10, { 'train/loss': 1.5 });
+    await rec.log(20, { 'train/loss': 1.2, 'val/acc': 0.3 });
+    await rec.sample({ id: 'q1', text: '42' });
+    await rec.finish({ accuracy: 0.3 });
+    expect(JSON.parse(readFileSync(join(dir, 'config.resolved.json'), 'utf8'))).toEqual({ lr: 1 });
+    const env = JSON.parse(readFileSync(join(dir, 'env.json'), 'utf8'));
+    expect(env.backend.backend).toBe('cpu');
+    expect(env.datasets).toEqual({ 'gsm8k/test': 'abc' });
+    expect(env.tfjs).toBe('4.22.0');
+    expect(typeof env.git.sha === 'string' || env.git.sha === null).toBe(true);
+    expect(await RunRecord.readMetrics(dir)).toEqual([{ step: 10, 'train/loss': 1.5 }, { step: 20, 'train/loss': 1.2, 'val/acc': 0.3 }]);
+    expect(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).accuracy).toBe(0.3);
+  });
+
+  it('ignores a torn last line but reports a bad line in the middle with file and line', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'rec-')), 'run');
+    const rec = await RunRecord.open(dir, {});
+    await rec.log(1, { a: 1 });
+    appendFileSync(rec.file('metrics.jsonl'), '{"step": 2, "a"');
+    expect(await RunRecord.readMetrics(dir)).toEqual([{ step: 1, a: 1 }]);
+    appendFileSync(rec.file('metrics.jsonl'), '\n{"step": 3}\n');
+    await expect(readJsonl(rec.file('metrics.jsonl'))).rejects.toThrow(/metrics\.jsonl:2: not valid JSON/);
+  });
+
+  it('refuses to overwrite a run, resumes one with the same config only', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'rec-')), 'run');
+    await RunRecord.open(dir, { a: 1 });
+    await expect(RunRecord.open(dir, { a: 1 })).rejects.toThrow(/already holds a run/);
+    await expect(RunRecord.open(dir, { a: 2 }, { resume: true })).rejects.toThrow(/different config/);
+    await RunRecord.open(dir, { a: 1 }, { resume: true });
+  });
+
+  it('says which directory cannot be written', async () => {
+    if (process.getuid?.() === 0) {
+      // root ignores permission bits; a path under a regular file cannot be created by anyone.
+      const parent = mkdtempSync(join(tmpdir(), 'rec-'));
+      appendFileSync(join(parent, 'file'), 'x');
+      await expect(RunRecord.open(join(parent, 'file', 'run'), {})).rejects.toThrow(/cannot write to run directory .*file\/run/);
+      return;
+    }
+    const parent = mkdtempSync(join(tmpdir(), 'rec-'));
+    chmodSync(parent, 0o500);
+    await expect(RunRecord.open(join(parent, 'run'), {})).rejects.toThrow(/cannot write to run directory/);
+  });
+});

@@ -1,0 +1,106 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { expect, it } from 'vitest';
+import { disposeCache } from './kv-cache.js';
+import { Rng } from './rng.js';
+import { expectClose, expectNoLeak, forEachBackend, tinyLm, tinyLmConfig } from './testing.js';
+import { TinyLm } from './tiny-lm.js';
+
+const ids = (rows: number[][]) => tf.tensor2d(rows, [rows.length, rows[0].length], 'int32');
+
+forEachBackend((backend, ready) => {
+  const tol = backend === 'cpu' ? { rtol: 1e-5, atol: 1e-5 } : { rtol: 1e-4, atol: 1e-4 };
+
+  it('returns logits [B,T,V], L+1 hidden states [B,T,C] and a cache [B,H,T,D]', async (ctx) => {
+    if (!ready()) return ctx.skip();
+    const lm = tinyLm();
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        const out = lm.forward(lm.embed(ids([[1, 2, 3], [4, 5, 6]])));
+        expect(out.logits.shape).toEqual([2, 3, tinyLmConfig.vocabSize]);
+        expect(out.hidden).toHaveLength(tinyLmConfig.layers + 1);
+        for (const h of out.hidden) expect(h.shape).toEqual([2, 3, tinyLmConfig.width]);
+        expect(out.cache.layers[0].k.shape).toEqual([2, tinyLmConfig.heads, 3, tinyLmConfig.width / tinyLmConfig.heads]);
+        expect(out.cache.position).toBe(3);
+      }),
+    );
+    lm.dispose();
+  });
+
+  it('decoding step by step with the cache gives the full forward logits', async (ctx) => {
+    if (!ready()) return ctx.skip();
+    const lm = tinyLm();
+    const seq = [[3, 1, 4, 1, 5, 9, 2], [2, 7, 1, 8, 2, 8, 1]];
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        const full = lm.forward(lm.embed(ids(seq))).logits;
+        const first = lm.forward(lm.embed(ids(seq.map((r) => r.slice(0, 3)))));
+        let cache = first.cache;
+        const steps: tf.Tensor[] = [first.logits];
+        for (let t = 3; t < 7; t++) {
+          const out = lm.forward(lm.embed(ids(seq.map((r) => [r[t]]))), { cache });
+          disposeCache(cache);
+          cache = out.cache;
+          steps.push(out.logits);
+        }
+        expect(cache.position).toBe(7);
+        expectClose(tf.concat(steps, 1), full, tol);
+      }),
+    );
+    lm.dispose();
+  });
+
+  it('a left-padded row gives the same logits as the same row unpadded', async (ctx) => {
+    if (!ready()) return ctx.skip();
+    const lm = tinyLm();
+    tf.tidy(() => {
+      const alone = lm.forward(lm.embed(ids([[5, 6, 7]]))).logits;
+      const padded = lm.forward(lm.embed(ids([[0, 0, 5, 6, 7], [1, 2, 3, 4, 5]])), {
+        attentionMask: tf.tensor2d([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]]),
+        positions: tf.tensor2d([[0, 0, 0, 1, 2], [0, 1, 2, 3, 4]], [2, 5], 'int32'),
+      }).logits;
+      expectClose(tf.slice(padded, [0, 2, 0], [1, 3, -1]), alone, tol);
+    });
+    lm.dispose();
+  });
+
+  it('extraKV is attended to as earlier positions (equals passing the same keys as a cache)', async (ctx) => {
+    if (!ready()) return ctx.skip();
+    const lm = tinyLm();
+    tf.tidy(() => {
+      const prefix = lm.forward(lm.embed(ids([[9, 8, 7]])));
+      const viaCache = lm.forward(lm.embed(ids([[1, 2]])), { cache: prefix.cache }).logits;
+      const viaExtra = lm.forward(lm.embed(ids([[1, 2]])), { extraKV: { layers: prefix.cache.layers }, positions: tf.tensor2d([[3, 4]], [1, 2], 'int32') });
+      expectClose(viaExtra.logits, viaCache, tol);
+      expect(viaExtra.cache.keyMask.shape).toEqual([1, 5]);
+      // A masked-out extra position changes nothing compared with no extra at all.
+      const none = lm.forward(lm.embed(ids([[1, 2]]))).logits;
+      const masked = lm.forward(lm.embed(ids([[1, 2]])), { extraKV: { layers: prefix.cache.layers, mask: tf.zeros([1, 3]) } }).logits;
+      expectClose(masked, none, tol);
+    });
+    lm.dispose();
+  });
+
+  it('gives clear errors for bad shapes and ids', async (ctx) => {
+    if (!ready()) return ctx.skip();
+    const lm = tinyLm();
+    tf.tidy(() => {
+      expect(() => lm.forward(tf.zeros([1, 2, 3]) as tf.Tensor3D)).toThrow(/embeds must be \[B, T, 8\], got \[1,2,3\]/);
+      expect(() => lm.embed(ids([[99]]))).toThrow(/token id 99 outside \[0, 16\)/);
+      expect(() => lm.embed(tf.tensor2d([[1]], [1, 1], 'float32'))).toThrow(/int32/);
+      expect(() => lm.forward(lm.embed(ids([[1, 2]])), { attentionMask: tf.ones([1, 3]) as tf.Tensor2D })).toThrow(/attentionMask must be \[1, 2\]/);
+      expect(() => lm.forward(tf.zeros([1, 17, 8]) as tf.Tensor3D)).toThrow(/exceed contextLength 16/);
+    });
+    expect(() => new TinyLm({ ...tinyLmConfig, heads: 3 }, new Rng(0))).toThrow(/divisible/);
+    expect(() => new TinyLm({ ...tinyLmConfig, layerz: 1 } as never, new Rng(0))).toThrow(/unknown config key "layerz"/);
+    lm.dispose();
+  });
+});
+
+it('same seed gives identical parameters; another seed differs', () => {
+  const a = tinyLm({}, 1);
+  const b = tinyLm({}, 1);
+  const c = tinyLm({}, 2);
+  expect(Array.from(a.params.get('h0.attn.wq')!.dataSync())).toEqual(Array.from(b.params.get('h0.attn.wq')!.dataSync()));
+  expect(Array.from(a.params.get('h0.attn.wq')!.dataSync())).not.toEqual(Array.from(c.params.get('h0.attn.wq')!.dataSync()));
+  [a, b, c].forEach((m) => m.dispose());
+});
