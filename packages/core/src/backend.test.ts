@@ -30,7 +30,7 @@ describe('initBackend', () => {
     expect(info.tried.map((t) => t.candidate)).toEqual(['node-gpu', 'node', 'native']);
     expect(info.tried[0].error).toBe('not installed (@tensorflow/tfjs-node-gpu)');
     expect(info.tried[1].error).toMatch(/native addon/);
-    expect(describeBackend(info)).toMatch(/backend: wasm — skipped: node-gpu \(not installed/);
+    expect(describeBackend(info)).toMatch(/backend: wasm — skipped: node-gpu: not installed/);
     expect(tf.sum(tf.tensor1d([1, 2, 3])).dataSync()[0]).toBe(6);
   });
 

@@ -119,7 +119,7 @@ export async function initBackend(
 
 /** One line per candidate: which backend runs and why the earlier ones were skipped. */
 export function describeBackend(info: BackendInfo): string {
-  const skipped = info.tried.map((t) => `${t.candidate} (${t.error})`).join('; ');
+  const skipped = info.tried.map((t) => `${t.candidate}: ${t.error}`).join("; ");
   return `[telepath] backend: ${info.backend}${skipped ? ` — skipped: ${skipped}` : ''}`;
 }
 

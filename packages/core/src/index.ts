@@ -17,3 +17,4 @@ export * from './tokenizer.js';
 export * from './train.js';
 export { applyWasmFixes } from './wasm-fixes.js';
 export { tidy, variableFrom } from './tidy.js';
+export * from './synthetic.js';

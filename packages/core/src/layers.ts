@@ -13,13 +13,17 @@ export function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor, eps: number)
   });
 }
 
-const GELU_K = Math.sqrt(2 / Math.PI);
-/** GPT-2's tanh approximation of GELU; x·x·x instead of pow(x, 3) (2× faster on wasm). */
+const GELU_2K = 2 * Math.sqrt(2 / Math.PI);
+/**
+ * GPT-2's tanh approximation of GELU, 0.5·x·(1 + tanh(u)) with u = √(2/π)·(x + 0.044715·x³),
+ * computed through the identity 0.5·(1 + tanh(u)) = sigmoid(2u): the same function, but wasm's
+ * sigmoid is ≈9× faster than its tanh (22 vs 2.5 ms on 1M values). x·x·x instead of pow(x, 3).
+ */
 export function gelu(x: tf.Tensor): tf.Tensor {
   return tf.tidy(() => {
     const cube = tf.mul(tf.mul(x, x), x);
-    const inner = tf.mul(tf.add(x, tf.mul(cube, 0.044715)), GELU_K);
-    return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1));
+    const twiceInner = tf.mul(tf.add(x, tf.mul(cube, 0.044715)), GELU_2K); // 2u
+    return tf.mul(x, tf.sigmoid(twiceInner));
   });
 }
 

@@ -23,6 +23,23 @@ export function linear(x: tf.Tensor, w: tf.Tensor, bias?: tf.Tensor): tf.Tensor 
   const lead = x.shape.slice(0, -1);
   const flat = tf.reshape(x, [-1, k]) as tf.Tensor2D; // [N, K]
   let y: tf.Tensor = tf.matMul(flat, w as tf.Tensor2D); // [N, N_out]
-  if (bias) y = tf.add(y, bias);
+  if (bias) y = addBias(y as tf.Tensor2D, bias);
   return tf.reshape(y, [...lead, w.shape[1]!]);
 }
+
+/**
+ * y + b for y [N, F], b [F], whose bias gradient is the product ones[1, N] · dy instead of a
+ * column sum: wasm reduces over the first axis 10–20× slower than over the last
+ * (engineering.md §2), while the product takes the fast matMul path.
+ */
+const addBias = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+  const [y, b] = args as [tf.Tensor2D, tf.Tensor1D];
+  return {
+    value: tf.add(y, b),
+    gradFunc: (dy: tf.Tensor) => {
+      const n = dy.shape[0]!;
+      const db = tf.reshape(tf.matMul(tf.ones([1, n]), dy as tf.Tensor2D), b.shape); // [F]
+      return [dy, db];
+    },
+  };
+}) as (y: tf.Tensor2D, b: tf.Tensor) => tf.Tensor2D;

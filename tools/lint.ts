@@ -1,0 +1,139 @@
+/**
+ * Telepath's lint: the dependency directions of DEVELOPERS.md and the house rules that a
+ * machine can check. Usage: `tsx tools/lint.ts [package-dir ...]` (default: every workspace
+ * package). Exits 1 listing each violation as file:line: message.
+ *
+ *   type:core     → no workspace package
+ *   type:backend  → no workspace package (a TF.js backend; core loads it by name, optionally)
+ *   type:tasks    → core
+ *   type:method   → core (never another method, tasks, analysis or an app)
+ *   type:analysis → core
+ *   type:app      → anything
+ * Also: imports only by package name and only "." or "./testing" (no deep imports), relative
+ * imports stay inside the package, workspace imports are declared in package.json, no
+ * Math.random, and no source file over 400 lines.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname } from 'node:path';
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const ALLOWED: Record<string, string[] | '*'> = {
+  'type:core': [],
+  'type:backend': [],
+  'type:tasks': ['type:core'],
+  'type:method': ['type:core'],
+  'type:analysis': ['type:core'],
+  'type:app': '*',
+};
+const MAX_LINES = 400;
+
+interface Pkg { dir: string; name: string; tag: string; declared: Set<string> }
+
+function readPkg(dir: string): Pkg {
+  const json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const tags: string[] = json.nx?.tags ?? [];
+  const tag = tags.find((t) => t.startsWith('type:'));
+  if (!tag || !(tag in ALLOWED)) throw new Error(`${join(dir, 'package.json')}: nx.tags must hold one of ${Object.keys(ALLOWED).join(', ')}`);
+  const declared = new Set([...Object.keys(json.dependencies ?? {}), ...Object.keys(json.devDependencies ?? {}), ...Object.keys(json.peerDependencies ?? {})]);
+  return { dir, name: json.name, tag, declared };
+}
+
+function workspacePackages(): Pkg[] {
+  const out: Pkg[] = [];
+  for (const group of ['packages', 'apps']) {
+    const base = join(ROOT, group);
+    let entries: string[] = [];
+    try {
+      entries = readdirSync(base);
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      try {
+        statSync(join(base, e, 'package.json'));
+        out.push(readPkg(join(base, e)));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+  }
+  return out;
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.name === 'node_modules' || e.name === 'build' || e.name === 'dist' || e.name.startsWith('.')) continue;
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(ts|mts|tsx)$/.test(e.name)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const IMPORT = /(?:^|[^\w.])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[^\w.])import\s+['"]([^'"]+)['"]/g;
+
+function lintPackage(pkg: Pkg, all: Map<string, Pkg>): string[] {
+  const problems: string[] = [];
+  const allowed = ALLOWED[pkg.tag];
+  const checkTarget = (where: string, target: Pkg) => {
+    if (target.name === pkg.name) return;
+    if (allowed !== '*' && !allowed.includes(target.tag)) {
+      problems.push(`${where}: ${pkg.name} (${pkg.tag}) must not depend on ${target.name} (${target.tag}); allowed: ${allowed.length ? allowed.join(', ') : 'no workspace package'}`);
+    }
+  };
+  for (const dep of pkg.declared) {
+    const target = all.get(dep);
+    if (target) checkTarget(`${relative(ROOT, join(pkg.dir, 'package.json'))}`, target);
+  }
+  for (const file of sourceFiles(pkg.dir)) {
+    const rel = relative(ROOT, file);
+    const text = readFileSync(file, 'utf8');
+    const lines = text.split('\n');
+    const isTest = /\.test\.ts$/.test(file);
+    if (!isTest && lines.length > MAX_LINES) problems.push(`${rel}: ${lines.length} lines; the house limit is ${MAX_LINES} (split the file)`);
+    lines.forEach((line, i) => {
+      if (/\bMath\.random\s*\(/.test(line) && !/lint-allow-math-random/.test(line)) problems.push(`${rel}:${i + 1}: Math.random is banned; draw from a seeded Rng`);
+    });
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      const line = text.slice(0, m.index).split('\n').length;
+      const where = `${rel}:${line}`;
+      if (spec.startsWith('.')) {
+        const target = resolve(dirname(file), spec);
+        if (!target.startsWith(pkg.dir + '/')) problems.push(`${where}: relative import "${spec}" leaves the package; import by package name`);
+        continue;
+      }
+      const wm = /^(@telepath\/[^/]+)(\/.*)?$/.exec(spec);
+      if (!wm) continue;
+      const [, name, sub] = wm;
+      if (sub && sub !== '/testing') problems.push(`${where}: deep import "${spec}"; only "${name}" and "${name}/testing" are public`);
+      const target = all.get(name);
+      if (!target) {
+        problems.push(`${where}: unknown workspace package ${name}`);
+        continue;
+      }
+      if (name !== pkg.name && !pkg.declared.has(name)) problems.push(`${where}: ${name} is imported but not declared in ${relative(ROOT, join(pkg.dir, 'package.json'))}`);
+      checkTarget(where, target);
+    }
+  }
+  return problems;
+}
+
+function main(): void {
+  const all = new Map(workspacePackages().map((p) => [p.name, p]));
+  const args = process.argv.slice(2);
+  const targets = args.length ? args.map((a) => readPkg(resolve(ROOT, a))) : [...all.values()];
+  const problems = targets.flatMap((p) => lintPackage(p, all));
+  if (problems.length) {
+    console.error(problems.join('\n'));
+    console.error(`\n${problems.length} lint problem${problems.length === 1 ? '' : 's'}`);
+    process.exit(1);
+  }
+  console.log(`lint: ${targets.map((t) => t.name).join(', ')} — ok`);
+}
+
+main();
