@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Sets up a fresh clone: Debian packages (when run as root with apt-get), then `npm ci`.
+#   OpenBLAS headers   — the native CPU backend's matrix products (@telepath/backend-native)
+#   DejaVu fonts       — text in the PNG charts of reports
+# Without them everything still runs: the native backend is skipped (wasm is used) with a
+# one-line message saying how to enable it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(libopenblas-dev fonts-dejavu-core)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing Debian packages (optional, for speed and chart text): ${missing[*]}"
+    echo "       install them with: sudo apt-get install -y ${missing[*]}"
+  fi
+fi
+
+npm ci --no-audit --no-fund
