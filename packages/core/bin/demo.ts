@@ -10,14 +10,14 @@ import { describeBackend, generate, initBackend, progressionBatch, progressionLo
 const HELP = `Usage: npm start -- [--steps N] [--batch B] [--backend NAME] [--out DIR] [--fresh]
 
 Trains a 4-layer, width-128 decoder on arithmetic progressions mod 64 and prints its loss curve.
-  --steps N       training steps (default 60)
+  --steps N       training steps (default 200)
   --batch B       sequences per step (default 16)
   --backend NAME  node-gpu | node | native | wasm | cpu (default: fastest available)
   --out DIR       run directory (default runs/demo)
   --fresh         discard an earlier run in DIR instead of resuming it`;
 
 const { values } = parseArgs({
-  options: { steps: { type: 'string', default: '60' }, batch: { type: 'string', default: '16' }, backend: { type: 'string' }, out: { type: 'string', default: 'runs/demo' }, fresh: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+  options: { steps: { type: 'string', default: '200' }, batch: { type: 'string', default: '16' }, backend: { type: 'string' }, out: { type: 'string', default: 'runs/demo' }, fresh: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
 });
 if (values.help) {
   console.log(HELP);
@@ -32,7 +32,10 @@ console.log(describeBackend(info));
 const config = { lm: { vocabSize: 64, contextLength: 64, layers: 4, heads: 4, width: 128 }, steps, batch, T, seed: 0 };
 const dir = path.resolve(values.out!);
 if (values.fresh) await import('node:fs').then((fs) => fs.promises.rm(dir, { recursive: true, force: true }));
-const record = await RunRecord.open(dir, config, { resume: true });
+const record = await RunRecord.open(dir, config, { resume: true }).catch((e: Error) => {
+  console.error(`${e.message}\n(run with --fresh to start this directory over, or --out DIR for another one)`);
+  process.exit(2);
+});
 const rng = new Rng(config.seed);
 const lm = new TinyLm(config.lm, rng);
 console.log(`model: ${lm.size.toLocaleString('en')} parameters; ${steps} steps of ${batch}×${T} tokens`);
