@@ -1,1 +1,46 @@
-export {};
+/**
+ * @telepath/backend-native — a TensorFlow.js backend named `native`: the cpu backend's host
+ * tensors with OpenBLAS matmul and multithreaded native kernels (N-API addon).
+ *
+ * Importing this module starts nothing. `register(tf)` loads the addon, registers the backend
+ * and its kernels with that tfjs-core engine and returns the backend name, or throws an Error
+ * whose one-line message says why the backend is unavailable and how to enable it.
+ */
+import type * as tfc from '@tensorflow/tfjs-core';
+import { type AddonInfo, ENABLE_HINT, loadAddon, PACKAGE_NAME } from './addon.js';
+import type { PoolStats } from './buffer-pool.js';
+import type { RegisterOptions } from './register.js';
+
+export { ENABLE_HINT, PACKAGE_NAME } from './addon.js';
+export type { AddonInfo } from './addon.js';
+export type { PoolStats } from './buffer-pool.js';
+export type { RegisterOptions } from './register.js';
+
+export const BACKEND_NAME = 'native';
+/** Custom kernels for core's fused ops (registered only on this backend; gradient included). */
+export const FUSED_KERNELS = { geluTanh: 'TelepathGeluTanh', geluTanhGrad: 'TelepathGeluTanhGrad' } as const;
+
+export type NativeStatus = { available: true; info: AddonInfo } | { available: false; reason: string };
+
+/** Whether the addon loads here (loads it; registers nothing). */
+export function nativeStatus(): NativeStatus {
+  const load = loadAddon();
+  return load.ok ? { available: true, info: load.addon.info() } : { available: false, reason: load.reason };
+}
+
+/** Registers the `native` backend with `tf` and returns its name; throws a one-line Error if unavailable. */
+export async function register(tf: typeof tfc, options: RegisterOptions = {}): Promise<string> {
+  const load = loadAddon();
+  if (!load.ok) throw new Error(load.reason);
+  const { registerWith } = await import('./register.js');
+  return registerWith(tf, load.addon, options);
+}
+
+/** Buffer-pool counters of the running native backend (undefined if it is not started). */
+export function poolStats(tf: typeof tfc): PoolStats | undefined {
+  const be = tf.engine().registry[BACKEND_NAME] as unknown as { poolStats?: () => PoolStats } | undefined;
+  return be?.poolStats?.();
+}
+
+/** Unused-variable guard for the hint in messages. */
+export const HOW_TO_ENABLE = `${ENABLE_HINT} (package ${PACKAGE_NAME})`;
