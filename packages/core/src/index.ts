@@ -18,3 +18,4 @@ export * from './train.js';
 export { applyWasmFixes } from './wasm-fixes.js';
 export { tidy, variableFrom } from './tidy.js';
 export * from './synthetic.js';
+export * from './latent-trace.js';
