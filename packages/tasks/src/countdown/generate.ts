@@ -1,0 +1,94 @@
+/**
+ * Countdown generator with Stream-of-Search rules (datasets.md §8.1, described from
+ * kanishkg/stream-of-search, not copied):
+ * - targets are the integers 10..maxTarget (91 values), shuffled with a seed; the first
+ *   ⌊91/10⌋ = 9 are held out (split 'val_target'), the other 82 are train targets. The target
+ *   shuffle has its own seed so every n and split shares the same held-out targets;
+ * - per instance the target is drawn uniformly from the split's targets, then n numbers
+ *   uniform in 1..maxTarget−1 (with replacement) are redrawn as a whole until the SoS
+ *   depth-first search finds a solution (solvable instances only);
+ * - steps = that first solution ("a op b=c"), answer = the equivalent single expression;
+ * - 'val' instances are redrawn while their solution equals one in `avoidSolutions` (the train set's).
+ */
+import { Rng } from '@telepath/core';
+import type { Example } from '../example.js';
+import { countdownQuestion, stepsToExpression } from './format.js';
+import { sosFirstSolution } from './sos-dfs.js';
+
+export type CountdownSplit = 'train' | 'val' | 'val_target';
+export const COUNTDOWN_SPLITS: readonly CountdownSplit[] = ['train', 'val', 'val_target'];
+
+export interface CountdownGenConfig {
+  minTarget: number;
+  maxTarget: number;
+  /** Share of the targets held out ('val_target'). */
+  heldOutShare: number;
+  /** Seed of the target shuffle (shared by every n and split). */
+  targetSeed: number;
+}
+
+export const DEFAULT_COUNTDOWN_GEN_CONFIG: CountdownGenConfig = {
+  minTarget: 10, // SoS countdown_generate: targets from 10
+  maxTarget: 100, // SoS: --max_target 100; numbers in 1..max_target − 1
+  heldOutShare: 0.1, // SoS: the first tenth of the shuffled targets is val_target (⌊91/10⌋ = 9)
+  targetSeed: 0, // chosen: Telepath's own seed (SoS's Python shuffle is not reproduced)
+};
+
+/** Bump when the generator's output for a given seed changes. */
+export const COUNTDOWN_GENERATOR_VERSION = 1;
+
+/** Metadata every Countdown example carries. */
+export interface CountdownMeta {
+  nums: number[];
+  target: number;
+  rules: 'sos' | 'all-numbers';
+  [k: string]: unknown;
+}
+
+export function countdownTargets(cfg: CountdownGenConfig = DEFAULT_COUNTDOWN_GEN_CONFIG): { train: number[]; heldOut: number[] } {
+  const all = Array.from({ length: cfg.maxTarget - cfg.minTarget + 1 }, (_, i) => cfg.minTarget + i);
+  new Rng(cfg.targetSeed).fork('countdown-targets').shuffle(all);
+  const k = Math.floor(all.length * cfg.heldOutShare);
+  return { heldOut: all.slice(0, k).sort((a, b) => a - b), train: all.slice(k).sort((a, b) => a - b) };
+}
+
+export interface GenerateCountdownOptions {
+  /** How many numbers per instance (3..6 in Telepath). */
+  n: number;
+  count: number;
+  seed: number;
+  split: CountdownSplit;
+  config?: CountdownGenConfig;
+  /** Solutions (steps joined by ", ") that 'val' instances must not repeat. */
+  avoidSolutions?: ReadonlySet<string>;
+}
+
+/** Solvable SoS instances as Examples (meta: nums, target, n, split, rules 'sos'). */
+export function generateCountdown(o: GenerateCountdownOptions): Example[] {
+  if (!Number.isInteger(o.n) || o.n < 2 || o.n > 6) throw new Error(`generateCountdown: n must be an integer in 2..6, got ${o.n}`);
+  const cfg = o.config ?? DEFAULT_COUNTDOWN_GEN_CONFIG;
+  const { train, heldOut } = countdownTargets(cfg);
+  const targets = o.split === 'val_target' ? heldOut : train;
+  const rng = new Rng(o.seed).fork(`countdown/n${o.n}/${o.split}`);
+  const out: Example[] = [];
+  for (let i = 0; i < o.count; i++) {
+    const target = rng.pick(targets);
+    for (let attempt = 1; ; attempt++) {
+      if (attempt > 1_000_000) throw new Error(`generateCountdown: no solvable instance for target ${target} after ${attempt} draws`);
+      const nums = Array.from({ length: o.n }, () => 1 + rng.int(cfg.maxTarget - 1));
+      const steps = sosFirstSolution(nums, target);
+      if (!steps) continue;
+      if (o.split === 'val' && o.avoidSolutions?.has(steps.join(', '))) continue;
+      const meta: CountdownMeta = { nums, target, rules: 'sos', n: o.n, split: o.split };
+      out.push({
+        id: `countdown/n${o.n}/${o.split}/${i}`,
+        question: countdownQuestion(nums, target),
+        steps,
+        answer: stepsToExpression(nums, steps),
+        meta,
+      });
+      break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,37 @@
+/**
+ * Countdown scoring: the answer after the last `###` is verified against the example's numbers
+ * and target under the task's rules (verify.ts); any valid solution counts, not only the reference.
+ */
+import { answerText } from '../answer.js';
+import type { Example, Task } from '../example.js';
+import type { CountdownMeta } from './generate.js';
+import type { CountdownRules } from './rules.js';
+import { verifyCountdown } from './verify.js';
+
+export interface CountdownTask extends Task {
+  readonly rules: CountdownRules;
+}
+
+function countdownMeta(ex: Example): CountdownMeta {
+  const m = ex.meta as CountdownMeta | undefined;
+  if (!m || !Array.isArray(m.nums) || typeof m.target !== 'number') throw new Error(`${ex.id}: not a Countdown example (meta.nums / meta.target missing)`);
+  return m;
+}
+
+function makeTask(rules: CountdownRules): CountdownTask {
+  return {
+    name: 'countdown',
+    version: 1,
+    rules,
+    extractAnswer: (output: string) => answerText(output) || null,
+    isCorrect(example: Example, output: string): boolean {
+      const m = countdownMeta(example);
+      return verifyCountdown(m.nums, m.target, answerText(output), rules).ok;
+    },
+  };
+}
+
+/** Stream-of-Search rules (datasets.md §8). */
+export const countdownTask: CountdownTask = makeTask('sos');
+/** TinyZero's rules (datasets.md §9). */
+export const countdownAllNumbersTask: CountdownTask = makeTask('all-numbers');
