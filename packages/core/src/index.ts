@@ -19,3 +19,4 @@ export { applyWasmFixes } from './wasm-fixes.js';
 export { tidy, variableFrom } from './tidy.js';
 export * from './synthetic.js';
 export * from './latent-trace.js';
+export * from './sequence.js';

@@ -1,0 +1,36 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { beforeAll, expect, it } from 'vitest';
+import { initBackend } from './backend.js';
+import { answerFromIds, encodeExample, exampleTexts, packSegments } from './sequence.js';
+import { Tokenizer } from './tokenizer.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+const ex = { id: 'x', question: 'Use 3 5 7 to make 22', steps: ['5+7=12', '12+3=15'], answer: '15' };
+
+it('lays out prompt, reasoning and answer with the separator', () => {
+  const tok = Tokenizer.build(exampleTexts([ex]));
+  const e = encodeExample(tok, ex);
+  expect(tok.decode([...e.prompt, ...e.reasoning, ...e.answer])).toBe('<bos>Use 3 5 7 to make 22\n5+7=12\n12+3=15\n### 15<eos>');
+  expect(e.answer[0]).toBe(tok.sepId);
+});
+
+it('packs right-padded teacher-forcing batches with loss masks', () => {
+  const tok = Tokenizer.build(exampleTexts([ex]));
+  const p = packSegments([[{ ids: [1, 5, 6], trained: false }, { ids: [7, 2], trained: true }], [{ ids: [1, 5], trained: false }, { ids: [2], trained: true }]], tok.padId);
+  expect(p.ids.arraySync()).toEqual([[1, 5, 6, 7], [1, 5, 0, 0]]);
+  expect(p.targets.arraySync()).toEqual([[5, 6, 7, 2], [5, 2, 0, 0]]);
+  expect(p.lossMask.arraySync()).toEqual([[0, 0, 1, 1], [0, 1, 0, 0]]);
+  expect(p.attentionMask.arraySync()).toEqual([[1, 1, 1, 1], [1, 1, 0, 0]]);
+  tf.dispose([p.ids, p.targets, p.lossMask, p.attentionMask]);
+  expect(() => packSegments([[{ ids: [1, 2, 3, 4], trained: true }]], 0, 2)).toThrow(/exceeds the context length/);
+});
+
+it('reads the answer after the last separator and counts reasoning tokens before the first', () => {
+  const tok = Tokenizer.build(exampleTexts([ex]));
+  const gen = [...tok.encode('5+7=12\n'), tok.sepId, ...tok.encode(' 15'), tok.eosId, ...tok.encode('7')];
+  expect(answerFromIds(tok, gen)).toEqual({ answer: '15', reasoningTokens: 7, sawSeparator: true });
+  expect(answerFromIds(tok, tok.encode('12')).sawSeparator).toBe(false);
+});

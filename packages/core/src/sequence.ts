@@ -1,0 +1,93 @@
+/**
+ * How an `Example` becomes token ids, the one layout every method shares:
+ *   prompt    = <bos> question "\n"
+ *   reasoning = steps joined by "\n", then "\n"          (CoT only)
+ *   latents   = <bot> K × <latent> <eot>                  (latent methods; vectors replace <latent>)
+ *   answer    = ### " " answer <eos>
+ * Tasks decide what the question, step and answer strings say; methods decide which of the
+ * parts they use; the lab scores the text after the last ###. Letters: B batch, T tokens.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import type { Example } from './method.js';
+import type { Tokenizer } from './tokenizer.js';
+
+export interface EncodedExample {
+  prompt: number[];
+  reasoning: number[];
+  /** ### answer <eos> */
+  answer: number[];
+}
+
+export function encodeExample(tok: Tokenizer, ex: Example): EncodedExample {
+  return {
+    prompt: [tok.bosId, ...tok.encode(`${ex.question}\n`)],
+    reasoning: ex.steps.length ? tok.encode(`${ex.steps.join('\n')}\n`) : [],
+    answer: [tok.sepId, ...tok.encode(` ${ex.answer}`), tok.eosId],
+  };
+}
+
+/** Every text a tokenizer should be built from, for a training split. */
+export function exampleTexts(examples: Iterable<Example>): string[] {
+  const out: string[] = [];
+  for (const ex of examples) out.push(`${ex.question}\n`, `${ex.steps.join('\n')}\n`, ` ${ex.answer}`);
+  return out;
+}
+
+export interface PackedBatch {
+  ids: tf.Tensor2D; // [B, T] inputs (right-padded with <pad>)
+  targets: tf.Tensor2D; // [B, T] next tokens
+  lossMask: tf.Tensor2D; // [B, T] 1 where the target is trained
+  attentionMask: tf.Tensor2D; // [B, T] 1 on real tokens
+  lengths: number[];
+}
+
+/**
+ * Right-padded teacher-forcing batch from segments per row. Each segment is trained (its tokens
+ * are targets) or not; row r's input is its concatenation minus the last token.
+ */
+export function packSegments(rows: { ids: number[]; trained: boolean }[][], padId: number, maxLength?: number): PackedBatch {
+  const seqs = rows.map((segs) => {
+    const ids: number[] = [];
+    const trained: boolean[] = [];
+    for (const s of segs) for (const id of s.ids) {
+      ids.push(id);
+      trained.push(s.trained);
+    }
+    return { ids, trained };
+  });
+  const T = Math.max(...seqs.map((s) => s.ids.length)) - 1;
+  if (maxLength !== undefined && T > maxLength) throw new Error(`packSegments: a sequence of ${T + 1} tokens exceeds the context length ${maxLength + 1}`);
+  const B = rows.length;
+  const ids = new Int32Array(B * T).fill(padId);
+  const targets = new Int32Array(B * T).fill(padId);
+  const lossMask = new Float32Array(B * T);
+  const attn = new Float32Array(B * T);
+  seqs.forEach((s, b) => {
+    for (let t = 0; t < s.ids.length - 1; t++) {
+      ids[b * T + t] = s.ids[t];
+      targets[b * T + t] = s.ids[t + 1];
+      lossMask[b * T + t] = s.trained[t + 1] ? 1 : 0;
+      attn[b * T + t] = 1;
+    }
+  });
+  return {
+    ids: tf.tensor2d(ids, [B, T], 'int32'),
+    targets: tf.tensor2d(targets, [B, T], 'int32'),
+    lossMask: tf.tensor2d(lossMask, [B, T]),
+    attentionMask: tf.tensor2d(attn, [B, T]),
+    lengths: seqs.map((s) => s.ids.length),
+  };
+}
+
+/** The answer text of generated ids: what follows the last ### up to <eos>, specials dropped. */
+export function answerFromIds(tok: Tokenizer, ids: number[]): { answer: string; reasoningTokens: number; sawSeparator: boolean } {
+  const sep = ids.lastIndexOf(tok.sepId);
+  const firstSep = ids.indexOf(tok.sepId);
+  const end = ids.indexOf(tok.eosId, sep + 1);
+  const answerIds = sep < 0 ? [] : ids.slice(sep + 1, end < 0 ? ids.length : end);
+  return {
+    answer: tok.decode(answerIds, { skipSpecial: true }).trim(),
+    reasoningTokens: firstSep < 0 ? ids.filter((i) => i !== tok.eosId).length : firstSep,
+    sawSeparator: sep >= 0,
+  };
+}
