@@ -74,3 +74,8 @@ export async function readDatasetFile(key: DatasetFileKey, o: ReadOptions = {}):
   }
   return { text: buf.toString('utf8'), check: { key, path: p, sha256, expectedSha256: f.sha256, bytes: buf.length, changed } };
 }
+
+/** sha256 of a set of examples written canonically (one JSON object per line) — the digest of a derived or generated split. */
+export function examplesSha256(examples: readonly unknown[]): string {
+  return sha256Hex(examples.map((e) => JSON.stringify(e)).join('\n') + '\n');
+}

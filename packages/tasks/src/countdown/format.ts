@@ -3,7 +3,9 @@
  * (each step's operands are taken from the pool of given numbers and earlier results, by value).
  */
 import { parseNumber } from './verify.js';
-import { ratEq, ratKey, type Rational } from './rules.js';
+import { ratEq, ratKey, STEP_VALUE, type Rational } from './rules.js';
+
+const STEP = new RegExp(String.raw`^(${STEP_VALUE})([-+*/])(${STEP_VALUE})=(${STEP_VALUE})$`);
 
 /** "Make 40 from 14 34 28 4." */
 export function countdownQuestion(nums: readonly number[], target: number): string {
@@ -21,7 +23,7 @@ export function stepsToExpression(nums: readonly number[], steps: readonly strin
     return pool.splice(i, 1)[0];
   };
   for (const s of steps) {
-    const m = /^(-?[\d.]+)([+\-*/])(-?[\d.]+)=(-?[\d.]+)$/.exec(s.replace(/\s+/g, ''));
+    const m = STEP.exec(s.replace(/\s+/g, ''));
     const [a, b, c] = m ? [parseNumber(m[1]), parseNumber(m[3]), parseNumber(m[4])] : [null, null, null];
     if (!m || !a || !b || !c) throw new Error(`stepsToExpression: cannot parse step "${s}"`);
     const l = take(a, s);

@@ -92,3 +92,17 @@ export function generateCountdown(o: GenerateCountdownOptions): Example[] {
   }
   return out;
 }
+
+/** Telepath's default Countdown split sizes per n (chosen; SoS uses 500,000 / 1,000 / 1,000, datasets.md §8.1). */
+export const DEFAULT_COUNTDOWN_SIZES: Record<CountdownSplit, number> = { train: 1_000, val: 1_000, val_target: 1_000 };
+
+/** The three splits for one n: train, then val avoiding train's solutions, then val_target. */
+export function generateCountdownSplits(n: number, seed: number, sizes: Record<CountdownSplit, number> = DEFAULT_COUNTDOWN_SIZES): Record<CountdownSplit, Example[]> {
+  const train = generateCountdown({ n, count: sizes.train, seed, split: 'train' });
+  const avoidSolutions = new Set(train.map((e) => e.steps.join(', ')));
+  return {
+    train,
+    val: generateCountdown({ n, count: sizes.val, seed, split: 'val', avoidSolutions }),
+    val_target: generateCountdown({ n, count: sizes.val_target, seed, split: 'val_target' }),
+  };
+}

@@ -80,7 +80,15 @@ export function rationalMoves(a: Rational, b: Rational): [Rational, Op, Rational
   return out;
 }
 
-/** "a op b=c" (the SoS step format). */
-export function formatStep(a: Rational, op: Op, b: Rational, c: Rational): string {
-  return `${ratKey(a)}${op}${ratKey(b)}=${ratKey(c)}`;
+/** A value as written in a step: a non-negative integer bare, anything else in parentheses ("(2/3)", "(-4)"). */
+export function stepValue(r: Rational): string {
+  return r.d === 1 && r.n >= 0 ? String(r.n) : `(${ratKey(r)})`;
 }
+
+/** "a op b=c" (the SoS step format; 'all-numbers' values may be "(p/q)" or "(-n)"). */
+export function formatStep(a: Rational, op: Op, b: Rational, c: Rational): string {
+  return `${stepValue(a)}${op}${stepValue(b)}=${stepValue(c)}`;
+}
+
+/** One value in a step: an integer or decimal, optionally negative, or a parenthesised value or fraction. */
+export const STEP_VALUE = String.raw`\(\s*-?[0-9.]+(?:\s*\/\s*[0-9]+)?\s*\)|-?[0-9.]+`;

@@ -97,6 +97,25 @@ describe('Countdown solvers', () => {
     }
   });
 
+  it("writes 'all-numbers' steps with fractions and negatives that the verifier reads back", async () => {
+    const { Rng } = await import('@telepath/core');
+    const rng = new Rng(12);
+    let solved = 0;
+    for (let k = 0; k < 150; k++) {
+      const nums = Array.from({ length: 4 }, () => 1 + rng.int(99));
+      const target = 10 + rng.int(91);
+      const s = solveCountdown(nums, target, 'all-numbers');
+      if (!s) continue;
+      solved++;
+      expect(verifyCountdown(nums, target, s.expression, 'all-numbers')).toMatchObject({ ok: true });
+      expect(verifyCountdown(nums, target, s.steps, 'all-numbers')).toMatchObject({ ok: true });
+      expect(stepsToExpression(nums, s.steps)).toBeTypeOf('string');
+    }
+    expect(solved).toBeGreaterThan(5);
+    expect(verifySteps([28, 86, 33, 42], 96, ['28/42=(2/3)', '86/(2/3)=129', '129-33=96'], 'all-numbers').ok).toBe(true);
+    expect(verifySteps([28, 86, 33, 42], 96, ['28/42=(2/3)', '86/(2/3)=129', '129-33=96'], 'sos').reason).toBe('inexact-division');
+  });
+
   it('naive tree sizes match datasets.md §8.4', () => {
     expect([2, 3, 4, 5, 6].map(sosNaiveTreeSize)).toEqual([4, 48, 1152, 46080, 2764800]);
   });

@@ -6,7 +6,7 @@
  * intermediate must be allowed by the rules; the result must equal the target.
  */
 import { parseExpr, ExprSyntaxError, type Expr } from './expr.js';
-import { applyOp, opViolation, rat, ratEq, ratKey, type CountdownRules, type Op, type Rational } from './rules.js';
+import { applyOp, opViolation, rat, ratEq, ratKey, STEP_VALUE, type CountdownRules, type Op, type Rational } from './rules.js';
 
 export type VerifyReason =
   | 'ok' | 'empty' | 'syntax' | 'bad-number' | 'numbers-mismatch' | 'wrong-arithmetic'
@@ -21,9 +21,14 @@ export interface Verdict {
 const OK: Verdict = { ok: true, reason: 'ok', detail: 'reaches the target' };
 const fail = (reason: VerifyReason, detail: string): Verdict => ({ ok: false, reason, detail });
 
-/** An exact rational from a decimal literal ("12", "0.75", "-3"); null when malformed. */
+/** An exact rational from "12", "0.75", "-3", "(2/3)" or "(-4)"; null when malformed. */
 export function parseNumber(text: string): Rational | null {
-  const m = /^(-?)(\d*)(?:\.(\d+))?$/.exec(text.trim().replace(/^\u2212/, '-'));
+  let t = text.trim().replace(/^\u2212/, '-');
+  const paren = /^\((.*)\)$/.exec(t);
+  if (paren) t = paren[1].trim();
+  const fraction = /^(-?\d+)\s*\/\s*(\d+)$/.exec(t);
+  if (paren && fraction) return Number(fraction[2]) === 0 ? null : rat(Number(fraction[1]), Number(fraction[2]));
+  const m = /^(-?)(\d*)(?:\.(\d+))?$/.exec(t);
   if (!m || (m[2] === '' && m[3] === undefined)) return null;
   const frac = m[3] ?? '';
   const n = Number((m[2] || '0') + frac) * (m[1] ? -1 : 1);
@@ -92,7 +97,7 @@ export function verifyExpression(nums: readonly number[], target: number, text: 
   return OK;
 }
 
-const STEP = /^\s*(\S+?)\s*([+\-*/\u00d7\u00f7\u2212x])\s*(\S+?)\s*=\s*(\S+)\s*$/;
+const STEP = new RegExp(String.raw`^\s*(${STEP_VALUE})\s*([-+*/\u00d7\u00f7\u2212x])\s*(${STEP_VALUE})\s*=\s*(${STEP_VALUE})\s*$`);
 const STEP_OPS: Record<string, Op> = { '+': '+', '-': '-', '\u2212': '-', '*': '*', '\u00d7': '*', x: '*', '/': '/', '\u00f7': '/' };
 
 export function verifySteps(nums: readonly number[], target: number, steps: readonly string[], rules: CountdownRules): Verdict {

@@ -179,15 +179,14 @@ function chooseAnswer(rng: Rng, raw: RawGraph, cfg: ProsqaGenConfig, steps: numb
     const negs = [...Array(n).keys()].filter((i) => isLeaf(i) && raw.labels[i] === 3 - bit);
     return targets.length > 0 && negs.length > 0 ? { root, targets, negs } : null;
   };
-  let role;
+  let role: ReturnType<typeof roleOptions>;
   if (cfg.rootChoice === 'either') {
     const valid = [roleOptions(0), roleOptions(1)].filter((o) => o !== null);
-    if (valid.length === 0) return null;
-    role = rng.pick(valid);
+    role = valid.length === 0 ? null : rng.pick(valid);
   } else {
     role = roleOptions(rng.float() < cfg.rootChoice ? 1 : 0);
-    if (!role) return null;
   }
+  if (!role) return null;
   const target = rng.pick(role.targets);
   const negTarget = rng.pick(role.negs);
   return { edges, root: role.root, target, negTarget, path: sampleShortestPath(ch, role.root, target, rng) };
