@@ -1,0 +1,107 @@
+/**
+ * The `telepath` CLI. Commands: run, eval, report, list. `telepath <command> --help` for each.
+ */
+import { parseArgs } from 'node:util';
+import * as path from 'node:path';
+import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
+import { evalCommand } from './eval-command.js';
+import { listCommand } from './list.js';
+import { loadExperiment } from './experiment.js';
+import { reportCommand } from './report.js';
+import { runExperiment } from './run-experiment.js';
+import { aggregate, resultsJson, tableText } from './table.js';
+
+const HELP = `telepath — latent reasoning experiments
+
+Usage: telepath <command> [options]
+
+Commands:
+  run <experiment.json>    train and evaluate every arm × seed, print the comparison table
+  eval <run dir> --data F  evaluate a trained arm on another file of the same task
+  report <name | dir>      rebuild tables, charts and the HTML report from run records
+  list                     experiments, tasks and methods
+
+Common options:
+  --runs DIR               where run records go (default: runs)
+  --backend NAME           node-gpu | node | native | wasm | cpu (default: fastest available)
+  -h, --help               help for a command`;
+
+const RUN_HELP = `Usage: telepath run experiments/<name>.json [--set key=value ...] [--json] [--force] [--runs DIR] [--backend NAME]
+
+Trains and evaluates each arm for each seed, writing run records under <runs>/<experiment>/<arm>/s<seed>/,
+then prints the comparison table and writes table.md / table.csv beside the runs.
+  --set key=value   override a config value (JSON-parsed), e.g. --set train.batchSize=16 --set arms.cot.config.steps=200
+  --json            print {"experiment", "arms": [...]} on stdout instead of the table
+  --force           retrain finished arms instead of reading their records
+Ctrl-C stops after the current step with checkpoints written; the same command resumes.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '-h' || command === '--help' || command === 'help') {
+    console.log(HELP);
+    return command ? 0 : 2;
+  }
+  switch (command) {
+    case 'run':
+      return runCommand(rest);
+    case 'eval':
+      return evalCommand(rest);
+    case 'report':
+      return reportCommand(rest);
+    case 'list':
+      return listCommand(rest);
+    default:
+      console.error(`telepath: unknown command "${command}". Expected one of: run, eval, report, list\n\n${HELP}`);
+      return 2;
+  }
+}
+
+async function runCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { set: { type: 'string', multiple: true, default: [] }, json: { type: 'boolean', default: false }, force: { type: 'boolean', default: false }, runs: { type: 'string', default: 'runs' }, backend: { type: 'string' }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+  });
+  if (values.help) {
+    console.log(RUN_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    console.error(`telepath run: expected one experiment file\n\n${RUN_HELP}`);
+    return 2;
+  }
+  const exp = await loadExperiment(positionals[0], values.set);
+  const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
+  console.error(describeBackend(info));
+  let stopRequested = false;
+  const onSigint = () => {
+    if (stopRequested) process.exit(130);
+    stopRequested = true;
+    console.error('\n[telepath] stopping after the current step (Ctrl-C again to quit now)…');
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const { results, interrupted } = await runExperiment(exp, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: () => stopRequested, quiet: values.quiet });
+    if (values.json) console.log(JSON.stringify(resultsJson(exp.name, results)));
+    else if (results.length) console.log(`\n${exp.name} (${exp.task})\n${tableText(aggregate(results))}`);
+    if (interrupted) return 130;
+    if (!values.json) {
+      const report = await reportCommand([exp.name, '--runs', values.runs!, '--quiet']);
+      if (report !== 0) return report;
+    }
+    return 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname);
+if (isMain) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: Error) => {
+      console.error(`telepath: ${e.message}`);
+      process.exit(1);
+    },
+  );
+}

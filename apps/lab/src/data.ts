@@ -1,0 +1,84 @@
+/**
+ * Task data for an experiment: which examples train and which evaluate, per task, from the
+ * shipped files or the seeded generators of @telepath/tasks. Each task has a typed data config
+ * with defaults (unknown keys rejected) and reports the dataset hashes for env.json.
+ */
+import { parseConfig, type Example } from '@telepath/core';
+import {
+  countdownAllNumbersTask,
+  countdownTask,
+  examplesSha256,
+  generateCountdown,
+  generateProsqa,
+  gsm8kTask,
+  loadCountdownJsonl,
+  loadGsm8k,
+  loadProsqa,
+  prosqaTask,
+  type Task,
+} from '@telepath/tasks';
+
+export interface TaskData {
+  task: Task;
+  train: Example[];
+  test: Example[];
+  /** name → sha256 of the examples (files are also checked by the loaders). */
+  hashes: Record<string, string>;
+}
+
+export interface CountdownData { n: number; trainCount: number; testCount: number; testSplit: 'val' | 'val_target'; seed: number; rules: 'sos' | 'all-numbers'; testFile: string }
+export const DEFAULT_COUNTDOWN_DATA: CountdownData = { n: 3, trainCount: 2000, testCount: 200, testSplit: 'val', seed: 0, rules: 'sos', testFile: '' };
+
+export interface Gsm8kData { trainLimit: number; testSplit: 'valid' | 'test'; testLimit: number }
+export const DEFAULT_GSM8K_DATA: Gsm8kData = { trainLimit: 0, testSplit: 'test', testLimit: 0 };
+
+export interface ProsqaData { trainCount: number; seed: number; testSplit: 'valid' | 'test'; testLimit: number }
+export const DEFAULT_PROSQA_DATA: ProsqaData = { trainCount: 2000, seed: 0, testSplit: 'test', testLimit: 0 };
+
+export const TASK_NAMES = ['countdown', 'gsm8k', 'prosqa'] as const;
+export type LabTaskName = (typeof TASK_NAMES)[number];
+
+export const DATA_DEFAULTS: Record<LabTaskName, object> = { countdown: DEFAULT_COUNTDOWN_DATA, gsm8k: DEFAULT_GSM8K_DATA, prosqa: DEFAULT_PROSQA_DATA };
+
+export function checkTaskName(name: unknown, where: string): LabTaskName {
+  if (typeof name !== 'string' || !TASK_NAMES.includes(name as LabTaskName)) {
+    throw new Error(`${where}: unknown task ${JSON.stringify(name)}. Expected one of: ${TASK_NAMES.join(', ')}`);
+  }
+  return name as LabTaskName;
+}
+
+export function parseData(task: LabTaskName, data: unknown, where: string): object {
+  return parseConfig(DATA_DEFAULTS[task], data, `${where} data`);
+}
+
+const limit = (xs: Example[], n: number) => (n > 0 ? xs.slice(0, n) : xs);
+
+export async function loadTaskData(task: LabTaskName, data: object): Promise<TaskData> {
+  switch (task) {
+    case 'countdown': {
+      const d = data as CountdownData;
+      const scoring = d.rules === 'sos' ? countdownTask : countdownAllNumbersTask;
+      const train = generateCountdown({ n: d.n, count: d.trainCount, seed: d.seed, split: 'train' });
+      let test: Example[];
+      if (d.testFile) test = (await loadCountdownJsonl(d.testFile)).examples;
+      else {
+        const avoid = new Set(train.map((e) => e.steps.join(', ')));
+        test = generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: d.testSplit, avoidSolutions: avoid });
+      }
+      return { task: scoring, train, test, hashes: { [`countdown-n${d.n}/train`]: examplesSha256(train), [`countdown-n${d.n}/${d.testFile || d.testSplit}`]: examplesSha256(test) } };
+    }
+    case 'gsm8k': {
+      const d = data as Gsm8kData;
+      const train = limit((await loadGsm8k('train')).examples, d.trainLimit);
+      const test = limit((await loadGsm8k(d.testSplit)).examples, d.testLimit);
+      return { task: gsm8kTask, train, test, hashes: { 'gsm8k/train': examplesSha256(train), [`gsm8k/${d.testSplit}`]: examplesSha256(test) } };
+    }
+    case 'prosqa': {
+      const d = data as ProsqaData;
+      const real = [...(await loadProsqa('valid')).examples, ...(await loadProsqa('test')).examples];
+      const train = generateProsqa({ count: d.trainCount, seed: d.seed, exclude: new Set(real.map((e) => e.question)) });
+      const test = limit((await loadProsqa(d.testSplit)).examples, d.testLimit);
+      return { task: prosqaTask, train, test, hashes: { 'prosqa-generated/train': examplesSha256(train), [`prosqa/${d.testSplit}`]: examplesSha256(test) } };
+    }
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * `telepath eval <run dir> --data FILE`: rebuilds a finished arm from its run record (tokenizer,
+ * model config, phase checkpoints) and evaluates it on another file of the same task. Writes
+ * eval-<file>.json and eval-<file>.samples.jsonl into the run directory.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeBackend, initBackend, readCheckpoint, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
+import { countdownAllNumbersTask, countdownTask, loadCountdownJsonl, parseProsqaJson, prosqaTask, type Task } from '@telepath/tasks';
+import type { CountdownData } from './data.js';
+import { evaluate } from './evaluate.js';
+import type { Arm, ExperimentConfig } from './experiment.js';
+import { methodById } from './methods.js';
+import { buildArm } from './run-arm.js';
+
+const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--backend NAME]
+
+Evaluates the trained arm in <run dir> (runs/<experiment>/<arm>/s<seed>) on FILE:
+  countdown  JSONL, one {"input": "a,b,c", "output": "target"} per line
+  prosqa     the ProsQA JSON format
+Writes eval-<file>.json and eval-<file>.samples.jsonl into the run directory.`;
+
+export async function evalCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { data: { type: 'string' }, max: { type: 'string', default: '0' }, json: { type: 'boolean', default: false }, backend: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1 || !values.data) {
+    console.error(`telepath eval: expected a run directory and --data FILE\n\n${HELP}`);
+    return 2;
+  }
+  const dir = path.resolve(positionals[0]);
+  const configFile = path.join(dir, 'config.resolved.json');
+  if (!existsSync(configFile)) throw new Error(`${dir} is not a run directory (no config.resolved.json)`);
+  if (!existsSync(path.join(dir, 'summary.json'))) throw new Error(`${dir}: this run has not finished training and evaluation; finish it with telepath run first`);
+  const resolved = JSON.parse(await fs.readFile(configFile, 'utf8')) as Pick<ExperimentConfig, 'task' | 'data' | 'lm' | 'train' | 'eval'> & { experiment: string; arm: Arm; seed: number };
+  const { examples, task } = await loadEvalFile(resolved.task, resolved.data, values.data);
+  const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
+  console.error(describeBackend(info));
+  const method = methodById(resolved.arm.method, `${configFile} arm`);
+  const exp = { ...resolved, name: resolved.experiment } as unknown as ExperimentConfig;
+  const { state, lm } = await buildArm(method, dir, exp, resolved.arm, resolved.seed, [], examples);
+  try {
+    for (const { phase } of method.phases(resolved.arm.config)) {
+      const file = path.join(dir, `${phase}.ckpt`);
+      restoreCheckpoint(file, await readCheckpoint(file), { params: state.trainable(phase), modelConfig: lm.config });
+    }
+    const max = Number(values.max);
+    const subset = max > 0 ? examples.slice(0, max) : examples;
+    const maxNewTokens = resolved.eval.maxNewTokens || ((resolved.arm.config.maxNewTokens as number | undefined) ?? 64);
+    const ev = await evaluate(method, state, subset, task, { ...resolved.eval, maxNewTokens }, { label: `eval ${path.basename(values.data)}`, seed: resolved.seed });
+    if (ev === 'interrupted') return 130;
+    const base = `eval-${path.basename(values.data).replace(/[^A-Za-z0-9._-]/g, '_')}`;
+    const { samples, ...summary } = ev;
+    const out = { run: dir, data: path.resolve(values.data), arm: resolved.arm.name, seed: resolved.seed, ...summary };
+    await writeFileAtomic(path.join(dir, `${base}.json`), JSON.stringify(out, null, 2) + '\n');
+    await writeFileAtomic(path.join(dir, `${base}.samples.jsonl`), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    if (values.json) console.log(JSON.stringify(out));
+    else console.log(`${resolved.arm.name} s${resolved.seed} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example`);
+    return 0;
+  } finally {
+    state.dispose();
+  }
+}
+
+async function loadEvalFile(taskName: string, data: object, file: string): Promise<{ examples: Example[]; task: Task }> {
+  switch (taskName) {
+    case 'countdown': {
+      const rules = (data as CountdownData).rules;
+      return { examples: (await loadCountdownJsonl(file)).examples, task: rules === 'all-numbers' ? countdownAllNumbersTask : countdownTask };
+    }
+    case 'prosqa': {
+      let text: string;
+      try {
+        text = await fs.readFile(file, 'utf8');
+      } catch (e) {
+        throw new Error(`cannot read ${file}: ${(e as Error).message}`);
+      }
+      return { examples: parseProsqaJson(text, file, `file:${path.basename(file)}`, []), task: prosqaTask };
+    }
+    default:
+      throw new Error(`telepath eval --data: files of task "${taskName}" are not supported yet (countdown, prosqa are)`);
+  }
+}

@@ -1,0 +1,35 @@
+/** `telepath list`: experiment configs, tasks and methods. */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { TASK_NAMES } from './data.js';
+import { METHODS, PLANNED_METHODS } from './methods.js';
+
+export async function listCommand(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log('Usage: telepath list [--experiments DIR]\nLists experiment configs (default experiments/), tasks and methods.');
+    return 0;
+  }
+  const i = args.indexOf('--experiments');
+  const dir = i >= 0 ? args[i + 1] : 'experiments';
+  let files: string[] = [];
+  try {
+    files = (await fs.readdir(dir)).filter((f) => f.endsWith('.json')).sort();
+  } catch {
+    // no experiments folder here
+  }
+  console.log(`experiments (${dir}/):`);
+  for (const f of files) {
+    let desc = '';
+    try {
+      desc = (JSON.parse(await fs.readFile(path.join(dir, f), 'utf8')) as { description?: string }).description ?? '';
+    } catch (e) {
+      desc = `(unreadable: ${(e as Error).message})`;
+    }
+    console.log(`  ${f.padEnd(36)} ${desc}`);
+  }
+  console.log(`tasks: ${TASK_NAMES.join(', ')}`);
+  console.log('methods:');
+  for (const [id, m] of Object.entries(METHODS)) console.log(`  ${id.padEnd(16)} ${m!.paper.title}`);
+  for (const [id, issue] of Object.entries(PLANNED_METHODS)) console.log(`  ${id.padEnd(16)} (not implemented yet: ${issue})`);
+  return 0;
+}

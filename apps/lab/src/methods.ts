@@ -1,0 +1,26 @@
+/**
+ * The only place that knows every method: a literal table from method id to its implementation
+ * (house-style §4: no registries, no side-effect registration). Methods still to come are listed
+ * with the issue that brings them, so `telepath list` and config errors can say so.
+ */
+import type { LatentMethod, MethodId } from '@telepath/core';
+import { cot } from '@telepath/cot';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyMethod = LatentMethod<any, any>;
+
+export const METHODS: Partial<Record<MethodId, AnyMethod>> = { cot };
+
+export const PLANNED_METHODS: Partial<Record<MethodId, string>> = {
+  'soft-embedding': 'issue 6',
+  coprocessor: 'issue 7',
+  colar: 'issue 8',
+  'thought-comm': 'issue 9',
+};
+
+export function methodById(id: string, where: string): AnyMethod {
+  const m = METHODS[id as MethodId];
+  if (m) return m;
+  const planned = PLANNED_METHODS[id as MethodId];
+  throw new Error(`${where}: unknown method "${id}". Expected one of: ${Object.keys(METHODS).join(', ')}${planned ? ` ("${id}" is not implemented yet: ${planned})` : ''}`);
+}

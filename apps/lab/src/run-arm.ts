@@ -1,0 +1,163 @@
+/**
+ * One arm × one seed: build the tokenizer and LM, train every phase of the method with
+ * checkpoints, evaluate, and write the run record under runs/<experiment>/<arm>/s<seed>/.
+ * A finished run (summary.json present) is skipped unless forced; an unfinished one resumes from
+ * its checkpoints; Ctrl-C stops after the current step with a checkpoint written.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import {
+  currentBackend,
+  encodeExample,
+  exampleTexts,
+  Rng,
+  RunRecord,
+  TinyLm,
+  Tokenizer,
+  train,
+  writeFileAtomic,
+  writeLatentTrace,
+  type Example,
+  type LatentMethod,
+  type LmConfig,
+  type MethodState,
+} from '@telepath/core';
+import type { TaskData } from './data.js';
+import { evaluate } from './evaluate.js';
+import type { Arm, ExperimentConfig } from './experiment.js';
+import { methodById } from './methods.js';
+import { Progress } from './progress.js';
+
+export interface ArmSummary {
+  experiment: string;
+  arm: string;
+  method: string;
+  seed: number;
+  accuracy: number;
+  stderr: number;
+  correct: number;
+  total: number;
+  reasoningLength: number;
+  reasoningKind: string;
+  msPerExample: number;
+  trainSeconds: number;
+  params: number;
+  backend: string;
+}
+
+export interface RunArmOptions {
+  exp: ExperimentConfig;
+  arm: Arm;
+  seed: number;
+  data: TaskData;
+  runsDir: string;
+  force?: boolean;
+  shouldStop?: () => boolean;
+  quiet?: boolean;
+}
+
+/** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
+const CONTEXT_MARGIN = 32;
+
+export function runDirOf(runsDir: string, exp: string, arm: string, seed: number): string {
+  return path.join(runsDir, exp, arm, `s${seed}`);
+}
+
+export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
+  const { exp, arm, seed, data } = o;
+  const dir = runDirOf(o.runsDir, exp.name, arm.name, seed);
+  const summaryFile = path.join(dir, 'summary.json');
+  if (o.force) await fs.rm(dir, { recursive: true, force: true });
+  else if (existsSync(summaryFile)) return JSON.parse(await fs.readFile(summaryFile, 'utf8')) as ArmSummary;
+
+  const method = methodById(arm.method, `arm ${arm.name}`);
+  const resolved = { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm, seed };
+  const record = await RunRecord.open(dir, resolved, { resume: true, datasets: data.hashes });
+  const built = await buildArm(method, dir, exp, arm, seed, data.train, [...data.train, ...data.test]);
+  const { state, lm } = built;
+  try {
+    const rng = new Rng(seed);
+    const timing = await readTiming(dir);
+    for (const { phase, steps } of method.phases(arm.config)) {
+      const bar = o.quiet ? undefined : new Progress(`${arm.name} s${seed} ${phase}`, steps);
+      const res = await train({
+        params: state.trainable(phase),
+        rng: rng.fork(`train/${phase}`),
+        modelConfig: lm.config,
+        checkpointPath: path.join(dir, `${phase}.ckpt`),
+        config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: exp.train.optim },
+        loss: (at) => method.loss(state, sampleBatch(data.train, at.rng, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }),
+        onLog: (l) => {
+          void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
+          bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
+        },
+        shouldStop: o.shouldStop,
+      });
+      timing[phase] = (timing[phase] ?? 0) + res.seconds;
+      await writeFileAtomic(path.join(dir, 'timing.json'), JSON.stringify(timing) + '\n');
+      if (res.interrupted) return 'interrupted';
+    }
+    const test = exp.eval.maxExamples > 0 ? data.test.slice(0, exp.eval.maxExamples) : data.test;
+    const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
+    const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop });
+    if (ev === 'interrupted') return 'interrupted';
+    await fs.writeFile(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    if (method.trace) await writeLatentTrace(path.join(dir, 'latents.bin'), method.trace(state, test.slice(0, 256)), { method: arm.method, arm: arm.name });
+    const summary: ArmSummary = {
+      experiment: exp.name,
+      arm: arm.name,
+      method: arm.method,
+      seed,
+      accuracy: ev.accuracy,
+      stderr: ev.stderr,
+      correct: ev.correct,
+      total: ev.total,
+      reasoningLength: ev.reasoningLength,
+      reasoningKind: ev.reasoningKind,
+      msPerExample: ev.msPerExample,
+      trainSeconds: Object.values(timing).reduce((a, b) => a + b, 0),
+      params: [...state.variables().values()].reduce((a, v) => a + v.size, 0),
+      backend: currentBackend()?.backend ?? 'unknown',
+    };
+    await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
+    await record.finish(summary);
+    return summary;
+  } finally {
+    state.dispose();
+  }
+}
+
+/** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state. */
+export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, train: Example[], all: Example[]) {
+  const tokFile = path.join(dir, 'tokenizer.json');
+  const tokenizer = existsSync(tokFile) ? await Tokenizer.load(tokFile) : Tokenizer.build(exampleTexts(train));
+  if (!existsSync(tokFile)) await tokenizer.save(tokFile);
+  const modelFile = path.join(dir, 'model.json');
+  let lmConfig: LmConfig;
+  if (existsSync(modelFile)) lmConfig = JSON.parse(await fs.readFile(modelFile, 'utf8')) as LmConfig;
+  else {
+    const longest = Math.max(...all.map((ex) => {
+      const e = encodeExample(tokenizer, ex);
+      return e.prompt.length + e.reasoning.length + e.answer.length;
+    }));
+    lmConfig = { ...exp.lm, vocabSize: tokenizer.size, contextLength: exp.lm.contextLength || longest + CONTEXT_MARGIN };
+    await writeFileAtomic(modelFile, JSON.stringify(lmConfig, null, 2) + '\n');
+  }
+  const rng = new Rng(seed);
+  const lm = new TinyLm(lmConfig, rng.fork('lm'));
+  const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown' }, arm.config);
+  return { tokenizer, lm, state };
+}
+
+/** A training batch drawn with the step's rng (so resumed runs see the same batches). */
+export function sampleBatch(train: Example[], rng: Rng, batchSize: number): Example[] {
+  return Array.from({ length: batchSize }, () => train[rng.int(train.length)]);
+}
+
+async function readTiming(dir: string): Promise<Record<string, number>> {
+  try {
+    return JSON.parse(await fs.readFile(path.join(dir, 'timing.json'), 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
