@@ -1,21 +1,13 @@
 /**
  * The one record schema every task converts to (datasets.md §1; house-style §1 "one record
- * schema for every task"), and the shape of a task definition (house-style §1, lm-eval: tasks
- * are versioned and carry their answer extraction and scoring).
- *
- * `Example` has exactly the field names the lead will add to @telepath/core; until then it is
- * defined here. `id` = `<dataset>/<split>/<line index>` (datasets.md §1).
+ * schema for every task") is core's `Example` `{id, question, steps, answer, meta?}`, re-exported
+ * here; `id` = `<dataset>/<split>/<line index>`. A task definition (house-style §1, lm-eval) is
+ * versioned and carries its answer extraction and scoring.
  */
 
-export interface Example {
-  id: string;
-  question: string;
-  steps: string[];
-  answer: string;
-  /** Task metadata (e.g. ProsQA graph, Countdown numbers and target). */
-  meta?: Record<string, unknown>;
-}
+import type { Example } from '@telepath/core';
 
+export type { Example };
 export type TaskName = 'gsm8k' | 'gsm-hard' | 'svamp' | 'prosqa' | 'countdown';
 
 export interface Task {

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Tokenizer } from '@telepath/core';
+import { encodeExample, exampleTexts, Tokenizer } from '@telepath/core';
 import { describe, expect, it } from 'vitest';
 import { generateCountdown } from './countdown/generate.js';
 import { loadGsm8k } from './gsm8k/load.js';
@@ -19,12 +19,16 @@ describe('sequence formats', () => {
   it('No-CoT, CoT and latent', () => {
     expect(noCotSequence(ex)).toEqual({ prompt: 'Q?\n', completion: '### 72' });
     expect(cotSequence(ex)).toEqual({ prompt: 'Q?\n', completion: '48/2=24\n48+24=72\n### 72' });
-    expect(latentSequence(ex)).toEqual({ prompt: 'Q?\n<bot><latent><latent><eot>\n', completion: '### 72' });
+    expect(latentSequence(ex)).toEqual({ prompt: 'Q?\n<bot><latent><latent><eot>', completion: '### 72' });
     expect(latentSequence(ex, { stepsReplaced: 1, latents: 3 })).toEqual({
-      prompt: 'Q?\n<bot><latent><latent><latent><eot>\n',
+      prompt: 'Q?\n<bot><latent><latent><latent><eot>',
       completion: '48+24=72\n### 72',
     });
     expect(cotSequence({ ...ex, steps: [] }).completion).toBe('### 72');
+    // The same text as core's id layout (without <bos>/<eos>).
+    const tok = Tokenizer.build(exampleTexts([ex]));
+    const enc = encodeExample(tok, ex);
+    expect(tok.decode([...enc.prompt, ...enc.reasoning, ...enc.answer], { skipSpecial: true })).toBe(sequenceText(cotSequence(ex)));
     expect(() => toSequence(ex, 'cott' as never)).toThrow(/Expected one of: no-cot, cot, latent/);
     expect(() => cotSequence({ ...ex, steps: ['a\nb'] })).toThrow(/gsm8k\/train\/0: a step contains a newline/);
   });

@@ -1,9 +1,11 @@
 /**
  * How an Example becomes token text for each family of methods (issue 3 "Sequences"), the same
- * for every task because every task shares the Example schema:
+ * for every task because every task shares the Example schema. It is the text form of core's
+ * layout (core/src/sequence.ts: prompt, reasoning, latents, "### answer"; core adds <bos>/<eos>
+ * when it encodes ids):
  *   No-CoT:  prompt "question\n"                               completion "### answer"
  *   CoT:     prompt "question\n"                               completion "step1\nstep2\n### answer"
- *   latent:  prompt "question\n<bot><latent>×K<eot>\n"         completion "remaining steps\n### answer"
+ *   latent:  prompt "question\n<bot><latent>×K<eot>"           completion "remaining steps\n### answer"
  * `###` (core SPECIAL_TOKENS.sep) separates reasoning from the answer; `<bot>`/`<eot>` delimit the
  * latent span and each `<latent>` is a position a latent method fills with a vector (Coconut's
  * continuous thoughts). In the latent form the first `stepsReplaced` steps are dropped, as in a
@@ -56,7 +58,7 @@ export function latentSequence(ex: Example, o: LatentOptions = {}): Sequence {
   const k = o.latents ?? Math.min(replaced, ex.steps.length);
   if (!Number.isInteger(k) || k < 0) throw new Error(`latentSequence: latents must be a non-negative integer, got ${k}`);
   return {
-    prompt: `${ex.question}\n${bot}${latent.repeat(k)}${eot}\n`,
+    prompt: `${ex.question}\n${bot}${latent.repeat(k)}${eot}`,
     completion: stepLines(ex.steps.slice(replaced), ex.id) + answerPart(ex),
   };
 }

@@ -1,12 +1,11 @@
 /**
  * The vocabulary of a task, built with core's Tokenizer from the training split only: every
- * piece of the CoT text (question, steps, answer, which covers the No-CoT and latent forms too)
- * plus core's special tokens. Evaluation splits are measured against it (unknown pieces), never
- * used to build it.
+ * piece of core's `exampleTexts` (question, steps, answer — which covers the No-CoT, CoT and
+ * latent forms) plus core's special tokens. Evaluation splits are measured against it (unknown
+ * pieces), never used to build it.
  */
-import { Tokenizer, type BuildOptions } from '@telepath/core';
+import { exampleTexts, Tokenizer, type BuildOptions } from '@telepath/core';
 import type { Example } from './example.js';
-import { cotSequence, sequenceText } from './sequences.js';
 
 export interface VocabularyReport {
   size: number;
@@ -15,9 +14,9 @@ export interface VocabularyReport {
   unknown: Record<string, { pieces: number; unknown: number }>;
 }
 
-/** Text a task's vocabulary is built from: the CoT sequence of each example. */
+/** Text a task's vocabulary is built from (core's `exampleTexts`). */
 export function vocabularyTexts(examples: Iterable<Example>): string[] {
-  return [...examples].map((e) => sequenceText(cotSequence(e)));
+  return exampleTexts(examples);
 }
 
 export function buildVocabulary(train: Iterable<Example>, o: BuildOptions = {}): Tokenizer {
