@@ -1,0 +1,11 @@
+import { initBackend, writeLatentTrace } from '@telepath/core';
+import { analyzeRun } from './src/index.js';
+import { syntheticSlots } from './src/testing.js';
+await initBackend(['wasm', 'cpu']);
+const tr = syntheticSlots({ slots: 6, rows: 300, width: 32, sharedRank: 4, privateRank: 2, separation: 3 });
+await writeLatentTrace('/tmp/an-smoke/latents.bin', tr);
+const t = performance.now();
+const r = await analyzeRun('/tmp/an-smoke');
+console.log((performance.now() - t).toFixed(0), 'ms', r.files);
+console.log(r.analysis.summary, r.analysis.timings);
+r.summaryTable.print(); r.table.print();
