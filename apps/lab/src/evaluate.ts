@@ -27,9 +27,9 @@ export async function evaluate<C, S extends MethodState>(
   examples: Example[],
   task: Task,
   settings: EvalSettings & { maxNewTokens: number },
-  o: { label?: string; seed?: number; shouldStop?: () => boolean } = {},
+  o: { label?: string; seed?: number; shouldStop?: () => boolean; quiet?: boolean } = {},
 ): Promise<EvalResult | 'interrupted'> {
-  const progress = new Progress(o.label ?? 'eval', examples.length);
+  const progress = o.quiet ? undefined : new Progress(o.label ?? 'eval', examples.length);
   const rng = new Rng(o.seed ?? 0).fork('eval');
   const samples: ScoredSample[] = [];
   let decodeMs = 0;
@@ -47,7 +47,7 @@ export async function evaluate<C, S extends MethodState>(
       samples.push({ id: ex.id, question: ex.question, gold: ex.answer, prediction: g.answer, correct: task.isCorrect(ex, `### ${g.answer}`), reasoningLength: g.reasoningLength, text: g.text });
     });
     const correct = samples.filter((s) => s.correct).length;
-    progress.update(samples.length, `acc ${((100 * correct) / samples.length).toFixed(1)}%`);
+    progress?.update(samples.length, `acc ${((100 * correct) / samples.length).toFixed(1)}%`);
   }
   const total = samples.length;
   const correct = samples.filter((s) => s.correct).length;

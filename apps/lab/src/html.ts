@@ -55,9 +55,10 @@ export async function buildHtml(experiment: string, rows: ArmRow[], results: Arm
   await fs.mkdir(out, { recursive: true });
   // Loaded on demand: vega and resvg are heavy, and only reports need them.
   const { renderChart } = await import('@telepath/analysis');
+  type Spec = Parameters<typeof renderChart>[0];
   const charts: { name: string; svg: string }[] = [];
   for (const [name, spec] of [['accuracy', accuracySpec(rows)], ['length', lengthSpec(results)]] as const) {
-    const { svg, png } = await renderChart(spec);
+    const { svg, png } = await renderChart(spec as Spec);
     await fs.writeFile(path.join(out, `${name}.svg`), svg);
     await fs.writeFile(path.join(out, `${name}.png`), png);
     charts.push({ name, svg });

@@ -57,8 +57,8 @@ export async function readSummaries(dir: string): Promise<ArmSummary[]> {
       }
     }
   }
-  // Keep the experiment's arm order when the summaries say it (they carry it through runs order).
-  return out;
+  // The experiment's arm order, then seeds.
+  return out.sort((a, b) => (a.armIndex ?? 0) - (b.armIndex ?? 0) || a.seed - b.seed);
 }
 
 export async function writeReport(results: ArmSummary[], out: string): Promise<string[]> {

@@ -31,6 +31,8 @@ import { Progress } from './progress.js';
 export interface ArmSummary {
   experiment: string;
   arm: string;
+  /** Position of the arm in the experiment config (reports keep this order). */
+  armIndex: number;
   method: string;
   seed: number;
   accuracy: number;
@@ -93,19 +95,21 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
         },
         shouldStop: o.shouldStop,
       });
+      await record.flush();
       timing[phase] = (timing[phase] ?? 0) + res.seconds;
       await writeFileAtomic(path.join(dir, 'timing.json'), JSON.stringify(timing) + '\n');
       if (res.interrupted) return 'interrupted';
     }
     const test = exp.eval.maxExamples > 0 ? data.test.slice(0, exp.eval.maxExamples) : data.test;
     const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
-    const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop });
+    const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
     if (ev === 'interrupted') return 'interrupted';
     await fs.writeFile(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     if (method.trace) await writeLatentTrace(path.join(dir, 'latents.bin'), method.trace(state, test.slice(0, 256)), { method: arm.method, arm: arm.name });
     const summary: ArmSummary = {
       experiment: exp.name,
       arm: arm.name,
+      armIndex: exp.arms.findIndex((a) => a.name === arm.name),
       method: arm.method,
       seed,
       accuracy: ev.accuracy,
@@ -121,7 +125,7 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
     };
     await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
     await record.finish(summary);
-    return summary;
+    return JSON.parse(await fs.readFile(summaryFile, 'utf8')) as ArmSummary; // as recorded, like a skipped arm's
   } finally {
     state.dispose();
   }

@@ -27,6 +27,14 @@ describe('RunRecord', () => {
     expect(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).accuracy).toBe(0.3);
   });
 
+  it('keeps log lines in call order when callers do not await', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'rec-')), 'run');
+    const rec = await RunRecord.open(dir, {});
+    for (let i = 0; i < 50; i++) void rec.log(i, { x: i });
+    await rec.flush();
+    expect((await RunRecord.readMetrics(dir)).map((m) => m.step)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+  });
+
   it('ignores a torn last line but reports a bad line in the middle with file and line', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'rec-')), 'run');
     const rec = await RunRecord.open(dir, {});

@@ -38,6 +38,9 @@ export interface OpenOptions {
 }
 
 export class RunRecord {
+  /** Appends are chained so lines land in call order even when callers do not await them. */
+  private pending: Promise<void> = Promise.resolve();
+
   private constructor(readonly dir: string) {}
 
   static async open(dir: string, resolvedConfig: unknown, o: OpenOptions = {}): Promise<RunRecord> {
@@ -62,15 +65,25 @@ export class RunRecord {
     return path.join(this.dir, name);
   }
 
-  async log(step: number, metrics: Record<string, number>): Promise<void> {
+  log(step: number, metrics: Record<string, number>): Promise<void> {
     for (const [k, v] of Object.entries(metrics)) {
       if (typeof v !== 'number') throw new Error(`RunRecord.log: metric ${k} must be a number, got ${typeof v}`);
     }
-    await appendLine(this.file('metrics.jsonl'), JSON.stringify({ step, ...metrics }));
+    return this.append('metrics.jsonl', JSON.stringify({ step, ...metrics }));
   }
 
-  async sample(s: object): Promise<void> {
-    await appendLine(this.file('samples.jsonl'), JSON.stringify(s));
+  sample(s: object): Promise<void> {
+    return this.append('samples.jsonl', JSON.stringify(s));
+  }
+
+  /** Resolves when every earlier log/sample line is written. */
+  flush(): Promise<void> {
+    return this.pending;
+  }
+
+  private append(name: string, line: string): Promise<void> {
+    this.pending = this.pending.then(() => appendLine(this.file(name), line));
+    return this.pending;
   }
 
   async writeJson(name: string, value: unknown): Promise<void> {
@@ -78,6 +91,7 @@ export class RunRecord {
   }
 
   async finish(summary: object): Promise<void> {
+    await this.flush();
     await this.writeJson('summary.json', { ...summary, finishedAt: new Date().toISOString() });
   }
 

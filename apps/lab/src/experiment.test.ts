@@ -1,0 +1,41 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadExperiment, validateExperiment } from './experiment.js';
+
+const BASE = { name: 'x', task: 'countdown', data: { n: 3 }, arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 5 } }] };
+
+describe('experiment config', () => {
+  it('fills defaults and validates the arm configs against the method', () => {
+    const c = validateExperiment(BASE, 'x.json');
+    expect(c.train.batchSize).toBe(32);
+    expect((c.data as { trainCount: number }).trainCount).toBe(2000);
+    expect(c.arms[0].config).toMatchObject({ variant: 'cot', steps: 5, maxNewTokens: 64 });
+  });
+
+  it('names the key and the valid choices for unknown keys, types, tasks and methods', () => {
+    expect(() => validateExperiment({ ...BASE, trian: {} }, 'x.json')).toThrow(/x\.json: unknown config key "trian". Expected one of: name, description, task/);
+    expect(() => validateExperiment({ ...BASE, train: { batchSize: '8' } }, 'x.json')).toThrow('x.json: config key "train.batchSize": expected number, got string ("8")');
+    expect(() => validateExperiment({ ...BASE, task: 'gsm9k' }, 'x.json')).toThrow('x.json: "task": unknown task "gsm9k". Expected one of: countdown, gsm8k, prosqa');
+    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'a', method: 'cott', config: {} }] }, 'x.json')).toThrow(/arms\[0\] \(a\) "method": unknown method "cott". Expected one of: cot/);
+    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'a', method: 'colar', config: {} }] }, 'x.json')).toThrow(/not implemented yet: issue 8/);
+    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'a', method: 'cot', config: { stepz: 1 } }] }, 'x.json')).toThrow(/arms\[0\] \(a\) config: unknown config key "stepz"/);
+    expect(() => validateExperiment({ ...BASE, data: { n: 3, count: 5 } }, 'x.json')).toThrow(/x\.json data: unknown config key "count"/);
+    expect(() => validateExperiment({ ...BASE, arms: [BASE.arms[0], BASE.arms[0]] }, 'x.json')).toThrow(/duplicate arm name "cot"/);
+    expect(() => validateExperiment({ ...BASE, seeds: [] }, 'x.json')).toThrow(/seeds/);
+  });
+
+  it('reads files, applies --set (arms by name) and reports unreadable files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'exp-'));
+    writeFileSync(join(dir, 'e.json'), JSON.stringify(BASE));
+    const c = await loadExperiment(join(dir, 'e.json'), ['train.batchSize=8', 'arms.cot.config.steps=7', 'data.n=4']);
+    expect(c.train.batchSize).toBe(8);
+    expect(c.arms[0].config.steps).toBe(7);
+    expect((c.data as { n: number }).n).toBe(4);
+    await expect(loadExperiment(join(dir, 'e.json'), ['arms.nope.config.steps=7'])).rejects.toThrow(/no arm named "nope". Arms: cot/);
+    writeFileSync(join(dir, 'bad.json'), '{ "name": ');
+    await expect(loadExperiment(join(dir, 'bad.json'))).rejects.toThrow(/bad\.json: not valid JSON/);
+    await expect(loadExperiment(join(dir, 'missing.json'))).rejects.toThrow(/cannot read experiment .*missing\.json/);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * End to end on a micro experiment (tiny model, a few steps, cpu backend): records, table, charts,
+ * HTML; report rebuilt from records alone; resume after an interrupted run; bad inputs.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initBackend } from '@telepath/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { validateExperiment } from './experiment.js';
+import { readSummaries, writeReport } from './report.js';
+import { runExperiment } from './run-experiment.js';
+import { aggregate, tableMarkdown } from './table.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+const MICRO = {
+  name: 'micro',
+  task: 'countdown',
+  data: { n: 3, trainCount: 40, testCount: 6, seed: 0 },
+  seeds: [0],
+  lm: { layers: 1, heads: 2, width: 16 },
+  train: { batchSize: 4, logEvery: 1, checkpointEvery: 2, optim: { lr: 0.003, warmupSteps: 1 } },
+  eval: { batchSize: 3, maxNewTokens: 24 },
+  arms: [
+    { name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 4 } },
+    { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4 } },
+  ],
+};
+
+const quiet = { quiet: true, log: () => {} };
+
+describe('telepath run on a micro experiment', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'lab-'));
+  let first: Awaited<ReturnType<typeof runExperiment>>;
+
+  it('trains and evaluates two arms, writing records, table, charts and HTML', async () => {
+    first = await runExperiment(validateExperiment(MICRO, 'micro.json'), { runsDir: runs, ...quiet });
+    expect(first.interrupted).toBe(false);
+    expect(first.results.map((r) => r.arm)).toEqual(['no-cot', 'cot']);
+    for (const arm of ['no-cot', 'cot']) {
+      const dir = join(runs, 'micro', arm, 's0');
+      for (const f of ['config.resolved.json', 'env.json', 'metrics.jsonl', 'samples.jsonl', 'summary.json', 'tokenizer.json', 'model.json', 'sft.ckpt']) expect(existsSync(join(dir, f)), `${arm}/${f}`).toBe(true);
+      const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+      expect(summary.total).toBe(6);
+      expect(summary.accuracy).toBeGreaterThanOrEqual(0);
+      expect(readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n')).toHaveLength(6);
+    }
+    expect(first.results[1].reasoningLength).toBeGreaterThan(0); // CoT generates steps before ###
+    expect(first.results[0].reasoningLength).toBe(0);
+    expect(readFileSync(join(runs, 'micro', 'table.md'), 'utf8')).toContain('|cot|');
+    const files = await writeReport(first.results, join(runs, 'micro', 'report'));
+    for (const f of files) expect(existsSync(f), f).toBe(true);
+    const svg = readFileSync(join(runs, 'micro', 'report', 'accuracy.svg'), 'utf8');
+    expect(svg).toContain('<svg');
+    expect(svg).toContain('no-cot');
+    const png = readFileSync(join(runs, 'micro', 'report', 'accuracy.png'));
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    const html = readFileSync(join(runs, 'micro', 'report', 'index.html'), 'utf8');
+    expect(html).toContain('id="chart-accuracy"');
+    expect(html).not.toMatch(/<script|src="http/);
+  });
+
+  it('report rebuilds identical tables from the records alone; finished arms are skipped', async () => {
+    const fromRecords = await readSummaries(join(runs, 'micro'));
+    expect(tableMarkdown(aggregate(fromRecords))).toBe(tableMarkdown(aggregate(first.results)));
+    const again = await runExperiment(validateExperiment(MICRO, 'micro.json'), { runsDir: runs, ...quiet });
+    expect(again.results).toEqual(first.results);
+  });
+
+  it('resumes an interrupted run and ends with the same losses and results as an uninterrupted one', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'lab-resume-'));
+    const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1]] }, 'micro.json');
+    let polls = 0;
+    const cut = await runExperiment(exp, { runsDir: other, shouldStop: () => ++polls >= 3, ...quiet });
+    expect(cut.interrupted).toBe(true);
+    const dir = join(other, 'micro', 'cot', 's0');
+    expect(existsSync(join(dir, 'summary.json'))).toBe(false);
+    const resumed = await runExperiment(exp, { runsDir: other, ...quiet });
+    expect(resumed.interrupted).toBe(false);
+    const losses = (root: string) => readFileSync(join(root, 'micro', 'cot', 's0', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => 'sft/loss' in m).map((m) => m['sft/loss'] as number);
+    const a = losses(runs);
+    const b = losses(other);
+    expect(b).toHaveLength(a.length);
+    b.forEach((x, i) => expect(Math.abs(x - a[i])).toBeLessThan(1e-5));
+    const { trainSeconds: _t1, msPerExample: _m1, finishedAt: _f1, ...r1 } = resumed.results[0] as typeof resumed.results[0] & { finishedAt: string };
+    const { trainSeconds: _t2, msPerExample: _m2, finishedAt: _f2, armIndex: _a2, ...r2 } = first.results[1] as typeof first.results[1] & { finishedAt: string };
+    delete (r1 as { armIndex?: number }).armIndex;
+    expect(r1).toEqual(r2);
+  });
+
+  it('gives clear errors for an unwritable run directory and a corrupt record', async () => {
+    const blocker = join(mkdtempSync(join(tmpdir(), 'lab-bad-')), 'file');
+    writeFileSync(blocker, 'not a directory');
+    await expect(runExperiment(validateExperiment(MICRO, 'micro.json'), { runsDir: blocker, ...quiet })).rejects.toThrow(/cannot write to run directory .*file\/micro\/no-cot\/s0/);
+    const corrupt = mkdtempSync(join(tmpdir(), 'lab-corrupt-'));
+    mkdirSync(join(corrupt, 'micro', 'cot', 's0'), { recursive: true });
+    writeFileSync(join(corrupt, 'micro', 'cot', 's0', 'summary.json'), '{"arm": ');
+    await expect(readSummaries(join(corrupt, 'micro'))).rejects.toThrow(/micro\/cot\/s0\/summary\.json/);
+    rmSync(corrupt, { recursive: true });
+  });
+});
