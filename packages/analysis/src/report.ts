@@ -73,10 +73,12 @@ export function analysisMarkdown(a: SubspaceAnalysis): string {
   return [
     `## Subspace analysis (${a.summary.source})`,
     '',
-    summaryTable(a).toMarkdown(),
+    summaryTable(a).toMarkdown().trimEnd(),
+    '',
     '### Per slot',
     '',
-    slotTable(a).toMarkdown({ maxdigits: 3 }),
+    slotTable(a).toMarkdown({ maxdigits: 3 }).trimEnd(),
+    '',
   ].join('\n');
 }
 
