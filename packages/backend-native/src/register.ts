@@ -1,0 +1,71 @@
+/**
+ * Registration of the `native` backend with a tfjs-core engine: the backend factory, every
+ * cpu kernel under the new name (the JS fallbacks, running on the same host arrays), the
+ * native overrides, and the gradient of the fused GELU kernel. Called by `register()`.
+ */
+import { availableParallelism } from 'node:os';
+import type * as tfc from '@tensorflow/tfjs-core';
+import type { KernelFunc } from '@tensorflow/tfjs-core';
+import type { NativeAddon } from './addon.js';
+import type { KernelContext, NativeKernelFunc } from './kernels/context.js';
+import { GELU_GRAD_KERNEL, GELU_KERNEL, nativeKernels, opCodes } from './kernels/index.js';
+
+export const BACKEND_NAME = 'native';
+
+export interface RegisterOptions {
+  /** Worker threads incl. the caller (default TELEPATH_NATIVE_THREADS, else the available cores, at most 8). */
+  threads?: number;
+  /** Cap on idle pooled output buffers in MiB (default TELEPATH_NATIVE_POOL_MB, else 2048; steady state holds about one training step's peak). */
+  poolMiB?: number;
+  /** Backend priority for tfjs's automatic choice (default 3: above wasm and cpu). */
+  priority?: number;
+}
+
+function envInt(name: string): number | undefined {
+  const v = process.env[name];
+  if (v === undefined || v.trim() === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  return n;
+}
+
+export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: RegisterOptions = {}): Promise<string> {
+  if (tf.findBackendFactory(BACKEND_NAME)) return BACKEND_NAME;
+  const threads = options.threads ?? envInt('TELEPATH_NATIVE_THREADS') ?? Math.min(availableParallelism(), 8);
+  const poolMiB = options.poolMiB ?? envInt('TELEPATH_NATIVE_POOL_MB') ?? 2048;
+  addon.setThreads(Math.max(1, threads));
+  if (process.env.TELEPATH_NATIVE_MALLOC_TUNE !== '0') addon.tuneMalloc(64 << 20, 256 << 20);
+
+  // Loads the cpu backend and registers its kernels under 'cpu' (their source for ours).
+  const { NativeBackend } = await import('./backend.js');
+  const cpuKernels = tf.getKernelsForBackend('cpu');
+  if (cpuKernels.length === 0) throw new Error('@tensorflow/tfjs-backend-cpu registered no kernels (two copies of tfjs-core?)');
+  const byName = new Map(cpuKernels.map((k) => [k.kernelName, k]));
+  const ctx: KernelContext = {
+    ops: opCodes(addon),
+    fallback: (name: string): NativeKernelFunc => {
+      const k = byName.get(name);
+      if (k) return k.kernelFunc as unknown as NativeKernelFunc;
+      return () => {
+        throw new Error(`Kernel '${name}' has no native implementation for these inputs and no cpu kernel to fall back to`);
+      };
+    },
+  };
+  const native = nativeKernels(ctx);
+  const overridden = new Set(native.map((k) => k.kernelName));
+
+  tf.registerBackend(BACKEND_NAME, () => new NativeBackend(addon, { poolCapBytes: poolMiB * 1024 * 1024 }), options.priority ?? 3);
+  for (const k of cpuKernels) {
+    if (overridden.has(k.kernelName)) continue;
+    tf.registerKernel({ ...k, backendName: BACKEND_NAME });
+  }
+  for (const k of native) tf.registerKernel({ kernelName: k.kernelName, backendName: BACKEND_NAME, kernelFunc: k.kernelFunc as unknown as KernelFunc });
+  if (!tf.getGradient(GELU_KERNEL)) {
+    tf.registerGradient({
+      kernelName: GELU_KERNEL,
+      inputsToSave: ['x'],
+      gradFunc: (dy, saved) => ({ x: () => tf.engine().runKernel(GELU_GRAD_KERNEL, { dy: dy as tfc.Tensor, x: saved[0] }) as tfc.Tensor }),
+    });
+  }
+  return BACKEND_NAME;
+}
