@@ -2,12 +2,13 @@
 # Sets up a fresh clone: Debian packages (when run as root with apt-get), then `npm ci`.
 #   OpenBLAS headers   — the native CPU backend's matrix products (@telepath/backend-native)
 #   DejaVu fonts       — text in the PNG charts of reports
+#   Chromium           — the test that renders the HTML report in a real browser
 # Without them everything still runs: the native backend is skipped (wasm is used) with a
 # one-line message saying how to enable it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libopenblas-dev fonts-dejavu-core)
+APT_PACKAGES=(libopenblas-dev fonts-dejavu-core chromium)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -36,8 +36,9 @@ export class Progress {
 
 export function formatSeconds(s: number): string {
   if (!Number.isFinite(s)) return '?';
-  if (s < 60) return `${s.toFixed(0)}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(Math.round(s - 60 * m)).padStart(2, '0')}s`;
+  const total = Math.round(s);
+  if (total < 60) return `${total}s`;
+  const m = Math.floor(total / 60);
+  if (m < 60) return `${m}m${String(total - 60 * m).padStart(2, '0')}s`;
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
