@@ -71,7 +71,7 @@ export function heatmapSpec(matrix: readonly (readonly number[])[], rowLabels: r
   const cell = o.cell ?? 28;
   const rowTitle = o.rowTitle ?? 'slot i';
   const colTitle = o.colTitle ?? 'slot j';
-  const x = { field: 'col', type: 'ordinal', sort: [...colLabels], title: colTitle, axis: { labelLimit: 300 } } as const;
+  const x = { field: 'col', type: 'ordinal', sort: [...colLabels], title: colTitle, axis: { labelLimit: 300, labelAngle: -45 } } as const;
   const y = { field: 'row', type: 'ordinal', sort: [...rowLabels], title: rowTitle, axis: { labelLimit: 300 } } as const;
   const layers: object[] = [
     {
