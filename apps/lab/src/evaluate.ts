@@ -2,7 +2,7 @@
  * Evaluation of a trained arm: generate answers batch by batch, score them with the task, time the
  * decoding per example, and report accuracy with its binomial standard error.
  */
-import { Rng, type Example, type Generation, type LatentMethod, type MethodState } from '@telepath/core';
+import { Rng, type Example, type Generation, type LatentControl, type LatentMethod, type MethodState } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
 import { Progress } from './progress.js';
 import type { EvalSettings } from './experiment.js';
@@ -27,7 +27,7 @@ export async function evaluate<C, S extends MethodState>(
   examples: Example[],
   task: Task,
   settings: EvalSettings & { maxNewTokens: number },
-  o: { label?: string; seed?: number; shouldStop?: () => boolean; quiet?: boolean } = {},
+  o: { label?: string; seed?: number; shouldStop?: () => boolean; quiet?: boolean; control?: LatentControl } = {},
 ): Promise<EvalResult | 'interrupted'> {
   const progress = o.quiet ? undefined : new Progress(o.label ?? 'eval', examples.length);
   const rng = new Rng(o.seed ?? 0).fork('eval');
@@ -38,7 +38,7 @@ export async function evaluate<C, S extends MethodState>(
     if (o.shouldStop?.()) return 'interrupted';
     const batch = examples.slice(i, i + settings.batchSize);
     const t0 = performance.now();
-    const gens = await method.generate(state, batch, { maxNewTokens: settings.maxNewTokens, temperature: settings.temperature, topP: settings.topP, rng: rng.fork(`batch/${i}`) });
+    const gens = await method.generate(state, batch, { maxNewTokens: settings.maxNewTokens, temperature: settings.temperature, topP: settings.topP, rng: rng.fork(`batch/${i}`), control: o.control ?? 'none' });
     decodeMs += performance.now() - t0;
     gens.forEach((g, j) => {
       const ex = batch[j];

@@ -7,14 +7,22 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { applySetOverrides, parseConfig, type LmConfig, type OptimConfig, DEFAULT_OPTIM_CONFIG } from '@telepath/core';
+import { applySetOverrides, DEFAULT_OPTIM_CONFIG, LATENT_CONTROLS, parseConfig, type LmConfig, type OptimConfig } from '@telepath/core';
 import { checkTaskName, parseData, type LabTaskName } from './data.js';
 import { methodById } from './methods.js';
 
 export interface Arm { name: string; method: string; config: Record<string, unknown> }
 
 export interface TrainSettings { batchSize: number; logEvery: number; checkpointEvery: number; optim: OptimConfig }
-export interface EvalSettings { batchSize: number; maxExamples: number; maxNewTokens: number; temperature: number; topP: number }
+export interface EvalSettings {
+  batchSize: number;
+  maxExamples: number;
+  maxNewTokens: number;
+  temperature: number;
+  topP: number;
+  /** Controls evaluated beside every latent arm (zero, shuffle, random: core's applyLatentControl). */
+  controls: string[];
+}
 export type LmSettings = Omit<LmConfig, 'vocabSize' | 'contextLength'> & { contextLength: number };
 
 export interface ExperimentConfig {
@@ -38,7 +46,7 @@ const DEFAULTS = {
   seeds: [0],
   lm: { contextLength: 0, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 } satisfies LmSettings,
   train: { batchSize: 32, logEvery: 25, checkpointEvery: 100, optim: { ...DEFAULT_OPTIM_CONFIG, warmupSteps: 50 } } satisfies TrainSettings,
-  eval: { batchSize: 64, maxExamples: 0, maxNewTokens: 0, temperature: 0, topP: 1 } satisfies EvalSettings,
+  eval: { batchSize: 64, maxExamples: 0, maxNewTokens: 0, temperature: 0, topP: 1, controls: ['zero', 'shuffle', 'random'] } satisfies EvalSettings,
   arms: [] as unknown[],
   why: null as unknown,
 };
@@ -62,6 +70,9 @@ export function validateExperiment(raw: unknown, where: string): ExperimentConfi
     const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<string, unknown>;
     return { name: arm.name, method: arm.method, config };
   });
+  for (const ctl of c.eval.controls) {
+    if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never)) throw new Error(`${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`);
+  }
   const why = (c.why ?? {}) as Record<string, unknown>;
   for (const [k, v] of Object.entries(why)) if (typeof v !== 'string') throw new Error(`${where}: why["${k}"] must be a string`);
   for (const [k, v] of Object.entries({ layers: c.lm.layers, heads: c.lm.heads, width: c.lm.width, batchSize: c.train.batchSize, evalBatch: c.eval.batchSize })) {

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ArmSummary } from './run-arm.js';
-import type { ArmRow } from './table.js';
+import { fixed, type ArmRow } from './table.js';
 
 export function accuracySpec(rows: ArmRow[]): object {
   const values = rows.map((r) => ({ arm: r.arm, accuracy: 100 * r.accuracy, lo: 100 * Math.max(0, r.accuracy - r.stderr), hi: 100 * Math.min(1, r.accuracy + r.stderr) }));
@@ -65,7 +65,7 @@ export async function buildHtml(experiment: string, rows: ArmRow[], results: Arm
   }
   const main = htmlTable(
     ['arm', 'method', 'seeds', 'accuracy %', '± s.e.', 'reasoning length', 'ms / example', 'train s', 'params', 'n'],
-    rows.map((r) => [r.arm, r.method, r.seeds, (100 * r.accuracy).toFixed(1), (100 * r.stderr).toFixed(1), `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'none' ? '' : r.reasoningKind}`, r.msPerExample.toFixed(1), r.trainSeconds.toFixed(0), r.params.toLocaleString('en'), r.n]),
+    rows.map((r) => [r.arm, r.method, r.seeds, (100 * r.accuracy).toFixed(1), (100 * r.stderr).toFixed(1), `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'none' ? '' : r.reasoningKind}`, fixed(r.msPerExample, 1), fixed(r.trainSeconds, 0), r.params.toLocaleString('en'), r.n]),
   );
   const perSeed = htmlTable(
     ['arm', 'seed', 'accuracy %', 'correct / n', 'reasoning length', 'ms / example', 'train s', 'backend'],

@@ -18,6 +18,7 @@ import {
   writeFileAtomic,
   writeLatentTrace,
   type Example,
+  type LatentControl,
   type LatentMethod,
   type LmConfig,
   type MethodState,
@@ -45,6 +46,8 @@ export interface ArmSummary {
   trainSeconds: number;
   params: number;
   backend: string;
+  /** Accuracy of the same arm with its latents replaced (latent methods only). */
+  controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
 }
 
 export interface RunArmOptions {
@@ -105,6 +108,14 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
     const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
     if (ev === 'interrupted') return 'interrupted';
     await fs.writeFile(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    const controls: NonNullable<ArmSummary['controls']> = {};
+    if (ev.reasoningKind === 'latents') {
+      for (const control of exp.eval.controls as LatentControl[]) {
+        const c = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval [${control}]`, seed, shouldStop: o.shouldStop, quiet: o.quiet, control });
+        if (c === 'interrupted') return 'interrupted';
+        controls[control] = { accuracy: c.accuracy, stderr: c.stderr, correct: c.correct, total: c.total };
+      }
+    }
     if (method.trace) await writeLatentTrace(path.join(dir, 'latents.bin'), method.trace(state, test.slice(0, 256)), { method: arm.method, arm: arm.name });
     const summary: ArmSummary = {
       experiment: exp.name,
@@ -122,6 +133,7 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
       trainSeconds: Object.values(timing).reduce((a, b) => a + b, 0),
       params: [...state.variables().values()].reduce((a, v) => a + v.size, 0),
       backend: currentBackend()?.backend ?? 'unknown',
+      ...(Object.keys(controls).length ? { controls } : {}),
     };
     await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
     await record.finish(summary);

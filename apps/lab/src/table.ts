@@ -23,11 +23,11 @@ export interface ArmRow {
 /** Mean over seeds; stderr = sqrt(Σ se_i²) / k (the binomial error of the seed mean). */
 export function aggregate(results: ArmSummary[]): ArmRow[] {
   const order = [...new Set(results.map((r) => r.arm))];
-  return order.map((arm) => {
+  return order.flatMap((arm) => {
     const rs = results.filter((r) => r.arm === arm);
     const k = rs.length;
     const mean = (f: (r: ArmSummary) => number) => rs.reduce((a, r) => a + f(r), 0) / k;
-    return {
+    const main: ArmRow = {
       arm,
       method: rs[0].method,
       seeds: k,
@@ -40,7 +40,21 @@ export function aggregate(results: ArmSummary[]): ArmRow[] {
       params: rs[0].params,
       n: rs[0].total,
     };
+    // One extra row per control: the same arm with its latents zeroed / shuffled / randomised.
+    const controls = Object.keys(rs[0].controls ?? {});
+    return [
+      main,
+      ...controls.map((c) => {
+        const cs = rs.map((r) => r.controls?.[c]).filter((x): x is NonNullable<typeof x> => x !== undefined);
+        return { ...main, arm: `${arm} [${c}]`, seeds: cs.length, accuracy: cs.reduce((a, x) => a + x.accuracy, 0) / cs.length, stderr: Math.sqrt(cs.reduce((a, x) => a + x.stderr ** 2, 0)) / cs.length, msPerExample: Number.NaN, trainSeconds: Number.NaN };
+      }),
+    ];
   });
+}
+
+/** A number for display; '–' where there is none (control rows have no timings of their own). */
+export function fixed(x: number, digits: number): string {
+  return Number.isFinite(x) ? x.toFixed(digits) : '–';
 }
 
 function displayTable(rows: ArmRow[]) {
@@ -51,8 +65,8 @@ function displayTable(rows: ArmRow[]) {
       seeds: r.seeds,
       'accuracy %': `${(100 * r.accuracy).toFixed(1)} ± ${(100 * r.stderr).toFixed(1)}`,
       'reasoning length': `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'latents' ? 'latents' : r.reasoningKind === 'tokens' ? 'tokens' : ''}`.trim(),
-      'ms / example': r.msPerExample.toFixed(1),
-      'train s': r.trainSeconds.toFixed(0),
+      'ms / example': fixed(r.msPerExample, 1),
+      'train s': fixed(r.trainSeconds, 0),
       params: r.params.toLocaleString('en'),
       n: r.n,
     })),

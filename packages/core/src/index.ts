@@ -20,3 +20,4 @@ export { tidy, variableFrom } from './tidy.js';
 export * from './synthetic.js';
 export * from './latent-trace.js';
 export * from './sequence.js';
+export * from './controls.js';

@@ -5,6 +5,7 @@
  * `Generation`s; it never knows which task it runs on (scoring lives in the lab).
  */
 import type * as tf from '@tensorflow/tfjs-core';
+import type { LatentControl } from './controls.js';
 import type { Rng } from './rng.js';
 import type { TinyLm } from './tiny-lm.js';
 import type { Tokenizer } from './tokenizer.js';
@@ -35,6 +36,8 @@ export interface GenerateOptions {
   temperature: number;
   topP: number;
   rng: Rng;
+  /** Latent methods apply this control (core's applyLatentControl) to their latents; others ignore it. */
+  control?: LatentControl;
 }
 
 export interface Generation {
