@@ -11,7 +11,13 @@ import { applySetOverrides, DEFAULT_OPTIM_CONFIG, LATENT_CONTROLS, parseConfig, 
 import { checkTaskName, parseData, type LabTaskName } from './data.js';
 import { methodById } from './methods.js';
 
-export interface Arm { name: string; method: string; config: Record<string, unknown> }
+export interface Arm {
+  name: string;
+  method: string;
+  config: Record<string, unknown>;
+  /** Name of an earlier arm whose trained LM (same seed) initialises this arm's LM, e.g. CoT for Coconut. '' = from scratch. */
+  initFrom: string;
+}
 
 export interface TrainSettings { batchSize: number; logEvery: number; checkpointEvery: number; optim: OptimConfig }
 export interface EvalSettings {
@@ -62,13 +68,14 @@ export function validateExperiment(raw: unknown, where: string): ExperimentConfi
   const names = new Set<string>();
   const arms = c.arms.map((a, i) => {
     const at = `${where}: arms[${i}]`;
-    const arm = parseConfig({ name: '', method: '', config: null as unknown }, a, at);
+    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '' }, a, at);
     if (!arm.name || !/^[a-z0-9][a-z0-9._-]*$/i.test(arm.name)) throw new Error(`${at}: "name" must be a non-empty slug, got ${JSON.stringify(arm.name)}`);
     if (names.has(arm.name)) throw new Error(`${at}: duplicate arm name "${arm.name}"`);
+    if (arm.initFrom && !names.has(arm.initFrom)) throw new Error(`${at} (${arm.name}) "initFrom": "${arm.initFrom}" must name an earlier arm. Earlier arms: ${[...names].join(', ') || '(none)'}`);
     names.add(arm.name);
     const method = methodById(arm.method, `${at} (${arm.name}) "method"`);
     const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<string, unknown>;
-    return { name: arm.name, method: arm.method, config };
+    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom };
   });
   for (const ctl of c.eval.controls) {
     if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never)) throw new Error(`${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`);

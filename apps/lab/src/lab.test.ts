@@ -91,6 +91,16 @@ describe('telepath run on a micro experiment', () => {
     expect(r1).toEqual(r2);
   });
 
+  it('initialises an arm from an earlier arm\'s trained LM (initFrom)', async () => {
+    const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1], { name: 'cot-again', method: 'cot', initFrom: 'cot', config: { variant: 'cot', steps: 0 } }] }, 'micro.json');
+    const res = await runExperiment(exp, { runsDir: runs, ...quiet });
+    // Zero further steps from the CoT weights: the same answers as the CoT arm itself.
+    const samples = (arm: string) => readFileSync(join(runs, 'micro', arm, 's0', 'samples.jsonl'), 'utf8');
+    expect(samples('cot-again')).toBe(samples('cot'));
+    expect(res.results[1].accuracy).toBe(res.results[0].accuracy);
+    expect(() => validateExperiment({ ...MICRO, arms: [{ ...MICRO.arms[0], initFrom: 'cot' }, MICRO.arms[1]] }, 'micro.json')).toThrow(/"initFrom": "cot" must name an earlier arm/);
+  });
+
   it('gives clear errors for an unwritable run directory and a corrupt record', async () => {
     const blocker = join(mkdtempSync(join(tmpdir(), 'lab-bad-')), 'file');
     writeFileSync(blocker, 'not a directory');

@@ -8,6 +8,8 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import {
   currentBackend,
+  readCheckpoint,
+  restoreCheckpoint,
   encodeExample,
   exampleTexts,
   Rng,
@@ -78,7 +80,7 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
   const method = methodById(arm.method, `arm ${arm.name}`);
   const resolved = { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm, seed };
   const record = await RunRecord.open(dir, resolved, { resume: true, datasets: data.hashes });
-  const built = await buildArm(method, dir, exp, arm, seed, data.train, [...data.train, ...data.test]);
+  const built = await buildArm(method, dir, exp, arm, seed, data.train, [...data.train, ...data.test], o.runsDir);
   const { state, lm } = built;
   try {
     const rng = new Rng(seed);
@@ -144,7 +146,7 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
 }
 
 /** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state. */
-export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, train: Example[], all: Example[]) {
+export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, train: Example[], all: Example[], runsDir: string) {
   const tokFile = path.join(dir, 'tokenizer.json');
   const tokenizer = existsSync(tokFile) ? await Tokenizer.load(tokFile) : Tokenizer.build(exampleTexts(train));
   if (!existsSync(tokFile)) await tokenizer.save(tokFile);
@@ -161,8 +163,27 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
   }
   const rng = new Rng(seed);
   const lm = new TinyLm(lmConfig, rng.fork('lm'));
+  if (arm.initFrom) await initLmFrom(lm, runDirOf(runsDir, exp.name, arm.initFrom, seed), dir);
   const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown' }, arm.config);
   return { tokenizer, lm, state };
+}
+
+/**
+ * Loads the LM weights a finished earlier arm (same seed) ended with: its tokenizer and model
+ * config must equal this arm's, and its last phase's checkpoint holds the LM.
+ */
+async function initLmFrom(lm: TinyLm, source: string, dir: string): Promise<void> {
+  if (!existsSync(path.join(source, 'summary.json'))) throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
+  for (const f of ['tokenizer.json', 'model.json']) {
+    const [a, b] = await Promise.all([fs.readFile(path.join(source, f), 'utf8'), fs.readFile(path.join(dir, f), 'utf8')]);
+    if (a !== b) throw new Error(`initFrom: ${f} of ${source} differs from this arm's (${dir}); both arms must use the same data and LM settings`);
+  }
+  const resolved = JSON.parse(await fs.readFile(path.join(source, 'config.resolved.json'), 'utf8')) as { arm: Arm };
+  const phases = methodById(resolved.arm.method, `initFrom ${source}`).phases(resolved.arm.config);
+  const file = path.join(source, `${phases[phases.length - 1].phase}.ckpt`);
+  const ck = await readCheckpoint(file);
+  const lmOnly = new Map([...ck.tensors].filter(([k]) => k.startsWith('param/') && lm.params.has(k.slice('param/'.length))));
+  restoreCheckpoint(file, { meta: ck.meta, tensors: lmOnly }, { params: lm.params, modelConfig: lm.config });
 }
 
 /** A training batch drawn with the step's rng (so resumed runs see the same batches). */
