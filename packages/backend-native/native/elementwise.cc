@@ -196,20 +196,27 @@ const char* const kUnaryOpNames[kNumUnaryOps] = {"neg",   "exp",   "log",       
 
 namespace {
 
-// Abramowitz–Stegun 7.1.26, the formula the tfjs cpu backend uses (so results agree with it).
-inline float erf_as(float x) {
-  const float p = 0.3275911f, a1 = 0.254829592f, a2 = -0.284496736f, a3 = 1.421413741f, a4 = -1.453152027f, a5 = 1.061405429f;
-  float v = x < 0 ? -x : x;
-  float t = 1.0f / (1.0f + p * v);
-  float y = 1.0f - (((((a5 * t + a4) * t) + a3) * t + a2) * t + a1) * t * exp_f(-v * v);
+// Abramowitz–Stegun 7.1.26, the formula the tfjs cpu backend uses, evaluated in double like it
+// (in float, 1 − poly·e^{−x²} cancels for small x).
+inline float erf_as(float xf) {
+  const double p = 0.3275911, a1 = 0.254829592, a2 = -0.284496736, a3 = 1.421413741, a4 = -1.453152027, a5 = 1.061405429;
+  const double x = xf;
+  const double v = x < 0 ? -x : x;
+  const double t = 1.0 / (1.0 + p * v);
+  double y = 1.0 - (((((a5 * t + a4) * t) + a3) * t + a2) * t + a1) * t * std::exp(-v * v);
   y = x < 0 ? -y : y;
-  return x == 0 ? x : y;
+  return x == 0 ? xf : static_cast<float>(y);
 }
 
 constexpr float kGeluK = 0.7978845608028654f;  // sqrt(2/pi)
 constexpr float kGeluC = 0.044715f;
 
-inline float gelu_tanh(float x) { return 0.5f * x * (1.0f + tanh_f(kGeluK * (x + kGeluC * x * x * x))); }
+// 0.5·x·(1 + tanh z) with z = k(x + c x³), written as x / (1 + e^{−2z}): no cancellation in the
+// negative tail, where 1 + tanh z is tiny.
+inline float gelu_tanh(float x) {
+  const float z = kGeluK * (x + kGeluC * x * x * x);
+  return x / (1.0f + exp_f(-2.0f * z));
+}
 
 using UnaryFn = void (*)(const float*, float*, int64_t, float, float);
 
@@ -266,12 +273,16 @@ TP_CLONES void add_n_seg(const float* const* xs, int k, float* TP_RESTRICT out, 
   }
 }
 
+// d/dx [x·s] with s = σ(2z): s + 2·x·s·(1 − s)·k·(1 + 3c x²); 1 − s taken as e·s when e = e^{−2z} < 1.
 TP_CLONES void gelu_grad_seg(const float* TP_RESTRICT x, const float* TP_RESTRICT dy, float* TP_RESTRICT dx, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     const float v = x[i];
-    const float t = tanh_f(kGeluK * (v + kGeluC * v * v * v));
-    const float dInner = kGeluK * (1.0f + 3.0f * kGeluC * v * v);
-    dx[i] = dy[i] * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * dInner);
+    const float z = kGeluK * (v + kGeluC * v * v * v);
+    const float e = exp_f(-2.0f * z);
+    const float s = 1.0f / (1.0f + e);
+    const float oms = e < 1.0f ? e * s : 1.0f - s;
+    const float dz = kGeluK * (1.0f + 3.0f * kGeluC * v * v);
+    dx[i] = dy[i] * (s + 2.0f * v * s * oms * dz);
   }
 }
 

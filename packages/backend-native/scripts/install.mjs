@@ -1,7 +1,9 @@
 // Builds the native addon at install time (`npm ci`, `npm rebuild @telepath/backend-native`).
 // Never fails the install: if OpenBLAS, a compiler or Node's headers are missing, or the build
 // breaks, it prints one line saying why and how to enable the backend, and exits 0.
-// Flags: --verbose streams the compiler output. Env: TELEPATH_NATIVE_SKIP_BUILD=1 skips.
+// Flags: --verbose streams the compiler output. Env: TELEPATH_NATIVE_SKIP_BUILD=1 skips;
+// TELEPATH_OPENBLAS_LIB_DIRS (a ':' list) replaces the directories searched for libopenblas.so;
+// TELEPATH_NATIVE_LOG moves the build log (default build/install.log).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,6 +20,9 @@ function say(msg) {
 }
 
 function findOpenBlas() {
+  if (process.env.TELEPATH_OPENBLAS_LIB_DIRS !== undefined) {
+    return process.env.TELEPATH_OPENBLAS_LIB_DIRS.split(':').find((d) => d && (existsSync(join(d, 'libopenblas.so')) || existsSync(join(d, 'libopenblas.dylib'))));
+  }
   const dirs = ['/usr/lib', '/usr/lib64', '/usr/local/lib', '/opt/homebrew/opt/openblas/lib', '/usr/local/opt/openblas/lib'];
   for (const d of ['/usr/lib', '/lib']) {
     try {
@@ -62,12 +67,13 @@ function main() {
   const started = Date.now();
   const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: verbose ? 'inherit' : 'pipe', maxBuffer: 64 << 20 });
   const log = `$ node ${args.join(' ')}\n${r.stdout ?? ''}\n${r.stderr ?? ''}`;
-  mkdirSync(join(ROOT, 'build'), { recursive: true });
-  writeFileSync(join(ROOT, 'build', 'install.log'), log);
+  const logPath = process.env.TELEPATH_NATIVE_LOG || join(ROOT, 'build', 'install.log');
+  mkdirSync(dirname(logPath), { recursive: true });
+  writeFileSync(logPath, log);
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   if (r.status === 0 && existsSync(join(ROOT, 'build', 'Release', 'telepath_native.node'))) return say(`native addon built in ${secs} s`);
   const why = r.error ? r.error.message : firstError(log);
-  say(`build failed (${why}); see ${join(ROOT, 'build', 'install.log')}; to enable: ${HINT}`);
+  say(`build failed (${why}); see ${logPath}; to enable: ${HINT}`);
 }
 
 function firstError(log) {

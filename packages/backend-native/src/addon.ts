@@ -12,7 +12,8 @@ export const PACKAGE_NAME = '@telepath/backend-native';
 export const ENABLE_HINT = `apt-get install libopenblas-dev && npm rebuild ${PACKAGE_NAME}`;
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const ADDON_PATH = join(PACKAGE_ROOT, 'build', 'Release', 'telepath_native.node');
+/** The compiled addon; TELEPATH_NATIVE_ADDON overrides the path (tests use it to simulate a missing build). */
+export const ADDON_PATH = process.env.TELEPATH_NATIVE_ADDON || join(PACKAGE_ROOT, 'build', 'Release', 'telepath_native.node');
 
 export interface AddonInfo {
   threads: number;

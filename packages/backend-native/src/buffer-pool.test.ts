@@ -1,0 +1,113 @@
+/** The output-buffer pool: reuse, escape tracking (taint), the cap, and safety on the backend. */
+import * as tf from '@tensorflow/tfjs';
+import { describe, expect, it } from 'vitest';
+import { BufferPool } from './buffer-pool.js';
+import { poolStats } from './index.js';
+import { setupNative } from './testing.js';
+
+describe('BufferPool', () => {
+  it('reuses a released buffer of the same size', () => {
+    const pool = new BufferPool(1 << 20);
+    const a = pool.alloc(100);
+    pool.noteWrite(a);
+    pool.release(a);
+    expect(pool.alloc(100)).toBe(a);
+    expect(pool.alloc(100)).not.toBe(a);
+  });
+
+  it('never reuses a buffer that escaped', () => {
+    const pool = new BufferPool(1 << 20);
+    const read = pool.alloc(10);
+    pool.noteWrite(read);
+    pool.taint(read); // e.g. dataSync handed it out
+    pool.release(read);
+    const aliased = pool.alloc(10);
+    pool.noteWrite(aliased);
+    pool.noteWrite(aliased); // stored under a second dataId
+    pool.release(aliased);
+    const viewed = pool.alloc(10);
+    pool.noteWrite(viewed);
+    pool.noteWrite(viewed.subarray(2, 5)); // a view into it became a tensor
+    pool.release(viewed);
+    const fresh = pool.alloc(10);
+    expect([read, aliased, viewed]).not.toContain(fresh);
+    expect(pool.stats().tainted).toBe(3);
+    expect(pool.stats().idleBytes).toBe(0);
+  });
+
+  it('ignores arrays it did not allocate and buffers never attached', () => {
+    const pool = new BufferPool(1 << 20);
+    const user = new Float32Array(10);
+    pool.noteWrite(user);
+    pool.release(user);
+    const neverAttached = pool.alloc(10);
+    pool.release(neverAttached);
+    expect(pool.alloc(10)).not.toBe(user);
+    expect(pool.stats().idleBytes).toBe(0);
+  });
+
+  it('keeps idle bytes under the cap, evicting the least recently requested size', () => {
+    const pool = new BufferPool(4000);
+    const old = pool.alloc(500); // 2000 bytes
+    const recent = pool.alloc(400); // 1600 bytes
+    for (const a of [old, recent]) pool.noteWrite(a);
+    pool.release(old);
+    pool.release(recent);
+    expect(pool.stats().idleBytes).toBe(3600);
+    const big = pool.alloc(300); // 1200 bytes: evicts the 500-size class on release
+    pool.noteWrite(big);
+    pool.release(big);
+    expect(pool.stats().idleBytes).toBe(2800);
+    expect(pool.alloc(400)).toBe(recent);
+    const huge = pool.alloc(2000); // 8000 bytes: larger than the cap, dropped
+    pool.noteWrite(huge);
+    pool.release(huge);
+    expect(pool.stats().idleBytes).toBe(1200);
+  });
+});
+
+const setup = await setupNative(tf);
+if (!setup.available) console.warn(`[backend-native] skipping native tests: ${setup.reason}`);
+
+describe.skipIf(!setup.available)('pooled outputs on the native backend', () => {
+  it('values read with dataSync survive disposal and later kernels', async () => {
+    await tf.setBackend('native');
+    const x = tf.tensor([1, 2, 3, 4]);
+    const y = tf.mul(x, 2);
+    const read = y.dataSync();
+    y.dispose();
+    for (let i = 0; i < 5; i++) tf.dispose(tf.mul(x, 100));
+    expect(Array.from(read)).toEqual([2, 4, 6, 8]);
+    x.dispose();
+  });
+
+  it('slices (views into their input) stay valid after the input is disposed', async () => {
+    await tf.setBackend('native');
+    const x = tf.tensor([1, 2, 3, 4, 5, 6], [3, 2]);
+    const y = tf.add(x, 1); // pooled
+    const s = tf.slice(y, [1, 0], [2, 2]); // cpu Slice: a view into y's buffer
+    y.dispose();
+    for (let i = 0; i < 5; i++) tf.dispose(tf.mul(x, -1));
+    expect(Array.from(s.dataSync())).toEqual([4, 5, 6, 7]);
+    tf.dispose([x, s]);
+  });
+
+  it('reaches a steady state: no new buffers and a flat tensor count', async () => {
+    await tf.setBackend('native');
+    const w = tf.variable(tf.randomNormal([33, 17], 0, 1, 'float32', 1));
+    const step = () =>
+      tf.tidy(() => {
+        const g = tf.grad((v: tf.Tensor) => tf.sum(tf.tanh(tf.matMul(tf.ones([7, 33]), v))))(w);
+        w.assign(tf.sub(w, tf.mul(g, 0.01)));
+      });
+    for (let i = 0; i < 3; i++) step();
+    const tensors = tf.memory().numTensors;
+    const before = poolStats(tf)!;
+    for (let i = 0; i < 20; i++) step();
+    const after = poolStats(tf)!;
+    expect(tf.memory().numTensors).toBe(tensors);
+    expect(after.misses - before.misses).toBe(0);
+    expect(after.hits - before.hits).toBeGreaterThan(100);
+    w.dispose();
+  });
+});
