@@ -96,14 +96,17 @@ export const DEFAULT_AUTOENCODER_CONFIG: AutoencoderConfig = {
   encoderHidden: [128, 128], // third-party (§1.5): reproductions use 2–3-layer MLPs; width chosen for 2 CPU cores
   decoderHidden: [128, 128], // same as the encoder
   activation: 'silu', // chosen: smooth, so the analytic J is differentiable through σ' (§1.6)
-  lambda: 0.01, // third-party (§1.5): "λ = 0.01 for the synthetic run is attributed to the rebuttal"
+  // chosen: best of {0.01, 0.03, 0.1, 0.3, 1} at n_h = 128, seed 0 (0.03: MCC 0.83; 0.3: 0.92; 1: 0.81).
+  // The rebuttal's 0.01 (third-party, §1.5) belongs to an unknown normalisation of ‖J‖₁; ours is
+  // the mean row ℓ1 (jacobian.ts), against a per-element mean squared reconstruction error.
+  lambda: 0.1,
   penalty: 'l1', // third-party (§1.5): "L_rec = ‖H_t − f̂(Ẑ_t)‖²₂ + λ·‖J_f̂‖₁"
   groupWeight: 1, // chosen: equal weight when both terms are used
   jacobianMethod: 'analytic', // inferred (§1.6): "best fit for TF.js at synthetic sizes"
   jacobianColumns: 0, // chosen: exact at synthetic sizes; sampled columns for large n_z
   jacobianSamples: 32, // chosen: the penalty is an average over samples; 32 keeps it cheap
   fdEpsilon: 1e-2, // inferred (§1.6): truncation O(ε²) vs round-off 1e-7/ε, balanced near 1e-2 in float32
-  steps: 3000, // chosen: enough for the loss to plateau at these sizes
+  steps: 1500, // chosen: MCC ≥ 0.98 at n_h 128 and 1024 after 1500 steps; fits the 60-minute grid on 2 cores
   batch: 128, // third-party (§1.4): "batch 128" attributed to the rebuttal
   lr: 2e-3, // chosen: the rebuttal's 1e-5 is for LM states; stable here with clipping
   warmupSteps: 100, // chosen

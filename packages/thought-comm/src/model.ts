@@ -34,25 +34,29 @@ export interface Autoencoder {
 }
 
 /** Creates an autoencoder for states of width `stateDim`; `hStats` standardise H (from training data). */
+let instances = 0;
+
 export function createAutoencoder(cfg: AutoencoderConfig, stateDim: number, latentDim: number, hStats: { mean: Float32Array; std: Float32Array }, rng: Rng): Autoencoder {
   const params = new Map<string, tf.Variable>();
+  // TF.js variable names are global: prefix them per instance so several autoencoders can coexist.
+  const id = `thought-comm.ae${instances++}`;
   const layers = (prefix: string, sizes: number[]): Dense[] =>
     sizes.slice(1).map((out, l) => {
       const inp = sizes[l];
       const init = rng.fork(`${prefix}.${l}`);
       // chosen: LeCun-normal weights (std 1/√fan_in), zero biases.
-      const w = variableFrom(tf.tensor2d(init.normalArray(inp * out, 1 / Math.sqrt(inp)), [inp, out]), true, `${prefix}.${l}.w`);
-      const b = variableFrom(tf.zeros([out]), true, `${prefix}.${l}.b`);
+      const w = variableFrom(tf.tensor2d(init.normalArray(inp * out, 1 / Math.sqrt(inp)), [inp, out]), true, `${id}/${prefix}.${l}.w`);
+      const b = variableFrom(tf.zeros([out]), true, `${id}/${prefix}.${l}.b`);
       params.set(`${prefix}.${l}.w`, w);
       params.set(`${prefix}.${l}.b`, b);
       return { w, b };
     });
   const encoder = layers('enc', [stateDim, ...cfg.encoderHidden, latentDim]);
   const decoder = layers('dec', [latentDim, ...cfg.decoderHidden, stateDim]);
-  const hMean = variableFrom(tf.tensor1d(hStats.mean), false, 'h.mean');
-  const hStd = variableFrom(tf.tensor1d(hStats.std), false, 'h.std');
-  const codeMean = variableFrom(tf.zeros([latentDim]), false, 'code.mean');
-  const codeStd = variableFrom(tf.ones([latentDim]), false, 'code.std');
+  const hMean = variableFrom(tf.tensor1d(hStats.mean), false, `${id}/h.mean`);
+  const hStd = variableFrom(tf.tensor1d(hStats.std), false, `${id}/h.std`);
+  const codeMean = variableFrom(tf.zeros([latentDim]), false, `${id}/code.mean`);
+  const codeStd = variableFrom(tf.ones([latentDim]), false, `${id}/code.std`);
   const all = [...params.values(), hMean, hStd, codeMean, codeStd];
   return {
     config: cfg,
