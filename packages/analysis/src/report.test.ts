@@ -36,7 +36,11 @@ forEachBackend((backend, ready) => {
     expect(a.summary.affinityOff).toBeCloseTo(4 / 6, 2); // 4 shared of 6 directions
     expect(a.angles[0][1].slice(0, 4).every((d) => d < 5)).toBe(true); // the 4 shared directions
     expect(a.slotStats.map((s) => s.k)).toEqual([6, 6, 6, 6]);
-    expect(a.crossCapture.map((r, i) => r[i])).toEqual([1, 1, 1, 1].map((v, i) => expect.closeTo(v, 3) as unknown as number));
+    expect(a.crossCapture.map((r, i) => r[i])).toEqual([1, 1, 1, 1].map((v) => expect.closeTo(v, 3) as unknown as number));
+    const noCka = analyzeTrace(t, { pca: { varianceThreshold: 0.99 }, cka: false });
+    expect(noCka.cka).toBeNull();
+    expect(noCka.summary.ckaOff).toBeNaN();
+    expect(noCka.summary.hOff).toBeCloseTo(a.summary.hOff, 10);
   });
 
   it(`analyzeRun reads latents.bin and writes the tables and heatmaps (${backend})`, async (ctx) => {
