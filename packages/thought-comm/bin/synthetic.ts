@@ -69,8 +69,14 @@ const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '
 const outDir = values['no-record'] ? undefined : path.resolve(values.out ?? path.join(ROOT, 'runs', config.id, stamp));
 log(`${config.arms.length} arms × ${config.stateDims.length} sizes × ${config.seeds.length} seeds; design ${config.synthetic.design}; records: ${outDir ?? 'none'}`);
 const result = await runSyntheticExperiment(config, { outDir, onProgress: log });
-if (values.json) console.log(JSON.stringify(jsonReport(result), null, 2));
-else console.log('\n' + formatTable(result));
+const report = jsonReport(result);
+const table = formatTable(result);
+if (outDir) {
+  await fs.writeFile(path.join(outDir, 'experiment', 'report.json'), JSON.stringify(report, null, 2) + '\n');
+  await fs.writeFile(path.join(outDir, 'experiment', 'report.txt'), table + '\n');
+}
+if (values.json) console.log(JSON.stringify(report, null, 2));
+else console.log('\n' + table);
 
 function intList(flag: string, v: string): number[] {
   const out = v.split(',').map((s) => Number(s.trim()));
