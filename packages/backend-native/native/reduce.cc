@@ -206,25 +206,19 @@ void reduce(int op, const float* x, const int64_t* rawDims, const uint8_t* rawRe
 
 namespace {
 
-TP_CLONES void softmax_row(const float* TP_RESTRICT x, float* TP_RESTRICT o, int64_t n) {
+TP_CLONES void exp_shifted(const float* TP_RESTRICT x, float* TP_RESTRICT o, int64_t n, float m) {
+  for (int64_t i = 0; i < n; i++) o[i] = exp_f(x[i] - m);
+}
+
+TP_CLONES void divide_by(float* TP_RESTRICT o, int64_t n, float s) {
+  for (int64_t i = 0; i < n; i++) o[i] = o[i] / s;
+}
+
+// Like the cpu kernel: max, exp(x − max), sum (double), divide.
+void softmax_row(const float* x, float* o, int64_t n) {
   const float m = row_max(x, n);
-  double acc[kLanes] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; l++) {
-      const float e = exp_f(x[i + l] - m);
-      o[i + l] = e;
-      acc[l] += e;
-    }
-  double s = 0;
-  for (; i < n; i++) {
-    const float e = exp_f(x[i] - m);
-    o[i] = e;
-    s += e;
-  }
-  for (int l = 0; l < kLanes; l++) s += acc[l];
-  const float sf = static_cast<float>(s);
-  for (int64_t j = 0; j < n; j++) o[j] = o[j] / sf;
+  exp_shifted(x, o, n, m);
+  divide_by(o, n, static_cast<float>(row_sum(o, n)));
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
 // Builds the native addon at install time (`npm ci`, `npm rebuild @telepath/backend-native`).
 // Never fails the install: if OpenBLAS, a compiler or Node's headers are missing, or the build
 // breaks, it prints one line saying why and how to enable the backend, and exits 0.
+// The build runs in a private temporary copy of the sources and the finished addon is renamed
+// into build/Release, so concurrent installs never see (or load) a half-written binary.
 // Flags: --verbose streams the compiler output. Env: TELEPATH_NATIVE_SKIP_BUILD=1 skips;
 // TELEPATH_OPENBLAS_LIB_DIRS (a ':' list) replaces the directories searched for libopenblas.so;
 // TELEPATH_NATIVE_LOG moves the build log (default build/install.log).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -63,17 +66,33 @@ function main() {
   if (!findOpenBlas()) return say(`skipped: OpenBLAS not found (libopenblas.so); to enable: ${HINT}`);
   const gyp = findNodeGyp();
   if (!gyp) return say(`skipped: node-gyp not found (it ships with npm); to enable: npm rebuild ${PKG}`);
-  const args = [gyp, 'rebuild', '--jobs=max', ...nodeDirArgs()];
-  const started = Date.now();
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: verbose ? 'inherit' : 'pipe', maxBuffer: 64 << 20 });
-  const log = `$ node ${args.join(' ')}\n${r.stdout ?? ''}\n${r.stderr ?? ''}`;
-  const logPath = process.env.TELEPATH_NATIVE_LOG || join(ROOT, 'build', 'install.log');
-  mkdirSync(dirname(logPath), { recursive: true });
-  writeFileSync(logPath, log);
-  const secs = ((Date.now() - started) / 1000).toFixed(1);
-  if (r.status === 0 && existsSync(join(ROOT, 'build', 'Release', 'telepath_native.node'))) return say(`native addon built in ${secs} s`);
-  const why = r.error ? r.error.message : firstError(log);
-  say(`build failed (${why}); see ${logPath}; to enable: ${HINT}`);
+  const work = mkdtempSync(join(tmpdir(), 'telepath-native-'));
+  try {
+    for (const f of ['binding.gyp', 'native']) cpSync(join(ROOT, f), join(work, f), { recursive: true });
+    const args = [gyp, 'rebuild', '--jobs=max', ...nodeDirArgs()];
+    const started = Date.now();
+    // binding.gyp resolves node-addon-api with require(); point it at this package's modules.
+    const nodePath = [join(ROOT, 'node_modules'), join(ROOT, '..', '..', 'node_modules'), process.env.NODE_PATH].filter(Boolean).join(':');
+    const r = spawnSync(process.execPath, args, { cwd: work, env: { ...process.env, NODE_PATH: nodePath }, encoding: 'utf8', stdio: verbose ? 'inherit' : 'pipe', maxBuffer: 64 << 20 });
+    const log = `$ node ${args.join(' ')}\n${r.stdout ?? ''}\n${r.stderr ?? ''}`;
+    const logPath = process.env.TELEPATH_NATIVE_LOG || join(ROOT, 'build', 'install.log');
+    mkdirSync(dirname(logPath), { recursive: true });
+    writeFileSync(logPath, log);
+    const built = join(work, 'build', 'Release', 'telepath_native.node');
+    const secs = ((Date.now() - started) / 1000).toFixed(1);
+    if (r.status === 0 && existsSync(built)) {
+      const dest = join(ROOT, 'build', 'Release');
+      mkdirSync(dest, { recursive: true });
+      const staged = join(dest, `.telepath_native.node.${process.pid}`);
+      copyFileSync(built, staged);
+      renameSync(staged, join(dest, 'telepath_native.node'));
+      return say(`native addon built in ${secs} s`);
+    }
+    const why = r.error ? r.error.message : firstError(log);
+    say(`build failed (${why}); see ${logPath}; to enable: ${HINT}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 function firstError(log) {
