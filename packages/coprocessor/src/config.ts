@@ -1,0 +1,63 @@
+/**
+ * Config of the Base–Coprocessor latent channel.
+ * Papers: Liu et al. 2024, "Deliberation in Latent Space via Differentiable Cache Augmentation",
+ * arXiv 2412.17747 (§3 method, §4 ablations: Fig. 2, Fig. 4, Tables 2 and 6); Coda-Forno et al.
+ * 2025, "Exploring System 1 and 2 communication for latent reasoning in LLMs", arXiv 2510.00494
+ * (H1 wider channel, H2 joint finetuning, matched latent-token budget N_L).
+ *
+ * The variant is one discriminated field; what it implies lives in `VARIANTS` (never booleans):
+ *   liu       Base frozen; the Coprocessor's last-layer states at the N_L soft positions enter
+ *             the Base as input embeddings after the prompt (Liu et al.).
+ *   h1        Base frozen; the Coprocessor's per-layer keys/values at the N_L positions are
+ *             concatenated onto the Base's per-layer cache (paper A, H1).
+ *   h2        H1's KV path with the Base trainable too (paper A, H2).
+ *   h2-embed  Liu's embedding path with the Base trainable too (paper A does not say which
+ *             path its H2 uses, so both are offered).
+ */
+export type CoprocessorVariant = 'liu' | 'h1' | 'h2' | 'h2-embed';
+export type Injection = 'embeddings' | 'kv';
+
+export interface VariantSpec {
+  /** How the latents reach the Base. */
+  injection: Injection;
+  /** Whether the Base's weights train (in the task phase). */
+  trainBase: boolean;
+}
+
+export const VARIANTS: Record<CoprocessorVariant, VariantSpec> = {
+  liu: { injection: 'embeddings', trainBase: false }, // Liu arXiv 2412.17747 abstract: "a frozen LLM" augmented by a coprocessor; "decoder frozen" (methods.md §2 [paper])
+  h1: { injection: 'kv', trainBase: false }, // paper A H1: per-layer [K_l ; K_l^φ], [V_l ; V_l^φ], Base frozen
+  h2: { injection: 'kv', trainBase: true }, // paper A H2: "unfreeze the base"; path not stated — chosen: H1's
+  'h2-embed': { injection: 'embeddings', trainBase: true }, // the other H2 path, offered because it is free
+};
+
+export const COPROCESSOR_VARIANTS = Object.keys(VARIANTS) as CoprocessorVariant[];
+
+export interface CoprocessorConfig {
+  variant: CoprocessorVariant;
+  /** N_L: soft tokens read by the Coprocessor = latent vectors (or KV positions) handed to the Base. */
+  latentTokens: number;
+  /** Steps of the task phase ('sft'): answer loss given prompt + latents. */
+  steps: number;
+  /** Steps of Liu's pretraining-style phase before the task (0 = skipped). */
+  pretrainSteps: number;
+  /** N_A: tokens predicted after each random insertion point in the pretraining phase. */
+  aheadTokens: number;
+  /** h2 / h2-embed only: steps with the Base still frozen before the joint phase (0 = none). */
+  frozenBaseSteps: number;
+  /** Std of the soft tokens' normal init; 0 = the std of the Base's token-embedding table. */
+  softInitStd: number;
+  /** Longest generated answer (after the forced ###). */
+  maxNewTokens: number;
+}
+
+export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
+  variant: 'liu',
+  latentTokens: 8, // Liu arXiv 2412.17747 Table 2: N_L ∈ {4, 8, 16, 32, 64}; chosen: 8, a small budget (paper A: "beyond small values fails to improve")
+  steps: 1000, // chosen: the CoT reference's default, so a coprocessor arm costs ≈ one more reference run
+  pretrainSteps: 0, // chosen: off; Liu trains on pretraining data (§3) — here an option on task text
+  aheadTokens: 16, // Liu arXiv 2412.17747 Table 6 [third-party]: N_A ∈ {4, 8, 16, 32} → GSM8K 24.03 / 24.11 / 24.72 / 23.73, "16 best"
+  frozenBaseSteps: 0, // chosen: plain joint finetuning, as paper A describes H2
+  softInitStd: 0, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
+  maxNewTokens: 32, // chosen: answers are short (Countdown equation, ProsQA sentence, GSM8K number)
+};

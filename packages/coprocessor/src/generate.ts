@@ -1,0 +1,56 @@
+/**
+ * Inference of the channel (Liu et al. 2024, arXiv 2412.17747 §3: "at evaluation the coprocessor
+ * is called once at the end of the prompt"): the Base encodes the prompt, the Coprocessor reads
+ * that cache once and hands on N_L latents (under a control when asked), the Base is fed ### and
+ * decodes the answer greedily or by sampling. `trace` records the Coprocessor's last-layer states
+ * z at the N_L soft positions for the subspace analysis — for every variant, KV ones included
+ * (z is what paper A calls Z = C_φ(KV_θ(x), N_L soft) ∈ R^{N_L×d}).
+ * Letters: B batch, K = N_L latents, C width, V vocab.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { answerFromIds, decode, encodeExample, keepCache, tidy, type DecodeResult, type Example, type GenerateOptions, type Generation, type LatentTrace } from '@telepath/core';
+import { continueBase, controlLatents, latentPositions } from './channel.js';
+import { latentsFor } from './loss.js';
+import type { CoprocessorState } from './state.js';
+
+export async function generateAnswers(s: CoprocessorState, batch: Example[], o: GenerateOptions): Promise<Generation[]> {
+  const tok = s.tokenizer;
+  const K = s.config.latentTokens;
+  const prompts = batch.map((ex) => encodeExample(tok, ex).prompt);
+  const control = o.control ?? 'none';
+  const start = tidy(() => {
+    const { prompt, latents } = latentsFor(s, prompts);
+    const shown = control === 'none' ? latents : controlLatents(latents, control, o.rng.fork('control'));
+    const { logits, cache } = continueBase(s.base, prompt, shown, prompts.map(() => [tok.sepId]), tok.padId); // [B, 1, V]
+    const next = prompt.lengths.map((n) => n + latentPositions(shown) + 1);
+    return { cache: keepCache(cache), lastLogits: tf.reshape(logits, [prompts.length, -1]) as tf.Tensor2D, next };
+  });
+  const room = s.base.config.contextLength - Math.max(...start.next);
+  const maxNewTokens = Math.max(1, Math.min(o.maxNewTokens || s.config.maxNewTokens, room));
+  let out: DecodeResult;
+  try {
+    out = decode(s.base, start.cache, start.lastLogits, start.next, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng });
+  } finally {
+    start.lastLogits.dispose();
+  }
+  return batch.map((ex, i) => {
+    const ids = [tok.sepId, ...out.tokens[i]];
+    return { id: ex.id, answer: answerFromIds(tok, ids).answer, text: tok.decode(ids), reasoningLength: K, reasoningKind: 'latents' };
+  });
+}
+
+/** z [N, C] per latent slot over `batch` (chunks of 32 examples). */
+export function traceLatents(s: CoprocessorState, batch: Example[]): LatentTrace {
+  const K = s.config.latentTokens;
+  const C = s.base.config.width;
+  const N = batch.length;
+  const slots = Array.from({ length: K }, (_, k) => ({ name: `z${k}`, vectors: new Float32Array(N * C), rows: N, width: C }));
+  for (let i = 0; i < N; i += 32) {
+    const chunk = batch.slice(i, i + 32);
+    const z = tf.tidy(() => latentsFor(s, chunk.map((ex) => encodeExample(s.tokenizer, ex).prompt)).out.z.dataSync() as Float32Array); // [b, K, C]
+    chunk.forEach((_, b) => {
+      for (let k = 0; k < K; k++) slots[k].vectors.set(z.subarray((b * K + k) * C, (b * K + k + 1) * C), (i + b) * C);
+    });
+  }
+  return { source: `coprocessor-${s.config.variant}`, slots, exampleIds: batch.map((ex) => ex.id) };
+}

@@ -1,0 +1,67 @@
+/**
+ * State of a coprocessor arm: the Base (ctx.lm — the trained CoT / No-CoT reference when the
+ * arm starts from one), the Coprocessor built from it, the resolved config, and which variables
+ * each phase trains. Phases: 'pretrain' (Liu's ahead-token objective, optional), 'warm' (h2
+ * variants only, optional: the Coprocessor trains with the Base still frozen), 'sft' (the task).
+ */
+import type * as tf from '@tensorflow/tfjs-core';
+import { parseConfig, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
+import { COPROCESSOR_VARIANTS, DEFAULT_COPROCESSOR_CONFIG, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
+import { createCoprocessor, disposeCoprocessor, type Coprocessor } from './model.js';
+
+export interface CoprocessorState extends MethodState {
+  base: TinyLm;
+  cp: Coprocessor;
+  tokenizer: Tokenizer;
+  config: CoprocessorConfig;
+  spec: VariantSpec;
+}
+
+export function resolveConfig(config: unknown): CoprocessorConfig {
+  const c = parseConfig(DEFAULT_COPROCESSOR_CONFIG, config, 'coprocessor');
+  if (!COPROCESSOR_VARIANTS.includes(c.variant)) throw new Error(`coprocessor: unknown variant "${c.variant}". Expected one of: ${COPROCESSOR_VARIANTS.join(', ')}`);
+  for (const k of ['latentTokens', 'aheadTokens', 'maxNewTokens'] as const) {
+    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`coprocessor: ${k} must be a positive integer, got ${c[k]}`);
+  }
+  for (const k of ['steps', 'pretrainSteps', 'frozenBaseSteps'] as const) {
+    if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`coprocessor: ${k} must be a non-negative integer, got ${c[k]}`);
+  }
+  if (c.frozenBaseSteps > 0 && !VARIANTS[c.variant].trainBase) throw new Error(`coprocessor: frozenBaseSteps applies to h2 and h2-embed only (variant "${c.variant}" never trains the Base)`);
+  if (c.softInitStd < 0) throw new Error(`coprocessor: softInitStd must be ≥ 0, got ${c.softInitStd}`);
+  return c;
+}
+
+export function phasesOf(config: unknown): { phase: string; steps: number }[] {
+  const c = resolveConfig(config);
+  const out: { phase: string; steps: number }[] = [];
+  if (c.pretrainSteps > 0) out.push({ phase: 'pretrain', steps: c.pretrainSteps });
+  if (c.frozenBaseSteps > 0) out.push({ phase: 'warm', steps: c.frozenBaseSteps });
+  out.push({ phase: 'sft', steps: c.steps });
+  return out;
+}
+
+export function createState(ctx: MethodContext, config: CoprocessorConfig): CoprocessorState {
+  const c = resolveConfig(config);
+  const spec = VARIANTS[c.variant];
+  const base = ctx.lm;
+  const cp = createCoprocessor(base, c.latentTokens, spec.injection, c.softInitStd, ctx.rng.fork('coprocessor'));
+  const coproVars = new Map([...cp.used].map(([n, v]) => [`copro.${n}`, v]));
+  const all = new Map<string, tf.Variable>([...base.params, ...coproVars]);
+  return {
+    base,
+    cp,
+    tokenizer: ctx.tokenizer,
+    config: c,
+    spec,
+    trainable: (phase) => {
+      if (phase === 'sft') return spec.trainBase ? all : coproVars;
+      if (phase === 'pretrain' || phase === 'warm') return coproVars; // Liu §3: the decoder stays frozen
+      throw new Error(`coprocessor: unknown phase "${phase}". Expected one of: ${phasesOf(c).map((p) => p.phase).join(', ')}`);
+    },
+    variables: () => all,
+    dispose: () => {
+      disposeCoprocessor(cp);
+      base.dispose();
+    },
+  };
+}
