@@ -4,16 +4,16 @@
  * with the issue that brings them, so `telepath list` and config errors can say so.
  */
 import type { LatentMethod, MethodId } from '@telepath/core';
+import { coprocessor } from '@telepath/coprocessor';
 import { cot } from '@telepath/cot';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyMethod = LatentMethod<any, any>;
 
-export const METHODS: Partial<Record<MethodId, AnyMethod>> = { cot };
+export const METHODS: Partial<Record<MethodId, AnyMethod>> = { cot, coprocessor };
 
 export const PLANNED_METHODS: Partial<Record<MethodId, string>> = {
   'soft-embedding': 'issue 6',
-  coprocessor: 'issue 7',
   colar: 'issue 8',
   'thought-comm': 'issue 9',
 };
