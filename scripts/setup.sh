@@ -3,12 +3,13 @@
 #   OpenBLAS headers   — the native CPU backend's matrix products (@telepath/backend-native)
 #   DejaVu fonts       — text in the PNG charts of reports
 #   Chromium           — the test that renders the HTML report in a real browser
+#   Jupyter (nbconvert, client, nbclient) — runs the tslab notebooks headlessly
 # Without them everything still runs: the native backend is skipped (wasm is used) with a
 # one-line message saying how to enable it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libopenblas-dev fonts-dejavu-core chromium)
+APT_PACKAGES=(libopenblas-dev fonts-dejavu-core chromium jupyter-nbconvert jupyter-client python3-nbclient)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
