@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import * as path from 'node:path';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
+import { analyzeCommand } from './analyze-command.js';
 import { evalCommand } from './eval-command.js';
 import { listCommand } from './list.js';
 import { loadExperiment } from './experiment.js';
@@ -19,6 +20,7 @@ Commands:
   run <experiment.json>    train and evaluate every arm × seed, print the comparison table
   eval <run dir> --data F  evaluate a trained arm on another file of the same task
   report <name | dir>      rebuild tables, charts and the HTML report from run records
+  analyze <run dir>        subspace analysis of a latent arm's latents (tables, heatmaps)
   list                     experiments, tasks and methods
 
 Common options:
@@ -48,10 +50,12 @@ export async function main(argv: string[]): Promise<number> {
       return evalCommand(rest);
     case 'report':
       return reportCommand(rest);
+    case 'analyze':
+      return analyzeCommand(rest);
     case 'list':
       return listCommand(rest);
     default:
-      console.error(`telepath: unknown command "${command}". Expected one of: run, eval, report, list\n\n${HELP}`);
+      console.error(`telepath: unknown command "${command}". Expected one of: run, eval, report, analyze, list\n\n${HELP}`);
       return 2;
   }
 }

@@ -24,7 +24,9 @@ import {
   type LatentMethod,
   type LmConfig,
   type MethodState,
+  type RewardFn,
 } from '@telepath/core';
+import type { Task } from '@telepath/tasks';
 import type { TaskData } from './data.js';
 import { evaluate } from './evaluate.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
@@ -80,19 +82,19 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
   const method = methodById(arm.method, `arm ${arm.name}`);
   const resolved = { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm, seed };
   const record = await RunRecord.open(dir, resolved, { resume: true, datasets: data.hashes });
-  const built = await buildArm(method, dir, exp, arm, seed, data.train, [...data.train, ...data.test], o.runsDir);
+  const built = await buildArm(method, dir, exp, arm, seed, data.train, [...data.train, ...data.test], o.runsDir, rewardFromTask(data.task));
   const { state, lm } = built;
   try {
     const rng = new Rng(seed);
     const timing = await readTiming(dir);
-    for (const { phase, steps } of method.phases(arm.config)) {
+    for (const { phase, steps, optim } of method.phases(arm.config)) {
       const bar = o.quiet ? undefined : new Progress(`${arm.name} s${seed} ${phase}`, steps);
       const res = await train({
         params: state.trainable(phase),
         rng: rng.fork(`train/${phase}`),
         modelConfig: lm.config,
         checkpointPath: path.join(dir, `${phase}.ckpt`),
-        config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: exp.train.optim },
+        config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: { ...exp.train.optim, ...optim } },
         loss: (at) => method.loss(state, sampleBatch(data.train, at.rng, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }),
         onLog: (l) => {
           void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
@@ -145,8 +147,16 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
   }
 }
 
-/** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state. */
-export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, train: Example[], all: Example[], runsDir: string) {
+/**
+ * The reward RL phases get: 1 when the task scores the answer correct, else 0 — the same scoring
+ * as evaluation (`isCorrect` on "### answer").
+ */
+export function rewardFromTask(task: Task): RewardFn {
+  return (ex, answer) => (task.isCorrect(ex, `### ${answer}`) ? 1 : 0);
+}
+
+/** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
+export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, train: Example[], all: Example[], runsDir: string, reward?: RewardFn) {
   const tokFile = path.join(dir, 'tokenizer.json');
   const tokenizer = existsSync(tokFile) ? await Tokenizer.load(tokFile) : Tokenizer.build(exampleTexts(train));
   if (!existsSync(tokFile)) await tokenizer.save(tokFile);
@@ -164,7 +174,7 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
   const rng = new Rng(seed);
   const lm = new TinyLm(lmConfig, rng.fork('lm'));
   if (arm.initFrom) await initLmFrom(lm, runDirOf(runsDir, exp.name, arm.initFrom, seed), dir);
-  const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown' }, arm.config);
+  const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown', ...(reward ? { reward } : {}) }, arm.config);
   return { tokenizer, lm, state };
 }
 
