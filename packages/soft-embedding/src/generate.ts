@@ -1,0 +1,143 @@
+/**
+ * Generation and latent traces. Both variants build an aligned prefix batch, fill the N_L latent
+ * slots, then continue with core's `decode` from the resulting cache (greedy or sampled):
+ *   soft tokens:         <bos> question \n · N_L soft tokens            → decode (### answer …)
+ *   continuous thought:  <bos> question \n <bot> · N_L thoughts · <eot> → decode
+ *     (Coconut arXiv 2412.06769 v1 §3, inference: the thoughts are produced, then <eot> is fed).
+ * A latent control (core's applyLatentControl) replaces the latents the slots receive: for soft
+ * tokens the tiled soft tokens, for continuous thought the produced thoughts (all K at once, then
+ * the slots and <eot> are recomputed from the prompt's cache). Soft tokens are the same vectors
+ * for every example, so 'shuffle' leaves them unchanged by construction.
+ * Letters: B batch, T columns, K latent slots (N_L), C width, V vocab.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import {
+  answerFromIds,
+  applyLatentControl,
+  decode,
+  type DecodeResult,
+  disposeCache,
+  encodeExample,
+  Rng,
+  tidy,
+  type Example,
+  type GenerateOptions,
+  type Generation,
+  type KvCache,
+  type LatentControl,
+  type LatentTrace,
+} from '@telepath/core';
+import { alignBatch, disposeAligned, type AlignedBatch, type AlignedRow } from './layout.js';
+import { continuousForward, softTokenForward } from './model.js';
+import type { SoftEmbeddingState } from './state.js';
+
+export interface LatentRun {
+  cache: KvCache;
+  lastLogits: tf.Tensor2D; // [B, V] at the last prefix column
+  nextPositions: number[];
+  /** The latents before any control: soft tokens tiled, or the produced thoughts. [B, K, C] */
+  latents: tf.Tensor3D;
+  /** What the slots received (after the control). [B, K, C] */
+  fed: tf.Tensor3D;
+  /** soft-tokens only: last hidden state (after the final LayerNorm) at each slot. [B, K, C] */
+  slotHidden?: tf.Tensor3D;
+}
+
+function prefixRows(s: SoftEmbeddingState, batch: Example[]): AlignedRow[] {
+  const tok = s.tokenizer;
+  const K = s.config.latentTokens;
+  return batch.map((ex) => {
+    const prompt = encodeExample(tok, ex).prompt;
+    return s.config.variant === 'soft-tokens'
+      ? { prefix: prompt, latents: K, suffix: [] }
+      : { prefix: [...prompt, tok.id('bot')], latents: K, suffix: [{ ids: [tok.id('eot')], trained: false }] };
+  });
+}
+
+/** Columns [from, from + n) of a [B, T, C] tensor. */
+function slotCols(t: tf.Tensor3D, from: number, n: number): tf.Tensor3D {
+  const [B, , C] = t.shape;
+  return tf.slice(t, [0, from, 0], [B, n, C]);
+}
+
+/** Runs the prompt and the N_L latent slots; the caller disposes the result (disposeRun). */
+export function runLatents(s: SoftEmbeddingState, batch: Example[], control: LatentControl, rng: Rng): LatentRun {
+  const tok = s.tokenizer;
+  const b: AlignedBatch = alignBatch(prefixRows(s, batch), { padId: tok.padId, latentId: tok.id('latent'), contextLength: s.lm.config.contextLength, teacherForcing: false });
+  try {
+    return tidy(() => {
+      const K = s.config.latentTokens;
+      const P = b.latentStart;
+      const ctl = (z: tf.Tensor3D) => applyLatentControl(z, control, rng);
+      if (s.config.variant === 'soft-tokens') {
+        const latents = tf.tile(tf.expandDims(s.soft!, 0), [batch.length, 1, 1]) as tf.Tensor3D; // [B, K, C]
+        const fed = ctl(latents);
+        const out = softTokenForward(s.lm, b, fed);
+        const h = out.hidden[out.hidden.length - 1]; // [B, T, C]
+        return { cache: out.cache, lastLogits: lastColumn(out.logits), nextPositions: b.nextPositions, latents, fed, slotHidden: slotCols(h, P, K) };
+      }
+      const out = continuousForward(s.lm, b, control === 'none' ? {} : { replace: ctl });
+      return { cache: out.cache, lastLogits: lastColumn(out.logits), nextPositions: b.nextPositions, latents: out.thoughts, fed: out.fed };
+    });
+  } finally {
+    disposeAligned(b);
+  }
+}
+
+function lastColumn(logits: tf.Tensor3D): tf.Tensor2D {
+  const [B, T, V] = logits.shape;
+  return tf.reshape(tf.slice(logits, [0, T - 1, 0], [B, 1, V]), [B, V]);
+}
+
+/** Disposes a run; `keepCache` leaves the cache and the last logits to the caller (for decode). */
+export function disposeRun(r: LatentRun, o: { keepCache?: boolean } = {}): void {
+  tf.dispose([r.latents, r.fed, ...(r.slotHidden ? [r.slotHidden] : [])]);
+  if (!o.keepCache) {
+    r.lastLogits.dispose();
+    disposeCache(r.cache);
+  }
+}
+
+export async function generateAnswers(s: SoftEmbeddingState, batch: Example[], o: GenerateOptions): Promise<Generation[]> {
+  const tok = s.tokenizer;
+  const run = runLatents(s, batch, o.control ?? 'none', o.rng.fork('control'));
+  const room = s.lm.config.contextLength - Math.max(...run.nextPositions);
+  const maxNewTokens = Math.max(1, Math.min(o.maxNewTokens || s.config.maxNewTokens, room));
+  disposeRun(run, { keepCache: true });
+  let out: DecodeResult;
+  try {
+    // decode takes ownership of the cache (disposes it); the last logits stay ours
+    out = decode(s.lm, run.cache, run.lastLogits, run.nextPositions, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng.fork('sample') });
+  } finally {
+    run.lastLogits.dispose();
+  }
+  return batch.map((ex, i) => ({
+    id: ex.id,
+    answer: answerFromIds(tok, out.tokens[i]).answer,
+    text: tok.decode(out.tokens[i]),
+    reasoningLength: s.config.latentTokens,
+    reasoningKind: 'latents',
+  }));
+}
+
+/**
+ * The latent vectors for @telepath/analysis, one slot per latent position over the examples:
+ * continuous thought: the thoughts fed to the slots (thought k = last hidden state before slot k);
+ * soft tokens: the last hidden state at each soft-token slot (the soft tokens themselves are the
+ * same for every example, so their example-dependent counterpart is the state they produce).
+ */
+export function traceLatents(s: SoftEmbeddingState, examples: Example[], chunk = 64): LatentTrace {
+  const K = s.config.latentTokens;
+  const C = s.lm.config.width;
+  const N = examples.length;
+  const slots = Array.from({ length: K }, (_, k) => ({ name: `${s.config.variant === 'soft-tokens' ? 'soft' : 'thought'}${k + 1}`, vectors: new Float32Array(N * C), rows: N, width: C }));
+  for (let i = 0; i < N; i += chunk) {
+    const part = examples.slice(i, i + chunk);
+    const run = runLatents(s, part, 'none', new Rng(0)); // 'none' draws nothing
+    const src = run.slotHidden ?? run.latents; // [b, K, C]
+    const v = src.dataSync();
+    disposeRun(run);
+    for (let r = 0; r < part.length; r++) for (let k = 0; k < K; k++) slots[k].vectors.set(v.subarray((r * K + k) * C, (r * K + k + 1) * C), (i + r) * C);
+  }
+  return { source: s.config.variant === 'soft-tokens' ? 'soft-tokens/slot-hidden' : 'continuous-thought', slots, exampleIds: examples.map((e) => e.id) };
+}
