@@ -11,35 +11,23 @@ function extractNumber(output: string): string | null {
   return firstNumber(answerText(output));
 }
 
-export const gsm8kTask: Task = {
-  name: 'gsm8k',
-  version: 1,
-  extractAnswer: extractNumber,
-  isCorrect(example: Example, output: string): boolean {
-    const pred = extractNumber(output);
-    return pred !== null && numbersEqual(pred, example.answer);
-  },
-};
+/** A GSM-family task: the first number after the last ### compared with `same`. */
+function numericTask(name: Task['name'], same: (pred: string, gold: string) => boolean): Task {
+  return {
+    name,
+    version: 1,
+    extractAnswer: extractNumber,
+    isCorrect(example: Example, output: string): boolean {
+      const pred = extractNumber(output);
+      return pred !== null && same(pred, example.answer);
+    },
+  };
+}
 
-export const svampTask: Task = {
-  name: 'svamp',
-  version: 1,
-  extractAnswer: extractNumber,
-  isCorrect(example: Example, output: string): boolean {
-    const pred = extractNumber(output);
-    return pred !== null && numbersEqual(pred, example.answer);
-  },
-};
+export const gsm8kTask: Task = numericTask('gsm8k', numbersEqual);
+export const svampTask: Task = numericTask('svamp', numbersEqual);
 
 /** Relative tolerance for GSM-Hard (datasets.md §6: |pred − gold| ≤ 1e-4·max(1, |gold|), [inferred] there). */
 export const GSM_HARD_TOLERANCE = 1e-4;
 
-export const gsmHardTask: Task = {
-  name: 'gsm-hard',
-  version: 1,
-  extractAnswer: extractNumber,
-  isCorrect(example: Example, output: string): boolean {
-    const pred = extractNumber(output);
-    return pred !== null && numbersClose(pred, example.answer, GSM_HARD_TOLERANCE);
-  },
-};
+export const gsmHardTask: Task = numericTask('gsm-hard', (pred, gold) => numbersClose(pred, gold, GSM_HARD_TOLERANCE));
