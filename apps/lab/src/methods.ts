@@ -6,14 +6,14 @@
 import type { LatentMethod, MethodId } from '@telepath/core';
 import { coprocessor } from '@telepath/coprocessor';
 import { cot } from '@telepath/cot';
+import { softEmbedding } from '@telepath/soft-embedding';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyMethod = LatentMethod<any, any>;
 
-export const METHODS: Partial<Record<MethodId, AnyMethod>> = { cot, coprocessor };
+export const METHODS: Partial<Record<MethodId, AnyMethod>> = { cot, coprocessor, 'soft-embedding': softEmbedding };
 
 export const PLANNED_METHODS: Partial<Record<MethodId, string>> = {
-  'soft-embedding': 'issue 6',
   colar: 'issue 8',
   'thought-comm': 'issue 9',
 };
