@@ -8,7 +8,8 @@
         "native/gemm.cc",
         "native/elementwise.cc",
         "native/reduce.cc",
-        "native/layout.cc"
+        "native/layout.cc",
+        "native/fused.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],

@@ -146,6 +146,38 @@ Napi::Value GeluGrad(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value LayerNorm(const Napi::CallbackInfo& info) {
+  // (x, gamma, beta, y, mean, rstd, C, eps)
+  const int64_t C = num(info, 6);
+  const View xv = view(info, 0, "x");
+  if (C <= 0 || xv.length % C != 0) throw Napi::RangeError::New(info.Env(), "layerNorm: size is not a multiple of C");
+  const int64_t N = static_cast<int64_t>(xv.length) / C;
+  tp::layer_norm(f32(info, 0, "x", N * C), f32(info, 1, "gamma", C), f32(info, 2, "beta", C), f32(info, 3, "y", N * C), f32(info, 4, "mean", N), f32(info, 5, "rstd", N), N, C,
+                 static_cast<float>(dbl(info, 7)));
+  return info.Env().Undefined();
+}
+
+Napi::Value LayerNormGrad(const Napi::CallbackInfo& info) {
+  // (dy, x, gamma, mean, rstd, dx, dgamma, dbeta, C)
+  const int64_t C = num(info, 8);
+  const View xv = view(info, 1, "x");
+  if (C <= 0 || xv.length % C != 0) throw Napi::RangeError::New(info.Env(), "layerNormGrad: size is not a multiple of C");
+  const int64_t N = static_cast<int64_t>(xv.length) / C;
+  tp::layer_norm_grad(f32(info, 0, "dy", N * C), f32(info, 1, "x", N * C), f32(info, 2, "gamma", C), f32(info, 3, "mean", N), f32(info, 4, "rstd", N), f32(info, 5, "dx", N * C),
+                      f32(info, 6, "dgamma", C), f32(info, 7, "dbeta", C), N, C);
+  return info.Env().Undefined();
+}
+
+Napi::Value AdamW(const Napi::CallbackInfo& info) {
+  // (p, m, v, g, pOut, mOut, vOut, lr, b1, b2, eps, wd, c1, c2)
+  const View pv = view(info, 0, "param");
+  const int64_t n = static_cast<int64_t>(pv.length);
+  auto f = [&](size_t i) { return static_cast<float>(dbl(info, i)); };
+  tp::adamw(f32(info, 0, "param", n), f32(info, 1, "m", n), f32(info, 2, "v", n), f32(info, 3, "grad", n), f32(info, 4, "paramOut", n), f32(info, 5, "mOut", n), f32(info, 6, "vOut", n), n, f(7), dbl(info, 8), dbl(info, 9),
+            f(10), f(11), f(12), f(13));
+  return info.Env().Undefined();
+}
+
 Napi::Value Reduce(const Napi::CallbackInfo& info) {
   const int op = static_cast<int>(num(info, 0));
   if (op < 0 || op >= tp::kNumReduceOps) throw Napi::RangeError::New(info.Env(), "unknown reduce op");
@@ -323,6 +355,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("addN", Napi::Function::New(env, AddN));
   exports.Set("geluGrad", Napi::Function::New(env, GeluGrad));
   exports.Set("reduce", Napi::Function::New(env, Reduce));
+  exports.Set("layerNorm", Napi::Function::New(env, LayerNorm));
+  exports.Set("layerNormGrad", Napi::Function::New(env, LayerNormGrad));
+  exports.Set("adamw", Napi::Function::New(env, AdamW));
   exports.Set("softmax", Napi::Function::New(env, Softmax));
   exports.Set("transpose", Napi::Function::New(env, Transpose));
   exports.Set("copy2d", Napi::Function::New(env, Copy2d));

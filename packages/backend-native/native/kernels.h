@@ -46,6 +46,17 @@ bool gather(const float* x, int64_t outer, int64_t axisDim, int64_t inner, const
 /** out[s, i] = Σ_{r: ids[r] = s} x[r, i]; out [numSegments, inner]; ids outside [0, numSegments) skipped. */
 void segment_sum(const float* x, const int32_t* ids, int64_t rows, int64_t inner, int64_t numSegments, float* out);
 
+// ---- fused (fused.cc) ----
+/** LayerNorm over the last axis of x [N, C]: y [N, C], mean [N], rstd [N] = 1/sqrt(var + eps). */
+void layer_norm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd, int64_t N, int64_t C, float eps);
+/** Gradients of layer_norm: dx [N, C], dgamma [C], dbeta [C]. */
+void layer_norm_grad(const float* dy, const float* x, const float* gamma, const float* mean, const float* rstd, float* dx, float* dgamma, float* dbeta, int64_t N, int64_t C);
+/**
+ * AdamW step on n values: m' = b1·m + (1−b1)·g, v' = b2·v + (1−b2)·g², p' = p − lr·((m'/c1) / (sqrt(v'/c2) + eps) + wd·p),
+ * with c1, c2 the bias corrections (1 − b^t).
+ */
+void adamw(const float* p, const float* m, const float* v, const float* g, float* pOut, float* mOut, float* vOut, int64_t n, float lr, double b1, double b2, float eps, float wd, float c1, float c2);
+
 // ---- matmul (gemm.cc) ----
 /**
  * out[b] = op(A[b]) · op(B[b]) for b < max(batchA, batchB); a batch of 1 broadcasts.

@@ -31,6 +31,18 @@ TP_CLONES double row_sum(const float* TP_RESTRICT x, int64_t n) {
   return s;
 }
 
+// Mean as the cpu backend computes it: each element divided by n (float), then summed in double.
+TP_CLONES double row_sum_div(const float* TP_RESTRICT x, int64_t n, float d) {
+  double acc[kLanes] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; l++) acc[l] += x[i + l] / d;
+  double s = 0;
+  for (; i < n; i++) s += x[i] / d;
+  for (int l = 0; l < kLanes; l++) s += acc[l];
+  return s;
+}
+
 inline float pick_max(float m, float v) { return (v > m || v != v) ? v : m; }
 inline float pick_min(float m, float v) { return (v < m || v != v) ? v : m; }
 
@@ -67,7 +79,7 @@ double row_prod(const float* x, int64_t n) {
 float reduce_row(int op, const float* x, int64_t n) {
   switch (op) {
     case kSum: return static_cast<float>(row_sum(x, n));
-    case kMean: return static_cast<float>(row_sum(x, n) / static_cast<double>(n));
+    case kMean: return static_cast<float>(row_sum_div(x, n, static_cast<float>(n)));
     case kRMax: return row_max(x, n);
     case kRMin: return row_min(x, n);
     default: return static_cast<float>(row_prod(x, n));
@@ -75,14 +87,18 @@ float reduce_row(int op, const float* x, int64_t n) {
 }
 
 // out[k] = reduce over r of x[r·stride + k] for k in [k0, k1).
-TP_CLONES void col_sum(const float* TP_RESTRICT x, int64_t R, int64_t stride, int64_t k0, int64_t k1, float* TP_RESTRICT out, double* TP_RESTRICT acc, double scale) {
+// div = 1 for sums, R for means (each element divided first, as the cpu backend does).
+TP_CLONES void col_sum(const float* TP_RESTRICT x, int64_t R, int64_t stride, int64_t k0, int64_t k1, float* TP_RESTRICT out, double* TP_RESTRICT acc, float div) {
   const int64_t w = k1 - k0;
   for (int64_t k = 0; k < w; k++) acc[k] = 0;
   for (int64_t r = 0; r < R; r++) {
     const float* TP_RESTRICT row = x + r * stride + k0;
-    for (int64_t k = 0; k < w; k++) acc[k] += row[k];
+    if (div == 1.0f)
+      for (int64_t k = 0; k < w; k++) acc[k] += row[k];
+    else
+      for (int64_t k = 0; k < w; k++) acc[k] += row[k] / div;
   }
-  for (int64_t k = 0; k < w; k++) out[k0 + k] = static_cast<float>(acc[k] * scale);
+  for (int64_t k = 0; k < w; k++) out[k0 + k] = static_cast<float>(acc[k]);
 }
 
 TP_CLONES void col_maxmin(bool isMax, const float* TP_RESTRICT x, int64_t R, int64_t stride, int64_t k0, int64_t k1, float* TP_RESTRICT out) {
@@ -119,7 +135,7 @@ void reduce_cols(int op, const float* x, int64_t K1, int64_t R, int64_t K2, floa
       const int64_t k0 = blk * kColBlock, k1 = k0 + kColBlock < K2 ? k0 + kColBlock : K2;
       const float* xi = x + i * R * K2;
       float* oi = out + i * K2;
-      if (op == kSum || op == kMean) col_sum(xi, R, K2, k0, k1, oi, acc, op == kMean ? 1.0 / static_cast<double>(R) : 1.0);
+      if (op == kSum || op == kMean) col_sum(xi, R, K2, k0, k1, oi, acc, op == kMean ? static_cast<float>(R) : 1.0f);
       else if (op == kRMax || op == kRMin) col_maxmin(op == kRMax, xi, R, K2, k0, k1, oi);
       else col_prod(xi, R, K2, k0, k1, oi, acc);
     }
@@ -135,12 +151,12 @@ void reduce_rows(int op, const float* x, int64_t K, int64_t R, float* out) {
     pool().parallel_for(nt, 1, [&](int64_t b, int64_t e) {
       for (int64_t c = b; c < e; c++) {
         const int64_t lo = R * c / nt, hi = R * (c + 1) / nt;
-        part[c] = row_sum(x + lo, hi - lo);
+        part[c] = op == kMean ? row_sum_div(x + lo, hi - lo, static_cast<float>(R)) : row_sum(x + lo, hi - lo);
       }
     });
     double s = 0;
     for (double p : part) s += p;
-    out[0] = static_cast<float>(op == kMean ? s / static_cast<double>(R) : s);
+    out[0] = static_cast<float>(s);
     return;
   }
   const int64_t grain = R >= kElementGrain ? 1 : (kElementGrain + R - 1) / R;

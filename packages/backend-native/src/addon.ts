@@ -40,6 +40,9 @@ export interface NativeAddon {
   unary(op: number, x: Float32Array, out: Float32Array, alpha?: number, beta?: number): void;
   addN(xs: Float32Array[], out: Float32Array): void;
   geluGrad(x: Float32Array, dy: Float32Array, dx: Float32Array): void;
+  layerNorm(x: Float32Array, gamma: Float32Array, beta: Float32Array, y: Float32Array, mean: Float32Array, rstd: Float32Array, cols: number, eps: number): void;
+  layerNormGrad(dy: Float32Array, x: Float32Array, gamma: Float32Array, mean: Float32Array, rstd: Float32Array, dx: Float32Array, dgamma: Float32Array, dbeta: Float32Array, cols: number): void;
+  adamw(p: Float32Array, m: Float32Array, v: Float32Array, g: Float32Array, pOut: Float32Array, mOut: Float32Array, vOut: Float32Array, lr: number, beta1: number, beta2: number, eps: number, weightDecay: number, c1: number, c2: number): void;
   /** meta: [rank, dims…, reduceFlags…]. */
   reduce(op: number, x: Float32Array, out: Float32Array, meta: Int32Array): void;
   softmax(x: Float32Array, out: Float32Array, cols: number): void;

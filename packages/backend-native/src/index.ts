@@ -7,7 +7,7 @@
  * whose one-line message says why the backend is unavailable and how to enable it.
  */
 import type * as tfc from '@tensorflow/tfjs-core';
-import { type AddonInfo, ENABLE_HINT, loadAddon, PACKAGE_NAME } from './addon.js';
+import { type AddonInfo, loadAddon } from './addon.js';
 import type { PoolStats } from './buffer-pool.js';
 import type { RegisterOptions } from './register.js';
 
@@ -17,8 +17,9 @@ export type { PoolStats } from './buffer-pool.js';
 export type { RegisterOptions } from './register.js';
 
 export const BACKEND_NAME = 'native';
-/** Custom kernels for core's fused ops (registered only on this backend; gradient included). */
-export const FUSED_KERNELS = { geluTanh: 'TelepathGeluTanh', geluTanhGrad: 'TelepathGeluTanhGrad' } as const;
+/** Custom kernels for core's fused ops (registered only on this backend). */
+export { FUSED_KERNELS } from './fused-names.js';
+export { type AdamWStep, type FusedOps, fusedOps } from './fused-ops.js';
 
 export type NativeStatus = { available: true; info: AddonInfo } | { available: false; reason: string };
 
@@ -41,6 +42,3 @@ export function poolStats(tf: typeof tfc): PoolStats | undefined {
   const be = tf.engine().registry[BACKEND_NAME] as unknown as { poolStats?: () => PoolStats } | undefined;
   return be?.poolStats?.();
 }
-
-/** Unused-variable guard for the hint in messages. */
-export const HOW_TO_ENABLE = `${ENABLE_HINT} (package ${PACKAGE_NAME})`;

@@ -8,7 +8,8 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import type { KernelFunc } from '@tensorflow/tfjs-core';
 import type { NativeAddon } from './addon.js';
 import type { KernelContext, NativeKernelFunc } from './kernels/context.js';
-import { GELU_GRAD_KERNEL, GELU_KERNEL, nativeKernels, opCodes } from './kernels/index.js';
+import { FUSED_KERNELS as FUSED } from './fused-names.js';
+import { nativeKernels, opCodes } from './kernels/index.js';
 
 export const BACKEND_NAME = 'native';
 
@@ -60,11 +61,11 @@ export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: 
     tf.registerKernel({ ...k, backendName: BACKEND_NAME });
   }
   for (const k of native) tf.registerKernel({ kernelName: k.kernelName, backendName: BACKEND_NAME, kernelFunc: k.kernelFunc as unknown as KernelFunc });
-  if (!tf.getGradient(GELU_KERNEL)) {
+  if (!tf.getGradient(FUSED.geluTanh)) {
     tf.registerGradient({
-      kernelName: GELU_KERNEL,
+      kernelName: FUSED.geluTanh,
       inputsToSave: ['x'],
-      gradFunc: (dy, saved) => ({ x: () => tf.engine().runKernel(GELU_GRAD_KERNEL, { dy: dy as tfc.Tensor, x: saved[0] }) as tfc.Tensor }),
+      gradFunc: (dy, saved) => ({ x: () => tf.engine().runKernel(FUSED.geluTanhGrad, { dy: dy as tfc.Tensor, x: saved[0] }) as tfc.Tensor }),
     });
   }
   return BACKEND_NAME;

@@ -56,6 +56,18 @@ export function maxRelError(actual: ArrayLike<number>, expected: ArrayLike<numbe
   return { err, at };
 }
 
+/** Norm-wise relative difference ‖a − b‖₂ / ‖b‖₂ (for gradients, whose single entries may cancel to rounding noise). */
+export function normRelError(actual: ArrayLike<number>, expected: ArrayLike<number>): number {
+  if (actual.length !== expected.length) return Infinity;
+  let diff = 0;
+  let norm = 0;
+  for (let i = 0; i < expected.length; i++) {
+    diff += (actual[i] - expected[i]) ** 2;
+    norm += expected[i] ** 2;
+  }
+  return norm === 0 ? Math.sqrt(diff) : Math.sqrt(diff / norm);
+}
+
 /** Seeded uniform values in [lo, hi) (mulberry32). */
 export function randomValues(seed: number, n: number, lo = -1, hi = 1): Float32Array {
   let s = seed >>> 0;

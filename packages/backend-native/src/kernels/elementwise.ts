@@ -42,10 +42,6 @@ const UNARY: Record<string, { op: string; params?: (args: KernelArgs) => [number
   ClipByValue: { op: 'clip', params: (a) => [attr<number>(a, 'clipValueMin'), attr<number>(a, 'clipValueMax')] },
 };
 
-/** Custom kernels (no tfjs op of their own): tanh-GELU and its gradient. */
-export const GELU_KERNEL = 'TelepathGeluTanh';
-export const GELU_GRAD_KERNEL = 'TelepathGeluTanhGrad';
-
 /** Writes [rank, out dims, a dims, b dims] (inputs padded with leading 1s) into META; the output shape, or undefined. */
 function broadcastMeta(a: TensorInfo, b: TensorInfo): number[] | undefined {
   let shape: number[];
@@ -212,27 +208,5 @@ export function elementwiseKernels(ctx: KernelContext): NativeKernel[] {
       (a) => attr<number[]>(a, 'shape'),
     ),
   );
-  const geluCode = ctx.ops.unary.geluTanh;
-  kernels.push({
-    kernelName: GELU_KERNEL,
-    kernelFunc: (args) => {
-      const out = nativeUnary(args, geluCode, args.inputs.x);
-      if (!out) throw new Error(`${GELU_KERNEL}: x must be float32, got ${args.inputs.x.dtype}`);
-      return out;
-    },
-  });
-  kernels.push({
-    kernelName: GELU_GRAD_KERNEL,
-    kernelFunc: (args) => {
-      const { dy, x } = args.inputs;
-      const be = nativeOf(args);
-      const xv = be.f32(x);
-      const dyv = be.f32(dy);
-      if (!xv || !dyv || xv.length !== dyv.length) throw new Error(`${GELU_GRAD_KERNEL}: dy and x must be float32 of the same size`);
-      const out = be.allocF32(xv.length);
-      be.addon.geluGrad(xv, dyv, out);
-      return be.outF32(x.shape, out);
-    },
-  });
   return kernels;
 }

@@ -1,0 +1,60 @@
+/** Fused LayerNorm, GELU and AdamW on native vs the composed ops on cpu (values and gradients). */
+import * as tf from '@tensorflow/tfjs';
+import { describe, expect, it } from 'vitest';
+import { fusedOps } from './index.js';
+import { maxRelError, normRelError, randomValues, runOn, setupNative } from './testing.js';
+
+const TOL = 1e-5;
+const setup = await setupNative(tf);
+if (!setup.available) console.warn(`[backend-native] skipping native tests: ${setup.reason}`);
+
+
+describe.skipIf(!setup.available)('fused ops', () => {
+  const ops = fusedOps(tf);
+
+  it('layerNorm and its gradients (x, gamma, beta) match the composed ops', async () => {
+    for (const [rows, C] of [[1, 1], [7, 33], [33, 129], [257, 128]]) {
+      const x = randomValues(800 + C, rows * C, -3, 5);
+      const g = randomValues(900 + C, C, 0.5, 1.5);
+      const b = randomValues(1000 + C, C);
+      const dy = randomValues(1100 + C, rows * C);
+      const f = () => {
+        const xs = tf.tensor(x, [rows, C]);
+        const gs = tf.tensor(g, [C]);
+        const bs = tf.tensor(b, [C]);
+        const loss = (u: tf.Tensor, v: tf.Tensor, w: tf.Tensor) => tf.sum(tf.mul(ops.layerNorm(u, v, w, 1e-5), tf.tensor(dy, [rows, C])));
+        const grads = tf.grads(loss as (...a: tf.Tensor[]) => tf.Tensor)([xs, gs, bs]);
+        return [ops.layerNorm(xs, gs, bs, 1e-5), ...grads];
+      };
+      const want = await runOn(tf, 'cpu', f);
+      const got = await runOn(tf, 'native', f);
+      expect(maxRelError(got[0], want[0]).err, `y [${rows},${C}]`).toBeLessThan(TOL);
+      // Gradients are sums (over rows or columns): compared norm-wise.
+      ['dx', 'dgamma', 'dbeta'].forEach((name, i) => expect(normRelError(got[i + 1], want[i + 1]), `${name} [${rows},${C}]`).toBeLessThan(TOL));
+    }
+  });
+
+  it('layerNorm in a tidy leaves no tensors behind, with and without gradients', async () => {
+    await tf.setBackend('native');
+    const x = tf.tensor(randomValues(1, 4 * 8), [4, 8]);
+    const g = tf.ones([8]);
+    const b = tf.zeros([8]);
+    const before = tf.memory().numTensors;
+    tf.dispose(tf.tidy(() => ops.layerNorm(x, g, b, 1e-5)));
+    tf.dispose(tf.tidy(() => tf.grads(((u: tf.Tensor, v: tf.Tensor, w: tf.Tensor) => tf.sum(ops.layerNorm(u, v, w, 1e-5))) as (...a: tf.Tensor[]) => tf.Tensor)([x, g, b])));
+    expect(tf.memory().numTensors).toBe(before);
+    tf.dispose([x, g, b]);
+  });
+
+  it('adamW update matches the composed update', async () => {
+    const n = 33 * 129;
+    const [p, m, v, g] = [1, 2, 3, 4].map((s) => randomValues(1200 + s, n));
+    const vPos = v.map(Math.abs);
+    for (const weightDecay of [0, 0.01]) {
+      const f = () => ops.adamW(tf.tensor(p), tf.tensor(m), tf.tensor(vPos), tf.tensor(g), { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay, step: 3 });
+      const want = await runOn(tf, 'cpu', f);
+      const got = await runOn(tf, 'native', f);
+      ['param', 'm', 'v'].forEach((name, i) => expect(maxRelError(got[i], want[i]).err, `${name} wd ${weightDecay}`).toBeLessThan(TOL));
+    }
+  });
+});
