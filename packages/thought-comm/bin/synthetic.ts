@@ -24,6 +24,8 @@ with and without the sparsity term (ThoughtComm, methods.md §1.11).
   --seeds LIST     comma list of seeds, overriding the config
   --design NAME    component | block (synthetic design, overriding the config)
   --sampled K      every arm uses the column-sampled Jacobian estimator with K columns
+  --penalty NAME   l1 | group | l1+group for every arm (e.g. group for the block design)
+  --steps N        training steps of every arm
   --json           print the JSON report instead of the table
   --out DIR        run-record root (default runs/thought-comm-synthetic/<UTC timestamp>)
   --no-record      write no run records
@@ -38,6 +40,8 @@ const { values } = parseArgs({
     seeds: { type: 'string' },
     design: { type: 'string' },
     sampled: { type: 'string' },
+    penalty: { type: 'string' },
+    steps: { type: 'string' },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
     'no-record': { type: 'boolean', default: false },
@@ -59,7 +63,11 @@ if (values.quick) {
 if (values.sizes) overrides.stateDims = intList('--sizes', values.sizes);
 if (values.seeds) overrides.seeds = intList('--seeds', values.seeds);
 if (values.design) overrides.synthetic = { ...((raw.synthetic as object) ?? {}), design: values.design };
-if (values.sampled) overrides.autoencoder = { ...((raw.autoencoder as object) ?? {}), jacobianColumns: intList('--sampled', values.sampled)[0] };
+const ae: Record<string, unknown> = { ...((raw.autoencoder as object) ?? {}) };
+if (values.sampled) ae.jacobianColumns = intList('--sampled', values.sampled)[0];
+if (values.penalty) ae.penalty = values.penalty;
+if (values.steps) ae.steps = intList('--steps', values.steps)[0];
+overrides.autoencoder = ae;
 const config = parseSyntheticExperimentConfig(overrides);
 
 const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });

@@ -134,3 +134,29 @@ export const DEFAULT_READOUT_CONFIG: ReadoutConfig = {
   floorTau: 0.02, // chosen
   samples: 256, // chosen
 };
+
+const CHOICES = {
+  design: ['component', 'block'],
+  activation: ['tanh', 'silu', 'leakyRelu'],
+  penalty: ['l1', 'group', 'l1+group'],
+  jacobianMethod: ['analytic', 'finiteDifference'],
+} as const;
+
+function checkChoice(where: string, key: keyof typeof CHOICES, value: string): void {
+  const valid: readonly string[] = CHOICES[key];
+  if (!valid.includes(value)) throw new Error(`${where}: unknown ${key} "${value}". Expected one of: ${valid.join(', ')}`);
+}
+
+/** Throws on enum fields outside their choices (parseConfig only checks that they are strings). */
+export function validateSyntheticConfig(c: SyntheticConfig, where = 'synthetic'): SyntheticConfig {
+  checkChoice(where, 'design', c.design);
+  return c;
+}
+
+export function validateAutoencoderConfig(c: AutoencoderConfig, where = 'autoencoder'): AutoencoderConfig {
+  checkChoice(where, 'activation', c.activation);
+  checkChoice(where, 'penalty', c.penalty);
+  checkChoice(where, 'jacobianMethod', c.jacobianMethod);
+  if (c.jacobianSamples < 1 || c.batch < 1 || c.steps < 0) throw new Error(`${where}: batch and jacobianSamples must be ≥ 1 and steps ≥ 0`);
+  return c;
+}

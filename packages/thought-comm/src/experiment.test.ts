@@ -26,6 +26,8 @@ describe('synthetic experiment', () => {
     expect(() => parseSyntheticExperimentConfig({ stateDim: [1] })).toThrow(/unknown config key "stateDim"/);
     expect(() => parseSyntheticExperimentConfig({ arms: [{ name: 'x', autoencoder: { lamda: 1 } }] })).toThrow(/lamda/);
     expect(() => parseSyntheticExperimentConfig({ method: 'colar' })).toThrow(/thought-comm/);
+    expect(() => parseSyntheticExperimentConfig({ autoencoder: { penalty: 'l2' } })).toThrow(/Expected one of: l1, group, l1\+group/);
+    expect(() => parseSyntheticExperimentConfig({ synthetic: { design: 'blocks' } })).toThrow(/Expected one of: component, block/);
   });
 
   it('a small run recovers the structure with the sparsity term and not without it', async () => {

@@ -16,6 +16,8 @@ import {
   type AutoencoderConfig,
   type ReadoutConfig,
   type SyntheticConfig,
+  validateAutoencoderConfig,
+  validateSyntheticConfig,
 } from './config.js';
 import { evaluateIdentification } from './evaluate.js';
 import { fitAutoencoder } from './fit.js';
@@ -64,13 +66,15 @@ export function parseSyntheticExperimentConfig(overrides: unknown): SyntheticExp
   const c = parseConfig(DEFAULT_SYNTHETIC_EXPERIMENT_CONFIG, overrides, 'thought-comm synthetic experiment');
   if (c.method !== 'thought-comm') throw new Error(`thought-comm synthetic experiment: method must be "thought-comm", got "${c.method}"`);
   if (c.arms.length === 0) throw new Error('thought-comm synthetic experiment: no arms');
+  validateSyntheticConfig(c.synthetic, 'thought-comm synthetic experiment: synthetic');
   for (const arm of c.arms) armAutoencoder(c, arm); // validates every arm's keys up front
   return c;
 }
 
 /** The resolved autoencoder config of an arm. */
 export function armAutoencoder(c: SyntheticExperimentConfig, arm: SyntheticArm): AutoencoderConfig {
-  return parseConfig(c.autoencoder, arm.autoencoder ?? {}, `arm "${arm.name}".autoencoder`);
+  const where = `arm "${arm.name}".autoencoder`;
+  return validateAutoencoderConfig(parseConfig(c.autoencoder, arm.autoencoder ?? {}, where), where);
 }
 
 export interface Stat { mean: number; sd: number; min: number; values: number[] }
