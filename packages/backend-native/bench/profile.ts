@@ -1,6 +1,6 @@
 /**
  * Kernel-by-kernel profile of the reference training step on one backend:
- *   npx tsx packages/backend-native/bench/profile.ts [native|cpu|wasm] [--batch N] [--fused-gelu] [--shapes] [--top N]
+ *   npx tsx packages/backend-native/bench/profile.ts [native|cpu|wasm] [--batch N] [--fused] [--shapes] [--top N]
  * Prints ms per step and each kernel's share (tf.profile times every kernel call).
  */
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -16,7 +16,7 @@ const batch = bi >= 0 ? Number(args[bi + 1]) : REF_CONFIG.batch;
 if (backend === 'native') await register(tf);
 if (!(await tf.setBackend(backend))) throw new Error(`backend ${backend} failed`);
 tf.enableProdMode();
-const step = makeRefStep(tf, { ...REF_CONFIG, batch, fusedGelu: args.includes('--fused-gelu') });
+const step = makeRefStep(tf, { ...REF_CONFIG, batch, fused: args.includes('--fused') });
 for (let i = 0; i < 3; i++) step.step();
 let gcMs = 0;
 let gcs = 0;

@@ -1,0 +1,204 @@
+/**
+ * Benchmark of the native backend (not a test):
+ *   npx tsx packages/backend-native/bench/native.bench.ts [--json] [--rounds N] [--steps N]
+ *       [--no-torch] [--no-fused] [--core] [--wasm]
+ * 1. matMul n×n at 256/512/1024 on `native` (tf.matMul + dataSync) next to a plain OpenBLAS
+ *    sgemm with its own threads (same thread count), alternating, best of several runs.
+ * 2. The reference training step (bench/ref-model.ts, core's op sequence), with and without the
+ *    fused ops, and — when /usr/bin/python3 has torch — the same model and optimiser in PyTorch
+ *    (bench/torch_ref.py, a reference, not product) at its two thread settings (2 torch threads
+ *    with OPENBLAS_NUM_THREADS=1; 1 torch thread with OPENBLAS_NUM_THREADS=2), all alternating
+ *    in rounds so machine load hits them alike. PyTorch counts at its faster setting.
+ * --core also runs core's own bench (`bench:core --backend native`) in a child process; --wasm
+ * adds its wasm run. With --json: one line {nativeMsPerStep, torchMsPerStep, ratioVsTorch, …}
+ * where ratioVsTorch = native tokens/s ÷ torch tokens/s (> 1: native faster).
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import * as tf from '@tensorflow/tfjs';
+import { loadAddon } from '../src/addon.js';
+import { nativeStatus, poolStats, register } from '../src/index.js';
+import { makeRefStep, REF_CONFIG } from './ref-model.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const { values: opt } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
+    steps: { type: 'string', default: '6' },
+    'no-torch': { type: 'boolean', default: false },
+    'no-fused': { type: 'boolean', default: false },
+    core: { type: 'boolean', default: false },
+    wasm: { type: 'boolean', default: false },
+  },
+});
+const ROUNDS = Number(opt.rounds);
+const STEPS = Number(opt.steps);
+const log = (msg: string) => {
+  if (!opt.json) console.error(msg);
+};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const status = nativeStatus();
+if (!status.available) {
+  console.error(`native backend unavailable: ${status.reason}`);
+  process.exit(1);
+}
+await register(tf);
+await tf.setBackend('native');
+const addon = (loadAddon() as { ok: true; addon: import('../src/addon.js').NativeAddon }).addon;
+const threads = status.info.threads;
+log(`native: ${threads} threads, ${status.info.isa}, ${status.info.blasConfig}; ${availableParallelism()} CPUs`);
+
+// ---- 1. matMul ----
+function matmulGflops(n: number): { native: number; openblas: number } {
+  const a = tf.randomNormal([n, n], 0, 1, 'float32', 1);
+  const b = tf.randomNormal([n, n], 0, 1, 'float32', 2);
+  const av = a.dataSync() as Float32Array;
+  const bv = b.dataSync() as Float32Array;
+  const out = new Float32Array(n * n);
+  const reps = n >= 1024 ? 5 : n >= 512 ? 10 : 30;
+  const nat: number[] = [];
+  const ob: number[] = [];
+  for (let w = 0; w < 3; w++) tf.matMul(a, b).dispose();
+  for (let r = 0; r < reps; r++) {
+    let t0 = performance.now();
+    const c = tf.matMul(a, b);
+    c.dataSync();
+    nat.push(performance.now() - t0);
+    c.dispose();
+    t0 = performance.now();
+    addon.sgemmOpenblas(av, bv, out, n, n, n, threads);
+    ob.push(performance.now() - t0);
+  }
+  tf.dispose([a, b]);
+  const gf = (ms: number) => (2 * n ** 3) / (ms * 1e6);
+  return { native: gf(Math.min(...nat)), openblas: gf(Math.min(...ob)) };
+}
+const matmulGf: Record<string, number> = {};
+const openblasGf: Record<string, number> = {};
+for (const n of [256, 512, 1024]) {
+  const r = matmulGflops(n);
+  matmulGf[n] = Math.round(r.native);
+  openblasGf[n] = Math.round(r.openblas);
+  log(`matMul ${n}: native ${r.native.toFixed(0)} GFLOP/s, OpenBLAS ${r.openblas.toFixed(0)} GFLOP/s (${((100 * r.native) / r.openblas).toFixed(0)}%)`);
+}
+
+// ---- 2. training step ----
+interface TorchWorker {
+  label: string;
+  run(n: number): Promise<number[]>;
+  close(): void;
+}
+
+async function startTorch(torchThreads: number, blasThreads: number): Promise<TorchWorker | undefined> {
+  const py = '/usr/bin/python3';
+  if (!existsSync(py) || spawnSync(py, ['-c', 'import torch'], { stdio: 'ignore' }).status !== 0) return undefined;
+  const child: ChildProcessWithoutNullStreams = spawn(py, [join(HERE, 'torch_ref.py'), '--threads', String(torchThreads)], {
+    env: { ...process.env, OPENBLAS_NUM_THREADS: String(blasThreads), OMP_NUM_THREADS: String(torchThreads) },
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => JSON.parse((await lines.next()).value as string);
+  await next(); // ready
+  return {
+    label: `torch ${torchThreads} thr / OpenBLAS ${blasThreads}`,
+    async run(n) {
+      child.stdin.write(`run ${n}\n`);
+      return (await next()).ms as number[];
+    },
+    close() {
+      child.stdin.end('quit\n');
+    },
+  };
+}
+
+const variants: { label: string; run: (n: number) => Promise<number[]> | number[]; times: number[]; loss?: number }[] = [];
+const timeSteps = (step: () => number) => (n: number) => {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    step();
+    ms.push(performance.now() - t0);
+  }
+  return ms;
+};
+const plain = makeRefStep(tf, REF_CONFIG);
+variants.push({ label: 'native (core op sequence)', run: timeSteps(() => plain.step()), times: [] });
+if (!opt['no-fused']) {
+  const fused = makeRefStep(tf, { ...REF_CONFIG, fused: true });
+  variants.push({ label: 'native + fused GELU/LayerNorm/AdamW', run: timeSteps(() => fused.step()), times: [] });
+}
+const torch: TorchWorker[] = [];
+if (!opt['no-torch']) {
+  for (const [t, b] of [
+    [2, 1],
+    [1, 2],
+  ]) {
+    const w = await startTorch(t, b);
+    if (w) torch.push(w);
+  }
+  if (torch.length === 0) log('PyTorch reference skipped: /usr/bin/python3 with torch not found (Debian: python3-torch libopenblas0-pthread)');
+}
+for (const w of torch) variants.push({ label: w.label, run: (n) => w.run(n), times: [] });
+
+for (const v of variants) await v.run(2); // warm-up
+for (let r = 0; r < ROUNDS; r++) {
+  for (const v of variants) v.times.push(...(await v.run(STEPS)));
+  log(`round ${r + 1}/${ROUNDS}: ${variants.map((v) => `${v.label} ${median(v.times).toFixed(0)} ms`).join(' · ')}`);
+}
+torch.forEach((w) => w.close());
+
+// ---- 3. core's own bench (optional) ----
+function coreBench(backend: string): number | undefined {
+  let dir = HERE;
+  while (dir !== dirname(dir) && !existsSync(join(dir, 'packages', 'core', 'bench', 'train-step.bench.ts'))) dir = dirname(dir);
+  const script = join(dir, 'packages', 'core', 'bench', 'train-step.bench.ts');
+  if (!existsSync(script)) return undefined;
+  const r = spawnSync(process.execPath, [...process.execArgv, script, '--backend', backend, '--json', '--steps', String(STEPS)], { encoding: 'utf8', cwd: dir });
+  const line = (r.stdout ?? '').trim().split('\n').pop();
+  try {
+    return (JSON.parse(line ?? '') as { msPerStep?: number }).msPerStep;
+  } catch {
+    return undefined;
+  }
+}
+const coreNative = opt.core ? coreBench('native') : undefined;
+const coreWasm = opt.wasm ? coreBench('wasm') : undefined;
+
+const nativeMs = median(variants[0].times);
+const fusedMs = opt['no-fused'] ? undefined : median(variants[1].times);
+const torchMs = torch.length ? Math.min(...variants.slice(variants.length - torch.length).map((v) => median(v.times))) : undefined;
+const tokens = REF_CONFIG.batch * REF_CONFIG.positions;
+const result = {
+  nativeMsPerStep: Math.round(nativeMs),
+  nativeFusedMsPerStep: fusedMs === undefined ? null : Math.round(fusedMs),
+  torchMsPerStep: torchMs === undefined ? null : Math.round(torchMs),
+  ratioVsTorch: torchMs === undefined ? null : Number((torchMs / nativeMs).toFixed(3)),
+  ratioFusedVsTorch: torchMs === undefined || fusedMs === undefined ? null : Number((torchMs / fusedMs).toFixed(3)),
+  coreBenchNativeMsPerStep: coreNative === undefined ? null : Math.round(coreNative),
+  coreBenchWasmMsPerStep: coreWasm === undefined ? null : Math.round(coreWasm),
+  matmulGflops: matmulGf,
+  openblasGflops: openblasGf,
+  threads,
+  peakPoolMB: Math.round((poolStats(tf)?.peakLiveBytes ?? 0) / 1e6),
+};
+if (opt.json) {
+  console.log(JSON.stringify(result));
+} else {
+  console.log(`\nreference step: vocab ${REF_CONFIG.vocab}, ${REF_CONFIG.layers} layers, ${REF_CONFIG.heads} heads, width ${REF_CONFIG.width}, ${REF_CONFIG.positions} positions, batch ${REF_CONFIG.batch}, AdamW + clipping`);
+  console.log(`${'variant'.padEnd(40)} ${'ms/step'.padStart(8)} ${'tokens/s'.padStart(9)}`);
+  for (const v of variants) {
+    const ms = median(v.times);
+    console.log(`${v.label.padEnd(40)} ${ms.toFixed(0).padStart(8)} ${Math.round((tokens * 1000) / ms).toLocaleString('en').padStart(9)}`);
+  }
+  if (coreNative !== undefined) console.log(`${'core bench:core --backend native'.padEnd(40)} ${coreNative.toFixed(0).padStart(8)}`);
+  if (coreWasm !== undefined) console.log(`${'core bench:core --backend wasm'.padEnd(40)} ${coreWasm.toFixed(0).padStart(8)}`);
+  if (torchMs !== undefined) console.log(`ratio vs PyTorch (tokens/s): native ${result.ratioVsTorch}${fusedMs === undefined ? '' : `, fused ${result.ratioFusedVsTorch}`}`);
+  console.log(`matMul GFLOP/s native ${JSON.stringify(matmulGf)} vs OpenBLAS ${JSON.stringify(openblasGf)}`);
+}
+process.exit(0);
