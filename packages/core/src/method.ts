@@ -6,6 +6,7 @@
  */
 import type * as tf from '@tensorflow/tfjs-core';
 import type { LatentControl } from './controls.js';
+import type { OptimConfig } from './optim.js';
 import type { Rng } from './rng.js';
 import type { TinyLm } from './tiny-lm.js';
 import type { Tokenizer } from './tokenizer.js';
@@ -21,11 +22,20 @@ export interface Example {
   meta?: Record<string, unknown>;
 }
 
+/**
+ * Scores a generated answer (the text after ###) for an example: 1 correct, 0 wrong. The lab
+ * builds it from the task's `isCorrect`, so RL phases can be rewarded without a method knowing
+ * the task.
+ */
+export type RewardFn = (example: Example, answer: string) => number;
+
 export interface MethodContext {
   lm: TinyLm;
   tokenizer: Tokenizer;
   rng: Rng;
   backend: string;
+  /** The task's reward; given by the lab when training, absent where no task is known (e.g. re-evaluation). */
+  reward?: RewardFn;
 }
 
 /** Where training is: the step, a curriculum stage and a phase ('sft', 'rl', 'ae', 'adapter', …). */
@@ -74,8 +84,11 @@ export interface LatentMethod<C, S extends MethodState = MethodState> {
   readonly defaults: C;
   /** Creates the method's variables (and takes ownership of ctx.lm). */
   init(ctx: MethodContext, config: C): S;
-  /** Training phases in order, each with its number of steps taken from the config. */
-  phases(config: C): { phase: string; steps: number }[];
+  /**
+   * Training phases in order, each with its number of steps taken from the config, and optional
+   * optimizer settings that replace the experiment's for that phase (e.g. an RL learning rate).
+   */
+  phases(config: C): { phase: string; steps: number; optim?: Partial<OptimConfig> }[];
   /** Loss on a batch; called inside tf.tidy by the training loop. */
   loss(state: S, batch: Example[], at: StepInfo): tf.Scalar;
   generate(state: S, batch: Example[], o: GenerateOptions): Promise<Generation[]>;
