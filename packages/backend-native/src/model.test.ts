@@ -59,3 +59,31 @@ describe.skipIf(!setup.available)('reference model on native', () => {
     expect(losses.native[9]).toBeLessThan(losses.native[0]);
   });
 });
+
+describe.skipIf(!setup.available)('reference model with fused ops on native', () => {
+  it('matches the unfused model on cpu (loss, gradients norm-wise)', async () => {
+    await tf.setBackend('cpu');
+    const ref = makeRefStep(tf, SMALL);
+    const want = ref.lossAndGrads();
+    ref.dispose();
+    await tf.setBackend('native');
+    const fused = makeRefStep(tf, { ...SMALL, fused: true });
+    const got = fused.lossAndGrads();
+    const count = tf.memory().numTensors;
+    fused.step();
+    fused.step();
+    expect(tf.memory().numTensors).toBe(count);
+    fused.dispose();
+    expect(Math.abs(got.loss - want.loss) / want.loss).toBeLessThan(1e-5);
+    for (const [name, g] of want.grads) {
+      const n = got.grads.get(name)!;
+      let diff = 0;
+      let norm = 0;
+      for (let i = 0; i < g.length; i++) {
+        diff += (n[i] - g[i]) ** 2;
+        norm += g[i] ** 2;
+      }
+      if (norm > 1e-20) expect(Math.sqrt(diff / norm), name).toBeLessThan(1e-5);
+    }
+  });
+});
