@@ -1,0 +1,102 @@
+/**
+ * CoLaR's SFT objective (arXiv 2505.16552): ce_weight · L_comp + latent_weight · L_latent
+ * (+ entropy_weight · H), methods.md §5.
+ *   L_comp   = −1/(L_a + L_c) Σ log p([t_c, t_a]^i | [e_c, e_a]^{<i}, e_q): mean CE over the
+ *              compressed chain (one random token per group) and the answer.
+ *   L_latent = at every chain position (the opening ### included), the head's prediction of the
+ *              next input embedding ÷ the embedding scale (the last one's target is embed(###)):
+ *              soft-MSE = (μ + σε − e)² of one reparameterised sample (default), or the Gaussian
+ *              NLL (e − μ)²/(2σ²) + log σ + ½ log 2π; mean over C, masked mean over positions.
+ * Letters: B batch, U input positions, T = U − 1 predicting positions, C width.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { maskedCrossEntropy, type Example, type Rng } from '@telepath/core';
+import { mergeEmbeddings, sourceIds } from './compress.js';
+import { headForward } from './model.js';
+import { sftRow, type SftRow } from './layout.js';
+import type { ColarState } from './state.js';
+
+const LOG_2PI = Math.log(2 * Math.PI);
+const LOG_2PI_E = Math.log(2 * Math.PI * Math.E);
+
+/** Identity whose gradient is zero (targets must not pull the embeddings they come from). */
+export const stopGradient = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+  const x = args[0] as tf.Tensor;
+  return { value: tf.clone(x), gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy) };
+}) as <T extends tf.Tensor>(x: T) => T;
+
+/** Soft-MSE per position: mean over C of (μ + σ·ε − e)²; mean, logStd, eps, target [..., C] → [...]. */
+export function softMse(mean: tf.Tensor, logStd: tf.Tensor, eps: tf.Tensor, target: tf.Tensor): tf.Tensor {
+  return tf.tidy(() => tf.mean(tf.square(tf.sub(tf.add(mean, tf.mul(tf.exp(logStd), eps)), target)), -1));
+}
+
+/** Gaussian NLL per position: mean over C of (e − μ)²/(2σ²) + log σ + ½ log 2π. [..., C] → [...] */
+export function gaussianNll(mean: tf.Tensor, logStd: tf.Tensor, target: tf.Tensor): tf.Tensor {
+  return tf.tidy(() => {
+    const scaled = tf.mul(tf.sub(target, mean), tf.exp(tf.neg(logStd)));
+    return tf.mean(tf.add(tf.add(tf.mul(tf.square(scaled), 0.5), logStd), 0.5 * LOG_2PI), -1);
+  });
+}
+
+/** Entropy per position of the diagonal Gaussian, mean over C of ½ log(2πe σ²). [..., C] → [...] */
+export function gaussianEntropy(logStd: tf.Tensor): tf.Tensor {
+  return tf.tidy(() => tf.mean(tf.add(logStd, 0.5 * LOG_2PI_E), -1));
+}
+
+function maskedMean(x: tf.Tensor, mask: tf.Tensor): tf.Scalar {
+  return tf.tidy(() => tf.div(tf.sum(tf.mul(x, mask)), tf.maximum(tf.sum(mask), 1)) as tf.Scalar);
+}
+
+/** The speed of one SFT step: uniform over trainSpeeds, or over 1..maxCompressionFactor. */
+export function drawSpeed(s: ColarState, rng: Rng): number {
+  const c = s.config;
+  return c.trainSpeeds.length ? rng.pick(c.trainSpeeds) : 1 + rng.int(c.maxCompressionFactor);
+}
+
+/** CE targets and the two masks [B, T] (T = U − 1) of a batch of SFT rows. */
+function sftTargets(rows: SftRow[], padId: number, T: number) {
+  const B = rows.length;
+  const targets = new Int32Array(B * T).fill(padId);
+  const ceMask = new Float32Array(B * T);
+  const latentMask = new Float32Array(B * T);
+  rows.forEach((r, b) => {
+    for (let i = 0; i + 1 < r.layout.units.length; i++) {
+      targets[b * T + i] = r.labels[i + 1];
+      if (i >= r.chainStart - 1) ceMask[b * T + i] = 1; // the opening ###, the compressed chain, the answer
+      if (i >= r.chainStart && i <= r.chainEnd) latentMask[b * T + i] = 1;
+    }
+  });
+  return { targets: tf.tensor2d(targets, [B, T], 'int32'), ceMask: tf.tensor2d(ceMask, [B, T]), latentMask: tf.tensor2d(latentMask, [B, T]) };
+}
+
+/** The SFT loss of a batch at speed c (one c for the whole batch); `rng` draws labels and ε. */
+export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng): tf.Scalar {
+  const cfg = s.config;
+  const labelRng = rng.fork('labels');
+  const rows = batch.map((ex) => sftRow(s.tokenizer, ex, c, cfg.speedPrompt, labelRng));
+  const U = Math.max(...rows.map((r) => r.layout.units.length));
+  if (U > s.lm.config.contextLength) throw new Error(`colar: a sequence of ${U} positions exceeds the context length ${s.lm.config.contextLength}`);
+  const T = U - 1;
+  const B = rows.length;
+  return tf.tidy(() => {
+    const layouts = rows.map((r) => r.layout);
+    const inputs = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts, cfg.pooling); // [B, U, C]
+    const C = inputs.shape[2];
+    const attn = tf.tensor2d(layouts.flatMap((l) => Array.from({ length: T }, (_, i) => (i < l.units.length ? 1 : 0))), [B, T]);
+    const out = s.lm.forward(tf.slice(inputs, [0, 0, 0], [B, T, C]) as tf.Tensor3D, { attentionMask: attn });
+    const t = sftTargets(rows, s.tokenizer.padId, T);
+    const ce = maskedCrossEntropy(out.logits, t.targets, t.ceMask);
+    const h = out.hidden[out.hidden.length - 1]; // [B, T, C], the LM head's input
+    const head = headForward(s.head, h);
+    const target = tf.div(stopGradient(tf.slice(inputs, [0, 1, 0], [B, T, C])), s.embStd); // [B, T, C] next input ÷ scale
+    let perPos: tf.Tensor; // [B, T]
+    if (cfg.latentLoss === 'nll') perPos = gaussianNll(head.mean, head.logStd, target);
+    else {
+      const eps = s.head.kind === 'gaussian' ? tf.tensor(rng.fork('eps').normalArray(B * T * C), [B, T, C]) : tf.zeros([B, T, C]);
+      perPos = softMse(head.mean, head.logStd, eps, target);
+    }
+    let loss = tf.add(tf.mul(ce, cfg.ceWeight), tf.mul(maskedMean(perPos, t.latentMask), cfg.latentWeight));
+    if (cfg.entropyWeight !== 0 && s.head.kind === 'gaussian') loss = tf.add(loss, tf.mul(maskedMean(gaussianEntropy(head.logStd), t.latentMask), cfg.entropyWeight));
+    return loss as tf.Scalar;
+  });
+}

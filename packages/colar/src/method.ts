@@ -1,0 +1,121 @@
+/**
+ * CoLaR (arXiv 2505.16552) on core's method contract: 'sft' trains the LM and the latent head on
+ * compressed chains at a random speed per step; 'rl' (when rlSteps > 0) runs GRPO at the
+ * configured speed; `generate` decodes at `compressionFactor`, reporting the latents used as the
+ * reasoning length; `trace` returns the fed latents (greedy decoding) per latent position.
+ * Deviations from the paper (no LoRA: the whole tiny LM trains; the lab's tokenizer) are listed
+ * in the package README.
+ */
+import type * as tf from '@tensorflow/tfjs-core';
+import { answerFromIds, Rng, type Example, type GenerateOptions, type Generation, type LatentMethod, type LatentTrace, type MethodContext, type StepInfo } from '@telepath/core';
+import { DEFAULT_COLAR_CONFIG, parseColarConfig, type ColarConfig } from './config.js';
+import { rollout } from './generate.js';
+import { rlLoss } from './grpo.js';
+import { promptIds } from './layout.js';
+import { drawSpeed, sftLoss } from './loss.js';
+import { createHead, embeddingStd } from './model.js';
+import type { ColarState } from './state.js';
+
+/** Slots written by `trace` at most (later latent positions are rare and thin). */
+const TRACE_SLOTS = 16;
+const TRACE_BATCH = 64;
+
+function init(ctx: MethodContext, config: ColarConfig): ColarState {
+  const c = parseColarConfig(config);
+  if (c.rlSteps > 0 && !ctx.reward) throw new Error('colar: rlSteps > 0 needs MethodContext.reward (the lab gives it from the task)');
+  const C = ctx.lm.config.width;
+  const head = createHead(C, Math.max(1, Math.round(c.headWidthRatio * C)), c.headKind, ctx.lm.config.initStd, ctx.rng.fork('head'));
+  const all = () => new Map([...ctx.lm.params, ...[...head.params].map(([k, v]) => [`colar.head.${k}`, v] as [string, tf.Variable])]);
+  const trainable = () => {
+    const m = all();
+    if (!c.trainEmbeddings) m.delete('wte');
+    return m;
+  };
+  return {
+    lm: ctx.lm,
+    tokenizer: ctx.tokenizer,
+    config: c,
+    head,
+    embStd: embeddingStd(ctx.lm), // measured once, from the (CoT-trained) embedding table
+    ...(ctx.reward ? { reward: ctx.reward } : {}),
+    buffer: [],
+    rlStats: { rollouts: 0, meanReward: 0, meanLatents: 0 },
+    params: all,
+    trainable,
+    variables: all,
+    dispose: () => {
+      ctx.lm.dispose();
+      for (const v of head.params.values()) v.dispose();
+      head.params.clear();
+    },
+  };
+}
+
+function phases(config: ColarConfig) {
+  const c = parseColarConfig(config);
+  const out: { phase: string; steps: number; optim?: { lr: number } }[] = [{ phase: 'sft', steps: c.sftSteps }];
+  if (c.rlSteps > 0) out.push({ phase: 'rl', steps: c.rlSteps, optim: { lr: c.rlLr } });
+  return out;
+}
+
+function loss(s: ColarState, batch: Example[], at: StepInfo): tf.Scalar {
+  if (at.phase === 'sft') return sftLoss(s, batch, drawSpeed(s, at.rng.fork('speed')), at.rng);
+  if (at.phase === 'rl') return rlLoss(s, batch, at.rng);
+  throw new Error(`colar: unknown phase "${at.phase}". Expected one of: sft, rl`);
+}
+
+async function generateAnswers(s: ColarState, batch: Example[], o: GenerateOptions): Promise<Generation[]> {
+  const c = s.config;
+  const tok = s.tokenizer;
+  const rows = rollout(s, batch.map((ex) => promptIds(tok, ex, c.compressionFactor, c.speedPrompt)), {
+    decoding: c.decoding,
+    temperature: o.temperature,
+    topP: o.topP,
+    maxNewTokens: o.maxNewTokens || c.maxNewTokens,
+    rng: o.rng,
+    control: o.control,
+  });
+  return batch.map((ex, i) => {
+    const r = rows[i];
+    const ids = [tok.sepId, ...r.answer];
+    return {
+      id: ex.id,
+      answer: answerFromIds(tok, ids).answer,
+      text: `[${r.latents.length} latents${r.stopSampled ? '' : ', capped'}]${tok.decode(ids)}`,
+      reasoningLength: r.latents.length,
+      reasoningKind: 'latents',
+    };
+  });
+}
+
+/** Latents fed at each position (greedy decoding, embedding space): slot k holds the rows that reached latent k. */
+function trace(s: ColarState, batch: Example[]): LatentTrace {
+  const c = s.config;
+  const C = s.lm.config.width;
+  const slots: { ids: string[]; values: number[] }[] = Array.from({ length: TRACE_SLOTS }, () => ({ ids: [], values: [] }));
+  for (let i = 0; i < batch.length; i += TRACE_BATCH) {
+    const part = batch.slice(i, i + TRACE_BATCH);
+    const rows = rollout(s, part.map((ex) => promptIds(s.tokenizer, ex, c.compressionFactor, c.speedPrompt)), { decoding: 'greedy', temperature: 0, topP: 1, maxNewTokens: c.maxNewTokens, rng: new Rng(0) });
+    rows.forEach((r, b) => r.fed.slice(0, TRACE_SLOTS).forEach((v, k) => {
+      slots[k].ids.push(part[b].id);
+      slots[k].values.push(...v);
+    }));
+  }
+  const used = slots.filter((sl) => sl.ids.length > 0);
+  return {
+    source: `colar latents at speed ${c.compressionFactor} (greedy)`,
+    slots: used.map((sl, k) => ({ name: `latent${k + 1}`, vectors: Float32Array.from(sl.values), rows: sl.ids.length, width: C })),
+    exampleIds: batch.map((ex) => ex.id),
+  };
+}
+
+export const colar: LatentMethod<ColarConfig, ColarState> = {
+  id: 'colar',
+  paper: { title: 'Think Silently, Think Fast: Dynamic Latent Compression of LLM Reasoning Chains', arxiv: '2505.16552', sections: ['Embedding Compress', 'Latent Head', 'SFT losses', 'RL (GRPO)', 'Table 1', 'Table 2', 'Fig. 3', 'Fig. 4'] },
+  defaults: DEFAULT_COLAR_CONFIG,
+  init,
+  phases,
+  loss,
+  generate: generateAnswers,
+  trace,
+};

@@ -1,0 +1,25 @@
+/**
+ * The state CoLaR trains and decodes with: the LM (initialised from the CoT model by the lab),
+ * the latent head, the fixed embedding scale, the task's reward and the GRPO rollout buffer.
+ */
+import type * as tf from '@tensorflow/tfjs-core';
+import type { MethodState, RewardFn, TinyLm, Tokenizer } from '@telepath/core';
+import type { ColarConfig } from './config.js';
+import type { BufferedRollout } from './grpo.js';
+import type { LatentHead } from './model.js';
+
+export interface ColarState extends MethodState {
+  lm: TinyLm;
+  tokenizer: Tokenizer;
+  config: ColarConfig;
+  head: LatentHead;
+  /** Std of the LM's embedding table when the method was initialised: targets are divided by it, latents multiplied. */
+  embStd: number;
+  /** 1 for a correct answer, 0 otherwise (from the lab); required by the 'rl' phase. */
+  reward?: RewardFn;
+  /** Rollouts waiting to be trained on (GRPO: old log-probs fixed at rollout time). */
+  buffer: BufferedRollout[];
+  /** Running numbers of the last rollouts (mean reward, mean latents), for logs and tests. */
+  rlStats: { rollouts: number; meanReward: number; meanLatents: number };
+  params(): Map<string, tf.Variable>;
+}

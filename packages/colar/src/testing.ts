@@ -1,0 +1,32 @@
+/**
+ * Test fixtures for CoLaR: a toy addition task with one reasoning step, its tokenizer, a tiny
+ * LM and a ready state. Import from '@telepath/colar/testing' in tests only.
+ */
+import { exampleTexts, Rng, TinyLm, Tokenizer, type Example, type LmConfig, type RewardFn } from '@telepath/core';
+import type { ColarConfig } from './config.js';
+import { colar } from './method.js';
+import type { ColarState } from './state.js';
+
+/** "add a b" with the step "a+b=s" and the sum as answer. */
+export function toyExamples(n: number, seed = 1): Example[] {
+  const rng = new Rng(seed);
+  return Array.from({ length: n }, (_, i) => {
+    const a = rng.int(5);
+    const b = rng.int(5);
+    return { id: `t${i}`, question: `add ${a} ${b}`, steps: [`${a}+${b}=${a + b}`], answer: String(a + b) };
+  });
+}
+
+/** The exact-match reward the lab would build from a task. */
+export const toyReward: RewardFn = (ex, answer) => (answer.trim() === ex.answer ? 1 : 0);
+
+export const TOY_LM: Omit<LmConfig, 'vocabSize'> = { contextLength: 48, layers: 2, heads: 2, width: 16, mlpRatio: 2, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 };
+
+/** A CoLaR state on a fresh tiny LM over the toy task's vocabulary. */
+export function toyState(config: Partial<ColarConfig> = {}, seed = 0, lm: Partial<LmConfig> = {}): { state: ColarState; data: Example[]; tokenizer: Tokenizer } {
+  const data = toyExamples(64);
+  const tokenizer = Tokenizer.build([...exampleTexts(data), 'Thinking speed: 0']);
+  const model = new TinyLm({ ...TOY_LM, vocabSize: tokenizer.size, ...lm }, new Rng(seed));
+  const state = colar.init({ lm: model, tokenizer, rng: new Rng(seed), backend: 'cpu', reward: toyReward }, { ...colar.defaults, ...config });
+  return { state, data, tokenizer };
+}
