@@ -44,8 +44,8 @@ export function encodePrompts(base: TinyLm, prompts: number[][], padId: number):
   });
 }
 
-/** Number of positions the latents occupy in the Base's position ids (KV injection uses none). */
-export function latentPositions(l: Latents): number {
+/** Number of input positions (queries) the latents occupy in the Base: K for embeddings, none for KV. */
+export function latentInputs(l: Latents): number {
   return l.injection === 'embeddings' ? l.z.shape[1] : 0;
 }
 
@@ -68,25 +68,27 @@ export function controlLatents(l: Latents, control: LatentControl, rng: Rng): La
 
 /**
  * The Base continues after prompt cache + latents with `inputs` (right-padded token rows, each at
- * least one token). Returns logits [B, T, V] at the input tokens (not at latent positions) and the
- * cache holding prompt, latents and inputs. Call inside a tidy.
+ * least one token). Embedding latents take position ids n..n+K−1 (n = the row's prompt length);
+ * the inputs start at n + `shift` (0: the latents overlap the inputs' ids, as KV latents do in
+ * core's extraKV; K: Liu's literal layout). Returns logits [B, T, V] at the input tokens (not at
+ * latent positions) and the cache holding prompt, latents and inputs. Call inside a tidy.
  */
-export function continueBase(base: TinyLm, prompt: PromptCache, latents: Latents, inputs: number[][], padId: number): { logits: tf.Tensor3D; cache: KvCache } {
+export function continueBase(base: TinyLm, prompt: PromptCache, latents: Latents, inputs: number[][], padId: number, shift = 0): { logits: tf.Tensor3D; cache: KvCache } {
   const B = inputs.length;
   const T = Math.max(...inputs.map((r) => r.length));
-  const K = latentPositions(latents);
+  const K = latentInputs(latents);
   const ctx = base.config.contextLength;
   const ids: number[] = [];
   const mask: number[] = [];
   const pos: number[] = [];
   inputs.forEach((row, b) => {
     const start = prompt.lengths[b];
-    if (start + K + row.length > ctx) throw new Error(`coprocessor: prompt ${start} + latents ${K} + ${row.length} tokens exceed contextLength ${ctx}`);
+    if (start + Math.max(K, shift + row.length) > ctx) throw new Error(`coprocessor: prompt ${start} + latents ${K} (shift ${shift}) + ${row.length} tokens exceed contextLength ${ctx}`);
     for (let k = 0; k < K; k++) pos.push(start + k);
     for (let t = 0; t < T; t++) {
       ids.push(t < row.length ? row[t] : padId);
       mask.push(t < row.length ? 1 : 0);
-      pos.push(Math.min(start + K + t, ctx - 1)); // padding positions are masked; clamp keeps them in range
+      pos.push(Math.min(start + shift + t, ctx - 1)); // padding positions are masked; clamp keeps them in range
     }
   });
   return tidy(() => {

@@ -45,8 +45,19 @@ export interface CoprocessorConfig {
   aheadTokens: number;
   /** h2 / h2-embed only: steps with the Base still frozen before the joint phase (0 = none). */
   frozenBaseSteps: number;
+  /**
+   * Embedding injection only: z is multiplied by this before the Base reads it as input
+   * embeddings; 0 = the std of the Base's token-embedding table (measured at init).
+   */
+  latentScale: number;
   /** Std of the soft tokens' normal init; 0 = the std of the Base's token-embedding table. */
   softInitStd: number;
+  /**
+   * true: the Base's continuation (### answer) takes position ids after the N_L latents (Liu's
+   * literal layout); false: it continues from the prompt, the latents' ids overlapping it, for
+   * every variant (core's extraKV consumes no ids either).
+   */
+  shiftAnswerPositions: boolean;
   /** Longest generated answer (after the forced ###). */
   maxNewTokens: number;
 }
@@ -58,6 +69,17 @@ export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
   pretrainSteps: 0, // chosen: off; Liu trains on pretraining data (§3) — here an option on task text
   aheadTokens: 16, // Liu arXiv 2412.17747 Table 6 [third-party]: N_A ∈ {4, 8, 16, 32} → GSM8K 24.03 / 24.11 / 24.72 / 23.73, "16 best"
   frozenBaseSteps: 0, // chosen: plain joint finetuning, as paper A describes H2
-  softInitStd: 0, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
+  // [inferred] Liu feeds final-layer states to Gemma-2, which multiplies its token embeddings by
+  // √d, so states and token inputs share one scale; this GPT-2-style Base has no √d factor and z
+  // (unit RMS after the final LayerNorm) would enter ≈ 1/std times larger than any token. chosen:
+  // rescale to the embedding std, as CoLaR arXiv 2505.16552 (released code) scales its latents.
+  latentScale: 0,
+  softInitStd: 0,
+  // chosen: Liu's decoder (Gemma-2) has rotary positions, where N_L inserted positions barely move
+  // the answer; this Base has learned absolute positions, and shifting the answer by N_L broke the
+  // trained No-CoT Base (measured, Countdown-3, N_L 4, untrained channel: answer loss 2.80 shifted
+  // vs 0.78 for H1, whose KV takes no ids). Not shifting keeps Liu and H1 on one answer layout, so
+  // they differ only in the injection, which is the comparison paper A makes.
+  shiftAnswerPositions: false, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
   maxNewTokens: 32, // chosen: answers are short (Countdown equation, ProsQA sentence, GSM8K number)
 };

@@ -9,8 +9,8 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { answerFromIds, decode, encodeExample, keepCache, tidy, type DecodeResult, type Example, type GenerateOptions, type Generation, type LatentTrace } from '@telepath/core';
-import { continueBase, controlLatents, latentPositions } from './channel.js';
-import { latentsFor } from './loss.js';
+import { continueBase, controlLatents } from './channel.js';
+import { answerShift, latentsFor } from './loss.js';
 import type { CoprocessorState } from './state.js';
 
 export async function generateAnswers(s: CoprocessorState, batch: Example[], o: GenerateOptions): Promise<Generation[]> {
@@ -21,8 +21,8 @@ export async function generateAnswers(s: CoprocessorState, batch: Example[], o: 
   const start = tidy(() => {
     const { prompt, latents } = latentsFor(s, prompts);
     const shown = control === 'none' ? latents : controlLatents(latents, control, o.rng.fork('control'));
-    const { logits, cache } = continueBase(s.base, prompt, shown, prompts.map(() => [tok.sepId]), tok.padId); // [B, 1, V]
-    const next = prompt.lengths.map((n) => n + latentPositions(shown) + 1);
+    const { logits, cache } = continueBase(s.base, prompt, shown, prompts.map(() => [tok.sepId]), tok.padId, answerShift(s)); // [B, 1, V]
+    const next = prompt.lengths.map((n) => n + answerShift(s) + 1);
     return { cache: keepCache(cache), lastLogits: tf.reshape(logits, [prompts.length, -1]) as tf.Tensor2D, next };
   });
   const room = s.base.config.contextLength - Math.max(...start.next);

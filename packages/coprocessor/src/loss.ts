@@ -26,12 +26,20 @@ export interface ChannelRow {
   continuation: number[];
 }
 
-/** Prompt cache, Coprocessor and latents for a batch of prefixes. Call inside a tidy. */
+/**
+ * Prompt cache, Coprocessor output and the latents handed to the Base (KV as produced; z scaled
+ * by `latentScale` for embedding injection). Call inside a tidy.
+ */
 export function latentsFor(s: CoprocessorState, prefixes: number[][]) {
   const prompt = encodePrompts(s.base, prefixes, s.tokenizer.padId);
   const out = runCoprocessor(s.cp, prompt.cache, prompt.lengths);
-  const latents: Latents = s.spec.injection === 'kv' ? { injection: 'kv', kv: out.kv } : { injection: 'embeddings', z: out.z };
+  const latents: Latents = s.spec.injection === 'kv' ? { injection: 'kv', kv: out.kv } : { injection: 'embeddings', z: tf.mul(out.z, s.latentScale) as tf.Tensor3D };
   return { prompt, out, latents };
+}
+
+/** Position ids the continuation starts after the prompt: N_L or 0 (config.shiftAnswerPositions). */
+export function answerShift(s: CoprocessorState): number {
+  return s.config.shiftAnswerPositions ? s.config.latentTokens : 0;
 }
 
 /** Mean CE of the Base on every continuation token after the first. */
@@ -40,7 +48,7 @@ export function channelLoss(s: CoprocessorState, rows: ChannelRow[]): tf.Scalar 
   return tf.tidy(() => {
     const { prompt, latents } = latentsFor(s, rows.map((r) => r.prefix));
     const inputs = rows.map((r) => r.continuation.slice(0, -1));
-    const { logits } = continueBase(s.base, prompt, latents, inputs, s.tokenizer.padId); // [B, T, V]
+    const { logits } = continueBase(s.base, prompt, latents, inputs, s.tokenizer.padId, answerShift(s)); // [B, T, V]
     const [B, T] = logits.shape;
     const targets = new Int32Array(B * T).fill(s.tokenizer.padId);
     const mask = new Float32Array(B * T);

@@ -119,8 +119,10 @@ describe('shapes, generation and leaks', () => {
           for (const l of out.kv) expect([l.k.shape, l.v.shape]).toEqual([[B, 2, K, 8], [B, 2, K, 8]]);
           expect(prompt.cache.keyMask.shape[0]).toBe(B);
         });
-        const gens = await coprocessor.generate(s, data.slice(0, B), { maxNewTokens: 4, temperature: 0, topP: 1, rng: new Rng(0) });
-        expect(gens.map((g) => [g.reasoningKind, g.reasoningLength])).toEqual(Array(B).fill(['latents', K]));
+        for (const shiftAnswerPositions of [false, true]) {
+          const gens = await coprocessor.generate({ ...s, config: { ...s.config, shiftAnswerPositions } }, data.slice(0, B), { maxNewTokens: 4, temperature: 0, topP: 1, rng: new Rng(0) });
+          expect(gens.map((g) => [g.reasoningKind, g.reasoningLength])).toEqual(Array(B).fill(['latents', K]));
+        }
         const trace = coprocessor.trace!(s, data.slice(0, 5));
         expect(trace.slots.length).toBe(K);
         for (const sl of trace.slots) expect([sl.rows, sl.width, sl.vectors.length]).toEqual([5, 16, 5 * 16]);

@@ -7,7 +7,7 @@
 import type * as tf from '@tensorflow/tfjs-core';
 import { parseConfig, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
 import { COPROCESSOR_VARIANTS, DEFAULT_COPROCESSOR_CONFIG, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
-import { createCoprocessor, disposeCoprocessor, type Coprocessor } from './model.js';
+import { createCoprocessor, disposeCoprocessor, embeddingStd, type Coprocessor } from './model.js';
 
 export interface CoprocessorState extends MethodState {
   base: TinyLm;
@@ -15,6 +15,8 @@ export interface CoprocessorState extends MethodState {
   tokenizer: Tokenizer;
   config: CoprocessorConfig;
   spec: VariantSpec;
+  /** Factor applied to z before embedding injection (config.latentScale, resolved). */
+  latentScale: number;
 }
 
 export function resolveConfig(config: unknown): CoprocessorConfig {
@@ -27,7 +29,7 @@ export function resolveConfig(config: unknown): CoprocessorConfig {
     if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`coprocessor: ${k} must be a non-negative integer, got ${c[k]}`);
   }
   if (c.frozenBaseSteps > 0 && !VARIANTS[c.variant].trainBase) throw new Error(`coprocessor: frozenBaseSteps applies to h2 and h2-embed only (variant "${c.variant}" never trains the Base)`);
-  if (c.softInitStd < 0) throw new Error(`coprocessor: softInitStd must be ≥ 0, got ${c.softInitStd}`);
+  for (const k of ['softInitStd', 'latentScale'] as const) if (!(c[k] >= 0)) throw new Error(`coprocessor: ${k} must be ≥ 0, got ${c[k]}`);
   return c;
 }
 
@@ -53,6 +55,7 @@ export function createState(ctx: MethodContext, config: CoprocessorConfig): Copr
     tokenizer: ctx.tokenizer,
     config: c,
     spec,
+    latentScale: c.latentScale > 0 ? c.latentScale : embeddingStd(base),
     trainable: (phase) => {
       if (phase === 'sft') return spec.trainBase ? all : coproVars;
       if (phase === 'pretrain' || phase === 'warm') return coproVars; // Liu §3: the decoder stays frozen
