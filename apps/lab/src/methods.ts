@@ -3,6 +3,7 @@
  * (house-style §4: no registries, no side-effect registration). Methods still to come are listed
  * with the issue that brings them, so `telepath list` and config errors can say so.
  */
+import { colar } from '@telepath/colar';
 import type { LatentMethod, MethodId } from '@telepath/core';
 import { coprocessor } from '@telepath/coprocessor';
 import { cot } from '@telepath/cot';
@@ -11,10 +12,9 @@ import { softEmbedding } from '@telepath/soft-embedding';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyMethod = LatentMethod<any, any>;
 
-export const METHODS: Partial<Record<MethodId, AnyMethod>> = { cot, coprocessor, 'soft-embedding': softEmbedding };
+export const METHODS: Partial<Record<MethodId, AnyMethod>> = { cot, coprocessor, 'soft-embedding': softEmbedding, colar };
 
 export const PLANNED_METHODS: Partial<Record<MethodId, string>> = {
-  colar: 'issue 8',
   'thought-comm': 'issue 9',
 };
 
