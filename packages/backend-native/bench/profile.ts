@@ -6,7 +6,7 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { poolStats, register } from '../src/index.js';
+import { cpuKernelCalls, poolStats, register } from '../src/index.js';
 import { makeRefStep, REF_CONFIG } from './ref-model.js';
 
 const args = process.argv.slice(2);
@@ -33,6 +33,7 @@ const obs = new PerformanceObserver((list) => {
 });
 obs.observe({ entryTypes: ['gc'] });
 const before = poolStats(tf);
+const cpuBefore = await cpuKernelCalls();
 const gcKinds = new Map<string, { n: number; ms: number }>();
 const n = backend === 'cpu' ? 1 : 8;
 const times: number[] = [];
@@ -50,6 +51,12 @@ if (before && after) {
   const per = (k: 'hits' | 'misses' | 'foreignWrites' | 'foreignBytes' | 'tainted' | 'dropped') => ((after[k] - before[k]) / n).toFixed(0);
   console.log(`pool per step: hits ${per('hits')} misses ${per('misses')} tainted ${per('tainted')} dropped ${per('dropped')}; foreign arrays ${per('foreignWrites')} (${(Number(per('foreignBytes')) / 1e6).toFixed(1)} MB); idle ${(after.idleBytes / 1e6).toFixed(0)} MB, peak live ${(after.peakLiveBytes / 1e6).toFixed(0)} MB; RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
 }
+const cpuAfter = await cpuKernelCalls();
+const cpuPer = Object.entries(cpuAfter)
+  .map(([k, v]) => [k, (v - (cpuBefore[k] ?? 0)) / n] as const)
+  .filter(([, v]) => v > 0)
+  .sort((a, b) => b[1] - a[1]);
+console.log(`cpu (JS) kernel calls per step: ${cpuPer.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
 console.log('GC by kind (1 minor, 2 major, 4 incremental, 8 weakcb):', JSON.stringify(Object.fromEntries([...gcKinds].map(([k, v]) => [k, { n: v.n, ms: Math.round(v.ms) }]))));
 console.log(`steps (ms): min ${times[0].toFixed(1)} median ${msPerStep.toFixed(1)} max ${times[n - 1].toFixed(1)}; GC ${(gcMs / n).toFixed(1)} ms/step in ${(gcs / n).toFixed(1)} collections/step`);
 const prof = await tf.profile(() => {

@@ -5,7 +5,7 @@
  * [B,1,T,S] bias, GELU as x·sigmoid(2u), separate q/k/v projections with biases, LM head tied to
  * the token embedding (explicit transpose), masked next-token cross-entropy, global-norm
  * clipping (1.0) and AdamW (weight decay 0.01 on non-embedding matrices). Optionally with the
- * native fused ops (GELU, LayerNorm, AdamW). Data: progressions s + d·t mod V.
+ * native fused ops (GELU, LayerNorm, attention softmax, AdamW). Data: progressions s + d·t mod V.
  * Letters: B batch, T tokens, C width, H heads, D head width, V vocab, L layers.
  */
 import type * as tfc from '@tensorflow/tfjs';
@@ -138,8 +138,9 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
         const q = split(linear(h, p(`h${l}.wq`), p(`h${l}.bq`)));
         const k = split(linear(h, p(`h${l}.wk`), p(`h${l}.bk`)));
         const v = split(linear(h, p(`h${l}.wv`), p(`h${l}.bv`)));
-        const scores = tf.add(tf.mul(tf.matMul(q as tfc.Tensor4D, k as tfc.Tensor4D, false, true), 1 / Math.sqrt(D)), bias); // [B, H, T, S]
-        const y = tf.reshape(tf.transpose(tf.matMul(tf.softmax(scores) as tfc.Tensor4D, v as tfc.Tensor4D), [0, 2, 1, 3]), [B, T, C]);
+        const qk = tf.matMul(q as tfc.Tensor4D, k as tfc.Tensor4D, false, true); // [B, H, T, S]
+        const probs = c.fused ? ops.scaledMaskedSoftmax(qk, bias, 1 / Math.sqrt(D)) : tf.softmax(tf.add(tf.mul(qk, 1 / Math.sqrt(D)), bias));
+        const y = tf.reshape(tf.transpose(tf.matMul(probs as tfc.Tensor4D, v as tfc.Tensor4D), [0, 2, 1, 3]), [B, T, C]);
         x = tf.add(x, linear(y, p(`h${l}.wo`), p(`h${l}.bo`)));
         const m = layerNorm(x, p(`h${l}.ln2.g`), p(`h${l}.ln2.b`));
         x = tf.add(x, linear(gelu(linear(m, p(`h${l}.wfc`), p(`h${l}.bfc`))), p(`h${l}.wproj`), p(`h${l}.bproj`)));

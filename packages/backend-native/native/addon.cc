@@ -168,6 +168,30 @@ Napi::Value LayerNormGrad(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value ScaledMaskedSoftmax(const Napi::CallbackInfo& info) {
+  // (x, bias, y, meta [rank, xDims…, biasDims…], scale)
+  const int32_t* meta = i32(info, 3, "meta", 1);
+  const int rank = read_rank(info, meta);
+  if (rank < 1) throw Napi::RangeError::New(info.Env(), "scaledMaskedSoftmax: x must have rank >= 1");
+  i32(info, 3, "meta", 1 + 2 * rank);
+  int64_t xd[kMaxRank], bd[kMaxRank];
+  const int64_t n = dims_of(meta + 1, rank, xd);
+  const int64_t nb = dims_of(meta + 1 + rank, rank, bd);
+  for (int i = 0; i < rank; i++)
+    if (bd[i] != xd[i] && bd[i] != 1) throw Napi::RangeError::New(info.Env(), "scaledMaskedSoftmax: bias does not broadcast to x");
+  tp::scaled_masked_softmax(f32(info, 0, "x", n), xd, f32(info, 1, "bias", nb), bd, rank, static_cast<float>(dbl(info, 4)), f32(info, 2, "y", n));
+  return info.Env().Undefined();
+}
+
+Napi::Value SoftmaxGrad(const Napi::CallbackInfo& info) {
+  // (dy, y, dx, cols, scale)
+  const View yv = view(info, 1, "y");
+  const int64_t n = static_cast<int64_t>(yv.length), cols = num(info, 3);
+  if (cols <= 0 || n % cols != 0) throw Napi::RangeError::New(info.Env(), "softmaxGrad: size is not a multiple of cols");
+  tp::softmax_grad(f32(info, 0, "dy", n), f32(info, 1, "y", n), static_cast<float>(dbl(info, 4)), f32(info, 2, "dx", n), n / cols, cols);
+  return info.Env().Undefined();
+}
+
 Napi::Value AdamW(const Napi::CallbackInfo& info) {
   // (p, m, v, g, pOut, mOut, vOut, lr, b1, b2, eps, wd, c1, c2)
   const View pv = view(info, 0, "param");
@@ -358,6 +382,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("layerNorm", Napi::Function::New(env, LayerNorm));
   exports.Set("layerNormGrad", Napi::Function::New(env, LayerNormGrad));
   exports.Set("adamw", Napi::Function::New(env, AdamW));
+  exports.Set("scaledMaskedSoftmax", Napi::Function::New(env, ScaledMaskedSoftmax));
+  exports.Set("softmaxGrad", Napi::Function::New(env, SoftmaxGrad));
   exports.Set("softmax", Napi::Function::New(env, Softmax));
   exports.Set("transpose", Napi::Function::New(env, Transpose));
   exports.Set("copy2d", Napi::Function::New(env, Copy2d));

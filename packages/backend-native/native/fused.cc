@@ -6,6 +6,7 @@
 #include "common.h"
 #include "kernels.h"
 #include "pool.h"
+#include "vmath.h"
 
 // No FMA contraction in this file: the fused kernels round every step like the op-by-op
 // sequences they replace (AdamW comes out bit-identical; LayerNorm's exact zeros stay zero).
@@ -69,7 +70,82 @@ TP_CLONES void adamw_seg(const float* TP_RESTRICT p, const float* TP_RESTRICT m,
   }
 }
 
+constexpr int kMaxRank = 12;
+
+// y = softmax(scale·x + bias) over one row of n; bias may be one value broadcast along the row.
+TP_CLONES void sms_row(const float* TP_RESTRICT x, const float* TP_RESTRICT bias, bool biasScalar, float scale, float* TP_RESTRICT y, int64_t n) {
+  if (biasScalar)
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] * scale + bias[0];
+  else
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] * scale + bias[i];
+  float m = y[0];
+  for (int64_t i = 1; i < n; i++) m = (y[i] > m || y[i] != y[i]) ? y[i] : m;
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i < n; i++) y[i] = exp_f(y[i] - m);
+  for (i = 0; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; l++) acc[l] += y[i + l];
+  double sum = 0;
+  for (; i < n; i++) sum += y[i];
+  for (int l = 0; l < 8; l++) sum += acc[l];
+  const float sf = static_cast<float>(sum);
+  for (int64_t j = 0; j < n; j++) y[j] = y[j] / sf;
+}
+
+// dx = (dy·y − (Σ dy·y)·y)·scale over one row (the softmax gradient, then the scale's).
+TP_CLONES void sms_grad_row(const float* TP_RESTRICT dy, const float* TP_RESTRICT y, float scale, float* TP_RESTRICT dx, int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; l++) acc[l] += dy[i + l] * y[i + l];
+  double sum = 0;
+  for (; i < n; i++) sum += dy[i] * y[i];
+  for (int l = 0; l < 8; l++) sum += acc[l];
+  const float s = static_cast<float>(sum);
+  for (int64_t j = 0; j < n; j++) dx[j] = (dy[j] * y[j] - s * y[j]) * scale;
+}
+
 }  // namespace
+
+void scaled_masked_softmax(const float* x, const int64_t* xDims, const float* bias, const int64_t* biasDims, int rank, float scale, float* y) {
+  const int64_t n = xDims[rank - 1];
+  const bool biasScalar = biasDims[rank - 1] == 1;
+  int64_t rows = 1, bStride[kMaxRank];
+  int64_t st = biasDims[rank - 1];
+  for (int d = rank - 2; d >= 0; d--) {
+    bStride[d] = biasDims[d] == 1 ? 0 : st;
+    st *= biasDims[d];
+  }
+  for (int d = 0; d < rank - 1; d++) rows *= xDims[d];
+  if (n == 0 || rows == 0) return;
+  const int64_t grain = n >= kElementGrain / 4 ? 1 : (kElementGrain / 4 + n - 1) / n;
+  pool().parallel_for(rows, grain, [&](int64_t b, int64_t e) {
+    int64_t idx[kMaxRank], off = 0, rem = b;
+    for (int d = rank - 2; d >= 0; d--) {
+      idx[d] = rem % xDims[d];
+      rem /= xDims[d];
+      off += idx[d] * bStride[d];
+    }
+    for (int64_t r = b; r < e; r++) {
+      sms_row(x + r * n, bias + off, biasScalar, scale, y + r * n, n);
+      for (int d = rank - 2; d >= 0; d--) {
+        idx[d]++;
+        off += bStride[d];
+        if (idx[d] < xDims[d]) break;
+        off -= bStride[d] * xDims[d];
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
+void softmax_grad(const float* dy, const float* y, float scale, float* dx, int64_t rows, int64_t n) {
+  if (n == 0) return;
+  const int64_t grain = n >= kElementGrain / 4 ? 1 : (kElementGrain / 4 + n - 1) / n;
+  pool().parallel_for(rows, grain, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; r++) sms_grad_row(dy + r * n, y + r * n, scale, dx + r * n, n);
+  });
+}
 
 void layer_norm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd, int64_t N, int64_t C, float eps) {
   pool().parallel_for(N, row_grain(C), [&](int64_t b, int64_t e) {

@@ -57,6 +57,11 @@ void layer_norm_grad(const float* dy, const float* x, const float* gamma, const 
  */
 void adamw(const float* p, const float* m, const float* v, const float* g, float* pOut, float* mOut, float* vOut, int64_t n, float lr, double b1, double b2, float eps, float wd, float c1, float c2);
 
+/** y = softmax(scale·x + bias) over the last axis; bias dims padded to `rank`, broadcast against x's. */
+void scaled_masked_softmax(const float* x, const int64_t* xDims, const float* bias, const int64_t* biasDims, int rank, float scale, float* y);
+/** dx = scale · y · (dy − Σ dy·y) over rows of n (the gradient of the above with respect to x). */
+void softmax_grad(const float* dy, const float* y, float scale, float* dx, int64_t rows, int64_t n);
+
 // ---- matmul (gemm.cc) ----
 /**
  * out[b] = op(A[b]) · op(B[b]) for b < max(batchA, batchB); a batch of 1 broadcasts.

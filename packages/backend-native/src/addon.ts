@@ -43,6 +43,10 @@ export interface NativeAddon {
   layerNorm(x: Float32Array, gamma: Float32Array, beta: Float32Array, y: Float32Array, mean: Float32Array, rstd: Float32Array, cols: number, eps: number): void;
   layerNormGrad(dy: Float32Array, x: Float32Array, gamma: Float32Array, mean: Float32Array, rstd: Float32Array, dx: Float32Array, dgamma: Float32Array, dbeta: Float32Array, cols: number): void;
   adamw(p: Float32Array, m: Float32Array, v: Float32Array, g: Float32Array, pOut: Float32Array, mOut: Float32Array, vOut: Float32Array, lr: number, beta1: number, beta2: number, eps: number, weightDecay: number, c1: number, c2: number): void;
+  /** y = softmax(scale·x + bias); meta: [rank, xDims…, biasDims…] (bias padded with leading 1s). */
+  scaledMaskedSoftmax(x: Float32Array, bias: Float32Array, y: Float32Array, meta: Int32Array, scale: number): void;
+  /** dx = scale·y·(dy − Σ dy·y) over rows of `cols`. */
+  softmaxGrad(dy: Float32Array, y: Float32Array, dx: Float32Array, cols: number, scale: number): void;
   /** meta: [rank, dims…, reduceFlags…]. */
   reduce(op: number, x: Float32Array, out: Float32Array, meta: Int32Array): void;
   softmax(x: Float32Array, out: Float32Array, cols: number): void;

@@ -5,4 +5,6 @@ export const FUSED_KERNELS = {
   layerNorm: 'TelepathLayerNorm',
   layerNormGrad: 'TelepathLayerNormGrad',
   adamW: 'TelepathAdamW',
+  scaledMaskedSoftmax: 'TelepathScaledMaskedSoftmax',
+  softmaxGrad: 'TelepathSoftmaxGrad',
 } as const;

@@ -27,6 +27,8 @@ export interface FusedOps {
   geluTanh(x: Tensor): Tensor;
   /** (x − mean) / sqrt(var + eps) · gamma + beta over the last axis. [..., C] → [..., C] */
   layerNorm(x: Tensor, gamma: Tensor, beta: Tensor, eps: number): Tensor;
+  /** softmax(scale·x + bias) over the last axis (attention probabilities); bias broadcasts to x. [..., S] → [..., S] */
+  scaledMaskedSoftmax(x: Tensor, bias: Tensor, scale: number): Tensor;
   /** One AdamW update (no gradient); returns the new [param, m, v]. */
   adamW(param: Tensor, m: Tensor, v: Tensor, grad: Tensor, o: AdamWStep): [Tensor, Tensor, Tensor];
 }
@@ -63,6 +65,10 @@ export function fusedOps(tf: Tf): FusedOps {
         const { mean, variance } = tf.moments(x, -1, true);
         return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, eps))), gamma), beta);
       });
+    },
+    scaledMaskedSoftmax(x, bias, scale) {
+      if (has(FUSED_KERNELS.scaledMaskedSoftmax)) return tf.engine().runKernel(FUSED_KERNELS.scaledMaskedSoftmax, { x, bias }, { scale }) as Tensor;
+      return tf.tidy(() => tf.softmax(tf.add(tf.mul(x, scale), bias)));
     },
     adamW(param, m, v, grad, o) {
       const c1 = 1 - Math.pow(o.beta1, o.step);

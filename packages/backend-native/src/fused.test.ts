@@ -46,6 +46,33 @@ describe.skipIf(!setup.available)('fused ops', () => {
     tf.dispose([x, g, b]);
   });
 
+  it('scaled masked softmax and its gradients (x and a broadcast bias) match the composed ops', async () => {
+    for (const [xShape, bShape] of [
+      [[2, 3, 7, 33], [2, 1, 7, 33]],
+      [[2, 3, 7, 33], [7, 33]],
+      [[5, 129], [5, 1]],
+      [[1, 1], [1]],
+    ]) {
+      const size = (s: number[]) => s.reduce((p, d) => p * d, 1);
+      const x = randomValues(1300 + size(xShape), size(xShape), -4, 4);
+      const b = randomValues(1400 + size(bShape), size(bShape), -3, 0).map((v, i) => (i % 5 === 0 ? -1e9 : v));
+      const dy = randomValues(1500, size(xShape));
+      const f = () => {
+        const xs = tf.tensor(x, xShape);
+        const bs = tf.tensor(b, bShape);
+        const loss = (u: tf.Tensor, w: tf.Tensor) => tf.sum(tf.mul(ops.scaledMaskedSoftmax(u, w, 0.37), tf.tensor(dy, xShape)));
+        return [ops.scaledMaskedSoftmax(xs, bs, 0.37), ...tf.grads(loss as (...a: tf.Tensor[]) => tf.Tensor)([xs, bs])];
+      };
+      const want = await runOn(tf, 'cpu', f);
+      const got = await runOn(tf, 'native', f);
+      expect(maxRelError(got[0], want[0]).err, `y [${xShape}] + [${bShape}]`).toBeLessThan(TOL);
+      expect(normRelError(got[1], want[1]), `dx [${xShape}]`).toBeLessThan(TOL);
+      // A bias constant along the softmax axis has an exactly zero gradient (rounding noise on both backends).
+      if (bShape[bShape.length - 1] === 1) expect(Math.max(...Array.from(got[2], Math.abs)), `dbias [${bShape}]`).toBeLessThan(1e-6);
+      else expect(normRelError(got[2], want[2]), `dbias [${bShape}]`).toBeLessThan(TOL);
+    }
+  });
+
   it('adamW update matches the composed update', async () => {
     const n = 33 * 129;
     const [p, m, v, g] = [1, 2, 3, 4].map((s) => randomValues(1200 + s, n));

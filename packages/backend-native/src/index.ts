@@ -37,6 +37,12 @@ export async function register(tf: typeof tfc, options: RegisterOptions = {}): P
   return registerWith(tf, load.addon, options);
 }
 
+/** How often each cpu (JavaScript) kernel ran on the native backend so far: unported kernels and fallbacks. */
+export async function cpuKernelCalls(): Promise<Record<string, number>> {
+  const { cpuKernelCalls: calls } = await import('./register.js');
+  return Object.fromEntries(calls);
+}
+
 /** Buffer-pool counters of the running native backend (undefined if it is not started). */
 export function poolStats(tf: typeof tfc): PoolStats | undefined {
   const be = tf.engine().registry[BACKEND_NAME] as unknown as { poolStats?: () => PoolStats } | undefined;

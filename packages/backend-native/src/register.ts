@@ -13,6 +13,16 @@ import { nativeKernels, opCodes } from './kernels/index.js';
 
 export const BACKEND_NAME = 'native';
 
+/** Calls that ran a cpu (JavaScript) kernel on this backend, by kernel name: unported kernels and fallbacks. */
+export const cpuKernelCalls = new Map<string, number>();
+
+function counted(name: string, f: NativeKernelFunc): NativeKernelFunc {
+  return (args) => {
+    cpuKernelCalls.set(name, (cpuKernelCalls.get(name) ?? 0) + 1);
+    return f(args);
+  };
+}
+
 export interface RegisterOptions {
   /** Worker threads incl. the caller (default TELEPATH_NATIVE_THREADS, else the available cores, at most 8). */
   threads?: number;
@@ -46,7 +56,7 @@ export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: 
     ops: opCodes(addon),
     fallback: (name: string): NativeKernelFunc => {
       const k = byName.get(name);
-      if (k) return k.kernelFunc as unknown as NativeKernelFunc;
+      if (k) return counted(name, k.kernelFunc as unknown as NativeKernelFunc);
       return () => {
         throw new Error(`Kernel '${name}' has no native implementation for these inputs and no cpu kernel to fall back to`);
       };
@@ -58,7 +68,7 @@ export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: 
   tf.registerBackend(BACKEND_NAME, () => new NativeBackend(addon, { poolCapBytes: poolMiB * 1024 * 1024 }), options.priority ?? 3);
   for (const k of cpuKernels) {
     if (overridden.has(k.kernelName)) continue;
-    tf.registerKernel({ ...k, backendName: BACKEND_NAME });
+    tf.registerKernel({ ...k, backendName: BACKEND_NAME, kernelFunc: counted(k.kernelName, k.kernelFunc as unknown as NativeKernelFunc) as unknown as KernelFunc });
   }
   for (const k of native) tf.registerKernel({ kernelName: k.kernelName, backendName: BACKEND_NAME, kernelFunc: k.kernelFunc as unknown as KernelFunc });
   if (!tf.getGradient(FUSED.geluTanh)) {
@@ -66,6 +76,28 @@ export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: 
       kernelName: FUSED.geluTanh,
       inputsToSave: ['x'],
       gradFunc: (dy, saved) => ({ x: () => tf.engine().runKernel(FUSED.geluTanhGrad, { dy: dy as tfc.Tensor, x: saved[0] }) as tfc.Tensor }),
+    });
+  }
+  if (!tf.getGradient(FUSED.scaledMaskedSoftmax)) {
+    tf.registerGradient({
+      kernelName: FUSED.scaledMaskedSoftmax,
+      inputsToSave: ['bias'],
+      outputsToSave: [true],
+      gradFunc: (dy, saved, attrs) => {
+        const [bias, y] = saved;
+        const g = dy as tfc.Tensor;
+        const scale = (attrs as { scale: number }).scale;
+        return {
+          x: () => tf.engine().runKernel(FUSED.softmaxGrad, { dy: g, y }, { scale }) as tfc.Tensor,
+          // d/dbias: the unscaled softmax gradient, summed over the axes bias broadcasts along.
+          bias: () => {
+            const dz = tf.engine().runKernel(FUSED.softmaxGrad, { dy: g, y }, { scale: 1 }) as tfc.Tensor;
+            const lead = y.rank - bias.rank;
+            const axes = y.shape.map((d, i) => i).filter((i) => i < lead || (bias.shape[i - lead] === 1 && y.shape[i] !== 1));
+            return tf.reshape(axes.length ? tf.sum(dz, axes) : dz, bias.shape);
+          },
+        };
+      },
     });
   }
   return BACKEND_NAME;

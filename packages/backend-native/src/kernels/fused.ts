@@ -4,10 +4,12 @@
  *   TelepathLayerNorm {x [..., C], gamma [C], beta [C]} {eps} → [y [..., C], mean [...], rstd [...]].
  *   TelepathLayerNormGrad {dy, x, gamma, mean, rstd} → [dx [..., C], dgamma [C], dbeta [C]].
  *   TelepathAdamW {param, m, v, grad} {lr, beta1, beta2, eps, weightDecay, c1, c2} → [param', m', v'].
+ *   TelepathScaledMaskedSoftmax {x [..., S], bias (broadcasts to x)} {scale} → softmax(scale·x + bias)
+ *     (attention probabilities); TelepathSoftmaxGrad {dy, y} {scale} → scale·y·(dy − Σ dy·y).
  * float32 only; they throw on anything else (callers check `tf.getKernel(name, backend)` first).
  */
 import type { TensorInfo } from '@tensorflow/tfjs-core';
-import { attr, type KernelArgs, type KernelContext, type NativeKernel, nativeOf } from './context.js';
+import { attr, type KernelArgs, type KernelContext, META, type NativeKernel, nativeOf } from './context.js';
 import { nativeUnary } from './elementwise.js';
 import { FUSED_KERNELS } from '../fused-names.js';
 
@@ -62,6 +64,36 @@ function adamW(args: KernelArgs): TensorInfo[] {
   return out.map((o) => be.outF32(shape, o));
 }
 
+function scaledMaskedSoftmax(args: KernelArgs): TensorInfo {
+  const [x, bias] = floats(args, FUSED.scaledMaskedSoftmax, ['x', 'bias']);
+  const xs = args.inputs.x.shape;
+  const bs = args.inputs.bias.shape;
+  const rank = xs.length;
+  if (rank === 0 || rank > 12 || bs.length > rank) throw new Error(`${FUSED.scaledMaskedSoftmax}: bias [${bs}] must broadcast to x [${xs}]`);
+  META[0] = rank;
+  for (let i = 0; i < rank; i++) {
+    META[1 + i] = xs[i];
+    const j = i - (rank - bs.length);
+    const d = j >= 0 ? bs[j] : 1;
+    if (d !== 1 && d !== xs[i]) throw new Error(`${FUSED.scaledMaskedSoftmax}: bias [${bs}] must broadcast to x [${xs}]`);
+    META[1 + rank + i] = d;
+  }
+  const be = nativeOf(args);
+  const y = be.allocF32(x.length);
+  be.addon.scaledMaskedSoftmax(x, bias, y, META, attr<number>(args, 'scale'));
+  return be.outF32(xs, y);
+}
+
+function softmaxGrad(args: KernelArgs): TensorInfo {
+  const [dy, y] = floats(args, FUSED.softmaxGrad, ['dy', 'y']);
+  const shape = args.inputs.y.shape;
+  if (dy.length !== y.length || shape.length === 0) throw new Error(`${FUSED.softmaxGrad}: dy and y must have the same shape`);
+  const be = nativeOf(args);
+  const dx = be.allocF32(y.length);
+  if (y.length > 0) be.addon.softmaxGrad(dy, y, dx, shape[shape.length - 1], attr<number>(args, 'scale'));
+  return be.outF32(shape, dx);
+}
+
 export function fusedKernels(ctx: KernelContext): NativeKernel[] {
   const geluCode = ctx.ops.unary.geluTanh;
   return [
@@ -87,5 +119,7 @@ export function fusedKernels(ctx: KernelContext): NativeKernel[] {
     { kernelName: FUSED.layerNorm, kernelFunc: layerNorm },
     { kernelName: FUSED.layerNormGrad, kernelFunc: layerNormGrad },
     { kernelName: FUSED.adamW, kernelFunc: adamW },
+    { kernelName: FUSED.scaledMaskedSoftmax, kernelFunc: scaledMaskedSoftmax },
+    { kernelName: FUSED.softmaxGrad, kernelFunc: softmaxGrad },
   ];
 }
