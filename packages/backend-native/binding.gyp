@@ -4,6 +4,7 @@
       "target_name": "telepath_native",
       "sources": [
         "native/addon.cc",
+        "native/addon-fused.cc",
         "native/pool.cc",
         "native/gemm.cc",
         "native/elementwise.cc",
