@@ -80,6 +80,22 @@ forEachBackend((backend, ready) => {
     lm.dispose();
   });
 
+  it('newKv holds the new positions\' keys and values, the tail of the returned cache', async (ctx) => {
+    if (!ready()) return ctx.skip();
+    const lm = tinyLm();
+    tf.tidy(() => {
+      const prefix = lm.forward(lm.embed(ids([[9, 8, 7]])));
+      const out = lm.forward(lm.embed(ids([[1, 2]])), { cache: prefix.cache });
+      expect(out.newKv.length).toBe(lm.config.layers);
+      out.newKv.forEach((kv, l) => {
+        expect(kv.k.shape).toEqual([1, 2, 2, 4]);
+        expectClose(kv.k, tf.slice(out.cache.layers[l].k, [0, 0, 3, 0], [-1, -1, 2, -1]), tol);
+        expectClose(kv.v, tf.slice(out.cache.layers[l].v, [0, 0, 3, 0], [-1, -1, 2, -1]), tol);
+      });
+    });
+    lm.dispose();
+  });
+
   it('gives clear errors for bad shapes and ids', async (ctx) => {
     if (!ready()) return ctx.skip();
     const lm = tinyLm();

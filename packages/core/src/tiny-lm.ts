@@ -4,7 +4,7 @@
  * method in Telepath uses:
  *   embed(ids [B,T]) → [B,T,C]
  *   forward(embeds [B,T,C], { cache?, attentionMask?, extraKV?, positions? })
- *     → { logits [B,T,V], hidden: L+1 × [B,T,C], cache }
+ *     → { logits [B,T,V], hidden: L+1 × [B,T,C], cache, newKv: L × {k, v} [B,H,T,D] }
  * `hidden[0]` is the embedding output (token + position), `hidden[l]` the output of block l, and
  * the last entry is after the final LayerNorm (the LM head's input, as in GPT-2). Decoding step
  * by step with the returned cache gives the same logits as one full forward.
@@ -61,6 +61,8 @@ export interface LmOutput {
   logits: tf.Tensor3D; // [B, T, V]
   hidden: tf.Tensor3D[]; // L+1 × [B, T, C]
   cache: KvCache;
+  /** Keys and values of the T new positions only (the tail of `cache.layers`), without slicing. */
+  newKv: LayerKv[]; // L × {k, v} [B, H, T, D]
 }
 
 export function lmConfig(overrides: unknown = {}): LmConfig {
@@ -109,10 +111,12 @@ export class TinyLm {
       const keyMask = buildKeyMask(B, T, o); // [B, S]
       const bias = attentionBias(keyMask, T); // [B, 1, T, S]
       const layers: LayerKv[] = [];
+      const newKv: LayerKv[] = [];
       for (let l = 0; l < c.layers; l++) {
         const prefix = [o.cache?.layers[l], o.extraKV?.layers[l]].filter((p): p is LayerKv => p !== undefined);
         const att = this.attention(l, layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), c.layerNormEps), prefix, bias, drop);
         layers.push(att.kv);
+        newKv.push(att.newKv);
         x = tf.add(x, dropout(att.out, c.dropout, drop?.tfSeed())) as tf.Tensor3D;
         const m = this.mlp(l, layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`), c.layerNormEps));
         x = tf.add(x, dropout(m, c.dropout, drop?.tfSeed())) as tf.Tensor3D;
@@ -123,7 +127,7 @@ export class TinyLm {
       const flat = tf.reshape(final, [B * T, c.width]) as tf.Tensor2D; // [BT, C]
       const logits = tf.reshape(matMulT(flat, this.p('wte') as tf.Tensor2D, false, true), [B, T, c.vocabSize]) as tf.Tensor3D;
       const cache: KvCache = { layers, keyMask, position: (o.cache?.position ?? 0) + T };
-      return { logits, hidden, cache };
+      return { logits, hidden, cache, newKv };
     });
   }
 
@@ -150,14 +154,14 @@ export class TinyLm {
   }
 
   /** Causal self-attention of layer l over prefix keys (cache, extra) and the new positions. */
-  private attention(l: number, h: tf.Tensor, prefix: LayerKv[], bias: tf.Tensor4D, drop: Rng | undefined): { out: tf.Tensor3D; kv: LayerKv } {
+  private attention(l: number, h: tf.Tensor, prefix: LayerKv[], bias: tf.Tensor4D, drop: Rng | undefined): { out: tf.Tensor3D; kv: LayerKv; newKv: LayerKv } {
     const { heads: H, width: C } = this.config;
     const [B, T] = h.shape;
     const D = C / H;
     const split = (t: tf.Tensor) => tf.transpose(tf.reshape(t, [B, T, H, D]), [0, 2, 1, 3]) as tf.Tensor4D; // [B, H, T, D]
     const q = split(linear(h, this.p(`h${l}.attn.wq`), this.p(`h${l}.attn.bq`)));
-    let k = split(linear(h, this.p(`h${l}.attn.wk`), this.p(`h${l}.attn.bk`)));
-    let v = split(linear(h, this.p(`h${l}.attn.wv`), this.p(`h${l}.attn.bv`)));
+    const newKv = { k: split(linear(h, this.p(`h${l}.attn.wk`), this.p(`h${l}.attn.bk`))), v: split(linear(h, this.p(`h${l}.attn.wv`), this.p(`h${l}.attn.bv`))) };
+    let { k, v } = newKv;
     if (prefix.length > 0) {
       k = tf.concat([...prefix.map((p) => p.k), k], 2) as tf.Tensor4D; // [B, H, S, D]
       v = tf.concat([...prefix.map((p) => p.v), v], 2) as tf.Tensor4D;
@@ -166,7 +170,7 @@ export class TinyLm {
     const probs = dropout(tf.softmax(scores), this.config.dropout, drop?.tfSeed());
     const y = tf.reshape(tf.transpose(tf.matMul(probs as tf.Tensor4D, v), [0, 2, 1, 3]), [B, T, C]); // [B, T, C]
     const out = linear(y, this.p(`h${l}.attn.wo`), this.p(`h${l}.attn.bo`)) as tf.Tensor3D;
-    return { out, kv: { k, v } };
+    return { out, kv: { k, v }, newKv };
   }
 
   private mlp(l: number, h: tf.Tensor): tf.Tensor3D {
