@@ -59,9 +59,10 @@ describe('KV injection (H1)', () => {
     tf.tidy(() => {
       const z = tf.randomNormal([1, 3, 8], 0, 1, 'float32', 7) as tf.Tensor3D;
       const prompt = encodePrompts(lm, [[1, 2]], 0);
-      const viaChannel = continueBase(lm, prompt, { injection: 'embeddings', z }, [[3, 4]], 0, 3).logits; // Liu's literal layout
+      const viaChannel = continueBase(lm, prompt, { injection: 'embeddings', z }, [[3, 4]], 0, 3); // Liu's literal layout
+      expect(viaChannel.offset).toBe(3);
       const full = lm.forward(tf.concat([lm.embed(tf.tensor2d([[1, 2]], [1, 2], 'int32')), z, lm.embed(tf.tensor2d([[3, 4]], [1, 2], 'int32'))], 1) as tf.Tensor3D);
-      expectClose(viaChannel, tf.slice(full.logits, [0, 5, 0], [1, 2, -1]), { rtol: 1e-4, atol: 1e-5 });
+      expectClose(viaChannel.logits, tf.slice(full.logits, [0, 2, 0], [1, 5, -1]), { rtol: 1e-4, atol: 1e-5 });
     });
     lm.dispose();
   });
@@ -73,7 +74,7 @@ describe('KV injection (H1)', () => {
       const viaChannel = continueBase(lm, encodePrompts(lm, [[1, 2]], 0), { injection: 'embeddings', z }, [[3, 4]], 0).logits;
       const embeds = tf.concat([lm.embed(tf.tensor2d([[1, 2]], [1, 2], 'int32')), z, lm.embed(tf.tensor2d([[3, 4]], [1, 2], 'int32'))], 1) as tf.Tensor3D;
       const full = lm.forward(embeds, { positions: tf.tensor2d([[0, 1, 2, 3, 4, 2, 3]], [1, 7], 'int32') });
-      expectClose(viaChannel, tf.slice(full.logits, [0, 5, 0], [1, 2, -1]), { rtol: 1e-4, atol: 1e-5 });
+      expectClose(viaChannel, tf.slice(full.logits, [0, 2, 0], [1, 5, -1]), { rtol: 1e-4, atol: 1e-5 });
     });
     lm.dispose();
   });

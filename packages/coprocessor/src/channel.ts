@@ -70,10 +70,12 @@ export function controlLatents(l: Latents, control: LatentControl, rng: Rng): La
  * The Base continues after prompt cache + latents with `inputs` (right-padded token rows, each at
  * least one token). Embedding latents take position ids n..n+K−1 (n = the row's prompt length);
  * the inputs start at n + `shift` (0: the latents overlap the inputs' ids, as KV latents do in
- * core's extraKV; K: Liu's literal layout). Returns logits [B, T, V] at the input tokens (not at
- * latent positions) and the cache holding prompt, latents and inputs. Call inside a tidy.
+ * core's extraKV; K: Liu's literal layout). Returns the logits of every new column [B, offset + T, V]
+ * — the inputs' are at columns offset.. (offset = K latent columns for embeddings, 0 for KV; not
+ * sliced off, since the cpu backend's strided Slice is slow) — and the cache holding prompt,
+ * latents and inputs. Call inside a tidy.
  */
-export function continueBase(base: TinyLm, prompt: PromptCache, latents: Latents, inputs: number[][], padId: number, shift = 0): { logits: tf.Tensor3D; cache: KvCache } {
+export function continueBase(base: TinyLm, prompt: PromptCache, latents: Latents, inputs: number[][], padId: number, shift = 0): { logits: tf.Tensor3D; offset: number; cache: KvCache } {
   const B = inputs.length;
   const T = Math.max(...inputs.map((r) => r.length));
   const K = latentInputs(latents);
@@ -97,11 +99,11 @@ export function continueBase(base: TinyLm, prompt: PromptCache, latents: Latents
     const positions = tf.tensor2d(pos, [B, K + T], 'int32');
     if (latents.injection === 'kv') {
       const out = base.forward(tokens, { cache: prompt.cache, extraKV: { layers: latents.kv }, attentionMask: tokenMask, positions });
-      return { logits: out.logits, cache: out.cache };
+      return { logits: out.logits, offset: 0, cache: out.cache };
     }
     const embeds = tf.concat([latents.z, tokens], 1) as tf.Tensor3D; // [B, K + T, C]
     const attentionMask = tf.concat([tf.ones([B, K]), tokenMask], 1) as tf.Tensor2D;
     const out = base.forward(embeds, { cache: prompt.cache, attentionMask, positions });
-    return { logits: tf.slice(out.logits, [0, K, 0], [-1, -1, -1]) as tf.Tensor3D, cache: out.cache }; // [B, T, V]
+    return { logits: out.logits, offset: K, cache: out.cache }; // [B, K + T, V]
   });
 }

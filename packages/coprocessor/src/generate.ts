@@ -21,9 +21,10 @@ export async function generateAnswers(s: CoprocessorState, batch: Example[], o: 
   const start = tidy(() => {
     const { prompt, latents } = latentsFor(s, prompts);
     const shown = control === 'none' ? latents : controlLatents(latents, control, o.rng.fork('control'));
-    const { logits, cache } = continueBase(s.base, prompt, shown, prompts.map(() => [tok.sepId]), tok.padId, answerShift(s)); // [B, 1, V]
+    const { logits, cache } = continueBase(s.base, prompt, shown, prompts.map(() => [tok.sepId]), tok.padId, answerShift(s)); // [B, offset + 1, V]
     const next = prompt.lengths.map((n) => n + answerShift(s) + 1);
-    return { cache: keepCache(cache), lastLogits: tf.reshape(logits, [prompts.length, -1]) as tf.Tensor2D, next };
+    const last = tf.slice(logits, [0, logits.shape[1] - 1, 0], [-1, 1, -1]); // [B, 1, V] at ###
+    return { cache: keepCache(cache), lastLogits: tf.reshape(last, [prompts.length, -1]) as tf.Tensor2D, next };
   });
   const room = s.base.config.contextLength - Math.max(...start.next);
   const maxNewTokens = Math.max(1, Math.min(o.maxNewTokens || s.config.maxNewTokens, room));

@@ -48,13 +48,13 @@ export function channelLoss(s: CoprocessorState, rows: ChannelRow[]): tf.Scalar 
   return tf.tidy(() => {
     const { prompt, latents } = latentsFor(s, rows.map((r) => r.prefix));
     const inputs = rows.map((r) => r.continuation.slice(0, -1));
-    const { logits } = continueBase(s.base, prompt, latents, inputs, s.tokenizer.padId, answerShift(s)); // [B, T, V]
+    const { logits, offset } = continueBase(s.base, prompt, latents, inputs, s.tokenizer.padId, answerShift(s)); // [B, offset + T, V]
     const [B, T] = logits.shape;
     const targets = new Int32Array(B * T).fill(s.tokenizer.padId);
-    const mask = new Float32Array(B * T);
+    const mask = new Float32Array(B * T); // 0 at latent columns
     rows.forEach((r, b) => r.continuation.slice(1).forEach((id, t) => {
-      targets[b * T + t] = id;
-      mask[b * T + t] = 1;
+      targets[b * T + offset + t] = id;
+      mask[b * T + offset + t] = 1;
     }));
     return maskedCrossEntropy(logits, tf.tensor2d(targets, [B, T], 'int32'), tf.tensor2d(mask, [B, T]));
   });

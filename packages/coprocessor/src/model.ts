@@ -63,16 +63,10 @@ export function runCoprocessor(cp: Coprocessor, cache: KvCache, lengths: number[
   return tidy(() => {
     const B = lengths.length;
     const [K, C] = cp.soft.shape;
-    const S = cache.keyMask.shape[1];
-    const soft = tf.tile(tf.reshape(cp.soft, [1, K, C]), [B, 1, 1]) as tf.Tensor3D; // [B, K, C]
+    const soft = tf.mul(tf.ones([B, 1, 1]), tf.reshape(cp.soft, [1, K, C])) as tf.Tensor3D; // [B, K, C] (broadcast: cheaper than tile)
     const positions = tf.tensor2d(lengths.flatMap((n) => Array.from({ length: K }, (_, k) => n + k)), [B, K], 'int32');
     const out = cp.lm.forward(soft, { cache, positions });
-    const z = out.hidden[out.hidden.length - 1]; // [B, K, C]
-    const kv = out.cache.layers.map((l) => ({
-      k: tf.slice(l.k, [0, 0, S, 0], [-1, -1, K, -1]) as tf.Tensor4D, // [B, H, K, D]
-      v: tf.slice(l.v, [0, 0, S, 0], [-1, -1, K, -1]) as tf.Tensor4D,
-    }));
-    return { z, kv };
+    return { z: out.hidden[out.hidden.length - 1], kv: out.newKv }; // [B, K, C]; L × [B, H, K, D]
   });
 }
 
