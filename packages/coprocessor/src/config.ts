@@ -58,6 +58,8 @@ export interface CoprocessorConfig {
    * every variant (core's extraKV consumes no ids either).
    */
   shiftAnswerPositions: boolean;
+  /** Peak learning rate of every phase of this arm; 0 = the experiment's `train.optim.lr`. */
+  lr: number;
   /** Longest generated answer (after the forced ###). */
   maxNewTokens: number;
 }
@@ -81,5 +83,6 @@ export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
   // vs 0.78 for H1, whose KV takes no ids). Not shifting keeps Liu and H1 on one answer layout, so
   // they differ only in the injection, which is the comparison paper A makes.
   shiftAnswerPositions: false, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
+  lr: 0, // Liu arXiv 2412.17747: learning rate "not found" (methods.md §2); chosen: the experiment's
   maxNewTokens: 32, // chosen: answers are short (Countdown equation, ProsQA sentence, GSM8K number)
 };

@@ -46,6 +46,7 @@ describe('coprocessor init', () => {
     expect(() => coprocessor.init(ctx, { ...coprocessor.defaults, latentToken: 3 } as never)).toThrow(/unknown config key "latentToken"/);
     expect(() => coprocessor.init(ctx, { ...coprocessor.defaults, variant: 'h1', frozenBaseSteps: 5 })).toThrow(/h2 and h2-embed only/);
     expect(coprocessor.phases({ ...coprocessor.defaults, variant: 'h2', pretrainSteps: 4, frozenBaseSteps: 2, steps: 7 })).toEqual([{ phase: 'pretrain', steps: 4 }, { phase: 'warm', steps: 2 }, { phase: 'sft', steps: 7 }]);
+    expect(coprocessor.phases({ ...coprocessor.defaults, lr: 3e-4 })).toEqual([{ phase: 'sft', steps: 1000, optim: { lr: 3e-4 } }]);
     lm.dispose();
   });
 });

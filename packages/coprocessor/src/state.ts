@@ -29,16 +29,21 @@ export function resolveConfig(config: unknown): CoprocessorConfig {
     if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`coprocessor: ${k} must be a non-negative integer, got ${c[k]}`);
   }
   if (c.frozenBaseSteps > 0 && !VARIANTS[c.variant].trainBase) throw new Error(`coprocessor: frozenBaseSteps applies to h2 and h2-embed only (variant "${c.variant}" never trains the Base)`);
-  for (const k of ['softInitStd', 'latentScale'] as const) if (!(c[k] >= 0)) throw new Error(`coprocessor: ${k} must be ≥ 0, got ${c[k]}`);
+  for (const k of ['softInitStd', 'latentScale', 'lr'] as const) if (!(c[k] >= 0)) throw new Error(`coprocessor: ${k} must be ≥ 0, got ${c[k]}`);
   return c;
 }
 
-export function phasesOf(config: unknown): { phase: string; steps: number }[] {
+/**
+ * Phases in order. One learning rate per phase (core's train takes one param map and one optimizer
+ * config): h2 can give the Coprocessor a head start at the same rate ('warm'), not a second rate.
+ */
+export function phasesOf(config: unknown): { phase: string; steps: number; optim?: { lr: number } }[] {
   const c = resolveConfig(config);
-  const out: { phase: string; steps: number }[] = [];
-  if (c.pretrainSteps > 0) out.push({ phase: 'pretrain', steps: c.pretrainSteps });
-  if (c.frozenBaseSteps > 0) out.push({ phase: 'warm', steps: c.frozenBaseSteps });
-  out.push({ phase: 'sft', steps: c.steps });
+  const optim = c.lr > 0 ? { optim: { lr: c.lr } } : {};
+  const out: { phase: string; steps: number; optim?: { lr: number } }[] = [];
+  if (c.pretrainSteps > 0) out.push({ phase: 'pretrain', steps: c.pretrainSteps, ...optim });
+  if (c.frozenBaseSteps > 0) out.push({ phase: 'warm', steps: c.frozenBaseSteps, ...optim });
+  out.push({ phase: 'sft', steps: c.steps, ...optim });
   return out;
 }
 
