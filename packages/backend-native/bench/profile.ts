@@ -18,6 +18,7 @@ if (!(await tf.setBackend(backend))) throw new Error(`backend ${backend} failed`
 tf.enableProdMode();
 const step = makeRefStep(tf, { ...REF_CONFIG, batch, fused: args.includes('--fused') });
 for (let i = 0; i < 3; i++) step.step();
+const gcKinds = new Map<string, { n: number; ms: number }>();
 let gcMs = 0;
 let gcs = 0;
 const obs = new PerformanceObserver((list) => {
@@ -34,7 +35,6 @@ const obs = new PerformanceObserver((list) => {
 obs.observe({ entryTypes: ['gc'] });
 const before = poolStats(tf);
 const cpuBefore = await cpuKernelCalls();
-const gcKinds = new Map<string, { n: number; ms: number }>();
 const n = backend === 'cpu' ? 1 : 8;
 const times: number[] = [];
 for (let i = 0; i < n; i++) {

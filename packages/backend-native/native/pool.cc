@@ -52,7 +52,7 @@ void ThreadPool::run(int64_t n, int64_t grain, ChunkFn fn, void* ctx) {
   int64_t cap = static_cast<int64_t>(nthreads_) * kChunksPerThread;
   if (cap > kMaxChunks) cap = kMaxChunks;
   const int chunks = static_cast<int>(want < cap ? want : cap);
-  if (chunks <= 1 || nthreads_ == 1 || in_chunk) {
+  if (chunks <= 1 || nthreads_ == 1 || in_chunk || busy_.exchange(true, std::memory_order_acquire)) {
     fn(ctx, 0, n);
     return;
   }
@@ -71,6 +71,7 @@ void ThreadPool::run(int64_t n, int64_t grain, ChunkFn fn, void* ctx) {
     if (i < 4096) TP_PAUSE();
     else sched_yield();  // a worker holding a chunk was descheduled: let it run
   }
+  busy_.store(false, std::memory_order_release);
 }
 
 void ThreadPool::worker() {

@@ -3,7 +3,8 @@
 // (a few per thread), runs f(begin, end) on each, and returns when all are done. Chunks are
 // claimed dynamically, so if a worker is descheduled (busy machine) the caller simply does
 // the rest itself instead of waiting for it. Idle workers spin briefly (kernels come in
-// quick succession), then sleep on a futex. Nested calls run serially. Kernels stay synchronous.
+// quick succession), then sleep on a futex. Nested calls, and calls from a second thread while
+// a job is in flight, run serially on the caller. Kernels stay synchronous.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -46,6 +47,8 @@ class ThreadPool {
   std::atomic<uint32_t> wake_{0};
   std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
+  // Set while a job is in flight; a second JS thread (worker_threads) then runs its kernel inline.
+  std::atomic<bool> busy_{false};
   std::atomic<int> spin_us_{50};
   uint32_t job_ = 0;
   // The current job; written before claim_ publishes it, stable until all its chunks are done.
