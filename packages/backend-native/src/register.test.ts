@@ -37,6 +37,20 @@ describe('register()', () => {
     expect(tf.findBackendFactory('native')).toBeNull();
   });
 
+  it('throws one line when the addon is present but cannot load', async () => {
+    const bad = join(mkdtempSync(join(tmpdir(), 'bad-addon-')), 'telepath_native.node');
+    writeFileSync(bad, 'not an ELF file');
+    vi.stubEnv('TELEPATH_NATIVE_ADDON', bad);
+    vi.resetModules();
+    const mod = await import('./index.js');
+    const err = await mod.register(tf).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(/addon failed to load.*npm rebuild @telepath\/backend-native/);
+    expect(err?.message).not.toContain('\n');
+  });
+
   it('registers the backend with every cpu kernel and returns its name, once', async () => {
     const mod = await import('./index.js');
     const status = mod.nativeStatus();
