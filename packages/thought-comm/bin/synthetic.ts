@@ -26,6 +26,7 @@ with and without the sparsity term (ThoughtComm, methods.md §1.11).
   --sampled K      every arm uses the column-sampled Jacobian estimator with K columns
   --penalty NAME   l1 | group | l1+group for every arm (e.g. group for the block design)
   --steps N        training steps of every arm
+  --arms LIST      comma list of arm names to run (default: all arms of the config)
   --json           print the JSON report instead of the table
   --out DIR        run-record root (default runs/thought-comm-synthetic/<UTC timestamp>)
   --no-record      write no run records
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     sampled: { type: 'string' },
     penalty: { type: 'string' },
     steps: { type: 'string' },
+    arms: { type: 'string' },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
     'no-record': { type: 'boolean', default: false },
@@ -68,6 +70,16 @@ if (values.sampled) ae.jacobianColumns = intList('--sampled', values.sampled)[0]
 if (values.penalty) ae.penalty = values.penalty;
 if (values.steps) ae.steps = intList('--steps', values.steps)[0];
 overrides.autoencoder = ae;
+if (values.arms) {
+  const names = values.arms.split(',').map((x) => x.trim());
+  const all = (raw.arms as { name: string }[] | undefined) ?? [];
+  const unknown = names.filter((n) => !all.some((a) => a.name === n));
+  if (unknown.length) {
+    console.error(`--arms: unknown arm ${unknown.join(', ')}. Expected one of: ${all.map((a) => a.name).join(', ')}`);
+    process.exit(2);
+  }
+  overrides.arms = all.filter((a) => names.includes(a.name));
+}
 const config = parseSyntheticExperimentConfig(overrides);
 
 const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });

@@ -48,10 +48,22 @@ export function autoencoderLoss(ae: Autoencoder, hNorm: tf.Tensor2D, o: LossOpti
     const z = standardiseBatch(encodeRaw(ae, hNorm)); // [B, Z]
     const diff = tf.sub(hNorm, decode(ae, z)); // [B, n_h]
     const reconstruction = tf.mean(tf.mul(diff, diff)) as tf.Scalar;
-    if (o.lambda === 0) return { total: reconstruction, reconstruction, penalty: tf.scalar(0) };
+    const mu = ae.config.decorrelation;
+    const base = mu > 0 ? (tf.add(reconstruction, tf.mul(codeCorrelation(z), mu)) as tf.Scalar) : reconstruction;
+    if (o.lambda === 0) return { total: base, reconstruction, penalty: tf.scalar(0) };
     const n = Math.min(ae.config.jacobianSamples, z.shape[0]);
     const zj = n < z.shape[0] ? (tf.slice(z, [0, 0], [n, z.shape[1]]) as tf.Tensor2D) : z; // [N_J, Z]
     const penalty = penaltyAt(ae, zj, o.agentRanges, o.cols);
-    return { total: tf.add(reconstruction, tf.mul(penalty, o.lambda)) as tf.Scalar, reconstruction, penalty };
+    return { total: tf.add(base, tf.mul(penalty, o.lambda)) as tf.Scalar, reconstruction, penalty };
+  });
+}
+
+/** mean_{i≠j} corr(ẑ_i, ẑ_j)² of standardised codes z [B, Z]. */
+export function codeCorrelation(z: tf.Tensor2D): tf.Scalar {
+  return tidy(() => {
+    const [B, Z] = z.shape;
+    const c = tf.div(tf.matMul(tf.transpose(z), z), B); // [Z, Z]
+    const off = tf.mul(c, tf.sub(1, tf.eye(Z))); // [Z, Z]
+    return tf.div(tf.sum(tf.mul(off, off)), Math.max(1, Z * (Z - 1))) as tf.Scalar;
   });
 }
