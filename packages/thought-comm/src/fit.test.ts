@@ -1,10 +1,11 @@
+import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend, parseConfig, Rng } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { DEFAULT_AUTOENCODER_CONFIG } from './config.js';
 import { encodeAll } from './evaluate.js';
 import { fitAutoencoder } from './fit.js';
-import { lambdaAt } from './loss.js';
+import { codeCorrelation, lambdaAt } from './loss.js';
 import { columnStats } from './model.js';
 import { makeWorld, sampleWorld } from './synthetic.js';
 import { TINY_SYNTHETIC_CONFIG } from './testing.js';
@@ -19,6 +20,17 @@ describe('lambdaAt', () => {
     const want = [0, 0.05, 0.1, 0.15, 0.2, 0.2];
     [9, 10, 11, 12, 13, 50].forEach((s, i) => expect(lambdaAt(c, s)).toBeCloseTo(want[i], 12));
     expect(lambdaAt({ ...c, penaltyRamp: 0 }, 10)).toBe(0.2);
+  });
+});
+
+describe('codeCorrelation', () => {
+  it('is the mean squared off-diagonal correlation of standardised codes', () => {
+    // columns: a, a (duplicate), b ⟂ a — correlations 1 (once, counted twice) and 0 elsewhere
+    const a = [1, -1, 1, -1];
+    const b = [1, 1, -1, -1];
+    const z = tf.tensor2d(a.map((x, i) => [x, x, b[i]]));
+    expect(codeCorrelation(z).dataSync()[0]).toBeCloseTo(2 / 6, 6);
+    z.dispose();
   });
 });
 
