@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, Rng } from '@telepath/core';
 import { DEFAULT_SYNTHETIC_CONFIG } from './config.js';
-import { agentRanges, agentSupport, latentGroups, makeWorld, mixWorld, sampleWorld, structuralSparsityViolations, worldJacobian } from './synthetic.js';
+import { agentRanges, agentSupport, hasFullColumnRank, latentGroups, makeWorld, mixWorld, sampleWorld, structuralSparsityViolations, worldJacobian } from './synthetic.js';
 
 const cfg = (o: object = {}) => parseConfig(DEFAULT_SYNTHETIC_CONFIG, { stateDim: 128, ...o });
 
@@ -66,6 +66,13 @@ describe('synthetic generator', () => {
     expect(Math.abs(mean)).toBeLessThan(0.05);
     expect(variance).toBeGreaterThan(0.9 * 8); // Laplace(0, b): variance 2b² = 8
     expect(variance).toBeLessThan(1.1 * 8);
+  });
+
+  it('checks that A has full column rank (f injective)', () => {
+    const w = makeWorld(cfg(), new Rng(1));
+    expect(hasFullColumnRank(w.weights, w.stateDim, w.latentDim)).toBe(true);
+    expect(hasFullColumnRank(Float32Array.from([1, 2, 2, 4, 3, 6]), 3, 2)).toBe(false); // column 2 = 2 × column 1
+    expect(hasFullColumnRank(Float32Array.from([1, 0, 0, 1, 1, 1]), 3, 2)).toBe(true);
   });
 
   it('rejects agents with fewer rows than latents', () => {

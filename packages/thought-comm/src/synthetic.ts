@@ -116,6 +116,7 @@ export function makeWorld(c: SyntheticConfig, rng: Rng): SyntheticWorld {
     const s = norm > 0 ? 1 / Math.sqrt(norm) : 0;
     for (let j = 0; j < Z; j++) weights[i * Z + j] *= s;
   }
+  if (!hasFullColumnRank(weights, c.stateDim, Z)) throw new Error('synthetic: the mixing matrix A is rank-deficient, so f would not be injective; change the seed or the support sizes');
   const cRng = rng.fork('curvature');
   const curvature = Float32Array.from({ length: Z }, () => c.curvatureMax * cRng.float());
   return { config: c, stateDim: c.stateDim, latentDim: Z, agentRanges: ranges, latentAgents, support, weights, curvature };
@@ -200,6 +201,30 @@ export function structuralSparsityViolations(support: Uint8Array, rows: number, 
     if (!used || size !== 1) bad.push(j);
   }
   return bad;
+}
+
+/** Whether A [rows, cols] (row-major) has full column rank: Gaussian elimination on AᵀA with partial pivoting. */
+export function hasFullColumnRank(a: Float32Array, rows: number, cols: number, tol = 1e-8): boolean {
+  const g = new Float64Array(cols * cols);
+  for (let i = 0; i < rows; i++) {
+    for (let p = 0; p < cols; p++) {
+      const v = a[i * cols + p];
+      if (v !== 0) for (let q = 0; q < cols; q++) g[p * cols + q] += v * a[i * cols + q];
+    }
+  }
+  let scale = 0;
+  for (let p = 0; p < cols; p++) scale = Math.max(scale, g[p * cols + p]);
+  for (let p = 0; p < cols; p++) {
+    let best = p;
+    for (let r = p + 1; r < cols; r++) if (Math.abs(g[r * cols + p]) > Math.abs(g[best * cols + p])) best = r;
+    if (!(Math.abs(g[best * cols + p]) > tol * scale)) return false;
+    for (let q = 0; q < cols; q++) [g[p * cols + q], g[best * cols + q]] = [g[best * cols + q], g[p * cols + q]];
+    for (let r = p + 1; r < cols; r++) {
+      const f = g[r * cols + p] / g[p * cols + p];
+      for (let q = p; q < cols; q++) g[r * cols + q] -= f * g[p * cols + q];
+    }
+  }
+  return true;
 }
 
 function sparseRows(w: SyntheticWorld): [number, number][][] {
