@@ -1,7 +1,7 @@
 /**
  * Benchmark of the native backend (not a test):
  *   npx tsx packages/backend-native/bench/native.bench.ts [--json] [--rounds N] [--steps N]
- *       [--no-torch] [--no-fused] [--core] [--wasm]
+ *       [--no-torch] [--no-fused] [--core] [--wasm] [--single]
  * 1. matMul n×n at 256/512/1024 on `native` (tf.matMul + dataSync) next to a plain OpenBLAS
  *    sgemm with its own threads (same thread count), alternating, best of several runs.
  * 2. The reference training step (bench/ref-model.ts, core's op sequence), with and without the
@@ -10,12 +10,13 @@
  *    with OPENBLAS_NUM_THREADS=1; 1 torch thread with OPENBLAS_NUM_THREADS=2), all alternating
  *    in rounds so machine load hits them alike. PyTorch counts at its faster setting.
  * --core also runs core's own bench (`bench:core --backend native`) in a child process; --wasm
- * adds its wasm run. With --json: one line {nativeMsPerStep, torchMsPerStep, ratioVsTorch, …}
+ * adds its wasm run. --single compares one thread against one thread (native pool of 1; PyTorch
+ * with 1 torch thread and OPENBLAS_NUM_THREADS=1), less sensitive to a busy machine. With --json: one line {nativeMsPerStep, torchMsPerStep, ratioVsTorch, …}
  * where ratioVsTorch = native tokens/s ÷ torch tokens/s (> 1: native faster).
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +36,7 @@ const { values: opt } = parseArgs({
     'no-fused': { type: 'boolean', default: false },
     core: { type: 'boolean', default: false },
     wasm: { type: 'boolean', default: false },
+    single: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(opt.rounds);
@@ -49,11 +51,12 @@ if (!status.available) {
   console.error(`native backend unavailable: ${status.reason}`);
   process.exit(1);
 }
-await register(tf);
+await register(tf, opt.single ? { threads: 1 } : {});
 await tf.setBackend('native');
 const addon = (loadAddon() as { ok: true; addon: import('../src/addon.js').NativeAddon }).addon;
-const threads = status.info.threads;
-log(`native: ${threads} threads, ${status.info.isa}, ${status.info.blasConfig}; ${availableParallelism()} CPUs`);
+const info = addon.info();
+const threads = info.threads;
+log(`native: ${threads} threads, ${info.isa}, ${info.blasConfig}; ${availableParallelism()} CPUs; load average ${loadavg()[0].toFixed(1)}`);
 
 // ---- 1. matMul ----
 // Blocks of native runs and OpenBLAS runs alternate, with a pause between them: OpenBLAS's own
@@ -144,10 +147,13 @@ if (!opt['no-fused']) {
 }
 const torch: TorchWorker[] = [];
 if (!opt['no-torch']) {
-  for (const [t, b] of [
-    [2, 1],
-    [1, 2],
-  ]) {
+  const settings = opt.single
+    ? [[1, 1]]
+    : [
+        [2, 1],
+        [1, 2],
+      ];
+  for (const [t, b] of settings) {
     const w = await startTorch(t, b);
     if (w) torch.push(w);
   }
@@ -197,6 +203,7 @@ const result = {
   matmulGflops: matmulGf,
   openblasGflops: openblasGf,
   threads,
+  loadAverage: Number(loadavg()[0].toFixed(1)),
   peakPoolMB: Math.round((poolStats(tf)?.peakLiveBytes ?? 0) / 1e6),
 };
 if (opt.json) {
