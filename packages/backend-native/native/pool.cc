@@ -78,19 +78,27 @@ void ThreadPool::worker() {
   in_chunk = true;
   uint32_t seen = 0;  // the pool is new: every job counts
   for (;;) {
+    // Wait for the next job: a short busy spin, then spinning with sched_yield (on a busy
+    // machine the core goes to whoever needs it), then sleep on the futex.
     auto start = std::chrono::steady_clock::now();
     const auto spin = std::chrono::microseconds(spin_us_.load(std::memory_order_relaxed));
     uint32_t w;
     for (int i = 0;; i++) {
       w = wake_.load(std::memory_order_acquire);
       if (w != seen) break;
-      if ((i & 127) == 127 && std::chrono::steady_clock::now() - start > spin) {
+      if (i < 64) {
+        TP_PAUSE();
+        continue;
+      }
+      if ((i & 15) == 0 && std::chrono::steady_clock::now() - start > spin) {
         sleepers_.fetch_add(1);
         wake_.wait(seen);
         sleepers_.fetch_sub(1);
         start = std::chrono::steady_clock::now();
+        i = 0;
+        continue;
       }
-      TP_PAUSE();
+      sched_yield();
     }
     seen = w;
     if (stop_.load()) return;
