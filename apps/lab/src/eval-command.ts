@@ -7,7 +7,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeBackend, initBackend, readCheckpoint, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
-import { countdownAllNumbersTask, countdownTask, loadCountdownJsonl, parseProsqaJson, prosqaTask, type Task } from '@telepath/tasks';
+import { countdownAllNumbersTask, countdownTask, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, type Task } from '@telepath/tasks';
 import type { CountdownData } from './data.js';
 import { evaluate } from './evaluate.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
@@ -18,6 +18,7 @@ const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--b
 
 Evaluates the trained arm in <run dir> (runs/<experiment>/<arm>/s<seed>) on FILE:
   countdown  JSONL, one {"input": "a,b,c", "output": "target"} per line
+  gsm8k      GSM8K's JSONL ({"question", "answer"} with <<…>> annotations and ####)
   prosqa     the ProsQA JSON format
 Writes eval-<file>.json and eval-<file>.samples.jsonl into the run directory.`;
 
@@ -71,6 +72,8 @@ async function loadEvalFile(taskName: string, data: object, file: string): Promi
       const rules = (data as CountdownData).rules;
       return { examples: (await loadCountdownJsonl(file)).examples, task: rules === 'all-numbers' ? countdownAllNumbersTask : countdownTask };
     }
+    case 'gsm8k':
+      return { examples: (await loadGsm8kJsonlFile(file)).examples, task: gsm8kTask };
     case 'prosqa': {
       let text: string;
       try {
@@ -81,6 +84,6 @@ async function loadEvalFile(taskName: string, data: object, file: string): Promi
       return { examples: parseProsqaJson(text, file, `file:${path.basename(file)}`, []), task: prosqaTask };
     }
     default:
-      throw new Error(`telepath eval --data: files of task "${taskName}" are not supported yet (countdown, prosqa are)`);
+      throw new Error(`telepath eval --data: files of task "${taskName}" are not supported (countdown, gsm8k, prosqa are)`);
   }
 }

@@ -91,6 +91,17 @@ describe('telepath run on a micro experiment', () => {
     expect(r1).toEqual(r2);
   });
 
+  it('telepath eval re-evaluates a trained arm on a Countdown JSONL file', async () => {
+    const { evalCommand } = await import('./eval-command.js');
+    const file = join(runs, 'extra.jsonl');
+    writeFileSync(file, '{"input": "3,5,7", "output": "15"}\n{"input": "2,4,6", "output": "12"}\n');
+    expect(await evalCommand([join(runs, 'micro', 'cot', 's0'), '--data', file, '--backend', 'cpu'])).toBe(0);
+    const out = JSON.parse(readFileSync(join(runs, 'micro', 'cot', 's0', 'eval-extra.jsonl.json'), 'utf8'));
+    expect(out.total).toBe(2);
+    expect(out.accuracy).toBeGreaterThanOrEqual(0);
+    await expect(evalCommand([join(runs, 'micro'), '--data', file])).rejects.toThrow(/not a run directory/);
+  });
+
   it('initialises an arm from an earlier arm\'s trained LM (initFrom)', async () => {
     const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1], { name: 'cot-again', method: 'cot', initFrom: 'cot', config: { variant: 'cot', steps: 0 } }] }, 'micro.json');
     const res = await runExperiment(exp, { runsDir: runs, ...quiet });

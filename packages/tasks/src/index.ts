@@ -10,7 +10,7 @@ export type { LoadResult, LoadOptions } from './load-result.js';
 export { canonicalNumber, numbersEqual, numbersClose, firstNumber } from './numbers.js';
 export { answerText } from './answer.js';
 
-export { loadGsm8k, loadGsm8kOriginal, loadGsm8kAug, excludeQuestions, type Gsm8kSplit } from './gsm8k/load.js';
+export { loadGsm8k, loadGsm8kOriginal, loadGsm8kAug, loadGsm8kJsonlFile, excludeQuestions, type Gsm8kSplit } from './gsm8k/load.js';
 export { parseGsm8kLine, parseIcotLine, formatIcotLine, extractAnnotations, type Gsm8kParsed } from './gsm8k/parse.js';
 export { loadGsmHard, loadSvamp } from './gsm8k/ood.js';
 export { gsm8kTask, gsmHardTask, svampTask, GSM_HARD_TOLERANCE } from './gsm8k/task.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultDatasetsDir } from '../files.js';
-import { excludeQuestions, loadGsm8k, loadGsm8kAug, loadGsm8kOriginal } from './load.js';
+import { excludeQuestions, loadGsm8k, loadGsm8kAug, loadGsm8kJsonlFile, loadGsm8kOriginal } from './load.js';
 import { formatIcotLine } from './parse.js';
 
 describe('GSM8K loaders on the real files', () => {
@@ -91,5 +91,22 @@ describe('bad and changed files', () => {
     expect(r.skipped).toEqual([expect.objectContaining({ line: 3, field: 'question' })]);
     expect(r.files[0].changed).toBe(true);
     expect(warnings.length).toBe(2);
+  });
+});
+
+describe('loadGsm8kJsonlFile', () => {
+  it('loads any GSM8K-format JSONL and names the file and line of a bad record', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'gsm-'));
+    const good = JSON.stringify({ question: 'Tom has 2 apples and buys 3. How many?', answer: 'He has <<2+3=5>>5.\n#### 5' });
+    writeFileSync(join(dir, 'a.jsonl'), `${good}\n${good}\n`);
+    const r = await loadGsm8kJsonlFile(join(dir, 'a.jsonl'));
+    expect(r.examples).toHaveLength(2);
+    expect(r.examples[0]).toMatchObject({ id: 'file:a.jsonl/0', steps: ['2+3=5'], answer: '5' });
+    writeFileSync(join(dir, 'b.jsonl'), `${good}\n{"question": 1}\n`);
+    await expect(loadGsm8kJsonlFile(join(dir, 'b.jsonl'))).rejects.toThrow(/b\.jsonl:2/);
+    await expect(loadGsm8kJsonlFile(join(dir, 'missing.jsonl'))).rejects.toThrow(/cannot read .*missing\.jsonl/);
   });
 });

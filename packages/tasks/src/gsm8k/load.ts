@@ -6,6 +6,8 @@
  * - valid = GSM8k-Aug valid (500, iCoT text); test = GSM8K test (1,319).
  * Ids are `<dataset>/<split>/<0-based line index in the source file>`.
  */
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { DataError, parseOrSkip, type SkippedRecord } from '../data-error.js';
 import type { Example } from '../example.js';
 import { readDatasetFile } from '../files.js';
@@ -35,6 +37,23 @@ function parseLines(
     if (ex) out.push(ex);
   }
   return out;
+}
+
+/**
+ * Any file in GSM8K's JSONL format ({"question", "answer"} with `<<…>>` annotations and `####`),
+ * e.g. to evaluate a trained arm on another GSM8K-style set. Not sha256-checked: it is not a
+ * shipped file. Ids are `file:<name>/<line index>`.
+ */
+export async function loadGsm8kJsonlFile(path: string, o: LoadOptions = {}): Promise<LoadResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read ${path}: ${(e as Error).message}`);
+  }
+  const skipped: SkippedRecord[] = [];
+  const examples = parseLines(text, path, `file:${basename(path)}`, parseGsm8kLine, skipped, o);
+  return { examples, files: [], skipped };
 }
 
 /** GSM8K's original JSONL (train 7,473 or test 1,319). */
