@@ -83,8 +83,9 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
         const x = o.control && o.control !== 'none' ? applyLatentControl(scaled, o.control, controlRng.fork(`k${k}`)) : scaled; // [B, C]
         return { z, x };
       });
-      const zs = z.arraySync() as number[][];
-      const xs = x.arraySync() as number[][];
+      const C = z.shape[1];
+      const zs = z.dataSync() as Float32Array; // [B·C]
+      const xs = x.dataSync() as Float32Array;
       const x3 = tf.expandDims(x, 1) as tf.Tensor3D; // [B, 1, C]
       const next = feed(s, step.cache, x3, pos, live);
       tf.dispose([z, x, x3]);
@@ -93,8 +94,8 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
       step = next;
       for (let b = 0; b < B; b++) {
         if (!live[b]) continue;
-        rows[b].latents.push(Float32Array.from(zs[b]));
-        rows[b].fed.push(Float32Array.from(xs[b]));
+        rows[b].latents.push(zs.slice(b * C, (b + 1) * C));
+        rows[b].fed.push(xs.slice(b * C, (b + 1) * C));
         pos[b] += 1;
         if (stops[b] === tok.sepId) {
           rows[b].stopSampled = true;
