@@ -60,7 +60,7 @@ export class BufferPool {
 
   constructor(
     capBytes: number,
-    private readonly staleAfter = 50_000,
+    private readonly staleAfter = 20_000,
   ) {
     this.s = { hits: 0, misses: 0, recycled: 0, tainted: 0, dropped: 0, foreignWrites: 0, foreignBytes: 0, idleBytes: 0, liveBytes: 0, peakLiveBytes: 0, capBytes };
   }

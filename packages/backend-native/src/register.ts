@@ -26,7 +26,7 @@ function counted(name: string, f: NativeKernelFunc): NativeKernelFunc {
 export interface RegisterOptions {
   /** Worker threads incl. the caller (default TELEPATH_NATIVE_THREADS, else the available cores, at most 8). */
   threads?: number;
-  /** Cap on idle pooled output buffers in MiB (default TELEPATH_NATIVE_POOL_MB, else 2048; steady state holds about one training step's peak). */
+  /** Cap on idle pooled output buffers in MiB (default TELEPATH_NATIVE_POOL_MB, else 1024; steady state holds about one training step's peak). */
   poolMiB?: number;
   /** Backend priority for tfjs's automatic choice (default 3: above wasm and cpu). */
   priority?: number;
@@ -43,7 +43,7 @@ function envInt(name: string): number | undefined {
 export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: RegisterOptions = {}): Promise<string> {
   if (tf.findBackendFactory(BACKEND_NAME)) return BACKEND_NAME;
   const threads = options.threads ?? envInt('TELEPATH_NATIVE_THREADS') ?? Math.min(availableParallelism(), 8);
-  const poolMiB = options.poolMiB ?? envInt('TELEPATH_NATIVE_POOL_MB') ?? 2048;
+  const poolMiB = options.poolMiB ?? envInt('TELEPATH_NATIVE_POOL_MB') ?? 1024;
   addon.setThreads(Math.max(1, threads));
   if (process.env.TELEPATH_NATIVE_MALLOC_TUNE !== '0') addon.tuneMalloc(64 << 20, 256 << 20);
 
