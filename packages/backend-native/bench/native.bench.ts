@@ -163,11 +163,14 @@ for (const w of torch) variants.push({ label: w.label, run: (n) => w.run(n), tim
 
 for (const v of variants) await v.run(2); // warm-up
 for (let r = 0; r < ROUNDS; r++) {
+  const round: string[] = [];
   for (const v of variants) {
     await pause(300); // let the previous variant's spinning threads (OpenMP, OpenBLAS) go to sleep
-    v.times.push(...(await v.run(STEPS)));
+    const ms = await v.run(STEPS);
+    v.times.push(...ms);
+    round.push(`${v.label} ${median(ms).toFixed(0)} ms`);
   }
-  log(`round ${r + 1}/${ROUNDS}: ${variants.map((v) => `${v.label} ${median(v.times).toFixed(0)} ms`).join(' · ')}`);
+  log(`round ${r + 1}/${ROUNDS} (medians of this round): ${round.join(' · ')}`);
 }
 torch.forEach((w) => w.close());
 
