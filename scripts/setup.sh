@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up a fresh clone: Debian packages (when run as root with apt-get), then `npm ci`.
-#   OpenBLAS headers   — the native CPU backend's matrix products (@telepath/backend-native)
+#   g++, make, python3, OpenBLAS headers — node-gyp builds the native CPU backend (@telepath/backend-native)
 #   DejaVu fonts       — text in the PNG charts of reports
 #   Chromium           — the test that renders the HTML report in a real browser
 #   Jupyter (nbconvert, client, nbclient) — runs the tslab notebooks headlessly
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libopenblas-dev fonts-dejavu-core chromium jupyter-nbconvert jupyter-client python3-nbclient)
+APT_PACKAGES=(g++ make python3 libopenblas-dev fonts-dejavu-core chromium jupyter-nbconvert jupyter-client python3-nbclient)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
