@@ -80,7 +80,13 @@ if (values.arms) {
   }
   overrides.arms = all.filter((a) => names.includes(a.name));
 }
-const config = parseSyntheticExperimentConfig(overrides);
+let config: ReturnType<typeof parseSyntheticExperimentConfig>;
+try {
+  config = parseSyntheticExperimentConfig(overrides);
+} catch (e) {
+  console.error((e as Error).message);
+  process.exit(2);
+}
 
 const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
 const log = (m: string) => (values.json ? console.error(m) : console.log(m));
