@@ -35,9 +35,9 @@ describe('colar method', () => {
     state.dispose();
   });
 
-  it('phases: sft, then rl with its own learning rate when rlSteps > 0', () => {
+  it('phases: sft, then rl at its own constant learning rate when rlSteps > 0', () => {
     expect(colar.phases({ ...colar.defaults, sftSteps: 7 })).toEqual([{ phase: 'sft', steps: 7 }]);
-    expect(colar.phases({ ...colar.defaults, sftSteps: 7, rlSteps: 3, rlLr: 2e-5 })).toEqual([{ phase: 'sft', steps: 7 }, { phase: 'rl', steps: 3, optim: { lr: 2e-5 } }]);
+    expect(colar.phases({ ...colar.defaults, sftSteps: 7, rlSteps: 3, rlLr: 2e-5 })).toEqual([{ phase: 'sft', steps: 7 }, { phase: 'rl', steps: 3, optim: { lr: 2e-5, warmupSteps: 0, lrMinRatio: 1 } }]);
   });
 
   it('generate and trace report latents and leak nothing, with and without a control', async () => {

@@ -53,8 +53,9 @@ function init(ctx: MethodContext, config: ColarConfig): ColarState {
 
 function phases(config: ColarConfig) {
   const c = parseColarConfig(config);
-  const out: { phase: string; steps: number; optim?: { lr: number } }[] = [{ phase: 'sft', steps: c.sftSteps }];
-  if (c.rlSteps > 0) out.push({ phase: 'rl', steps: c.rlSteps, optim: { lr: c.rlLr } });
+  const out: { phase: string; steps: number; optim?: { lr: number; warmupSteps: number; lrMinRatio: number } }[] = [{ phase: 'sft', steps: c.sftSteps }];
+  // CoLaR released config, not stated in the paper: the RL optimizer has no scheduler (constant lr).
+  if (c.rlSteps > 0) out.push({ phase: 'rl', steps: c.rlSteps, optim: { lr: c.rlLr, warmupSteps: 0, lrMinRatio: 1 } });
   return out;
 }
 
