@@ -3,19 +3,13 @@
  * LM and a ready state. Import from '@telepath/colar/testing' in tests only.
  */
 import { exampleTexts, Rng, TinyLm, Tokenizer, type Example, type LmConfig, type RewardFn } from '@telepath/core';
+import { toyAdditionExamples } from '@telepath/core/testing';
 import type { ColarConfig } from './config.js';
 import { colar } from './method.js';
 import type { ColarState } from './state.js';
 
-/** "add a b" with the step "a+b=s" and the sum as answer. */
-export function toyExamples(n: number, seed = 1): Example[] {
-  const rng = new Rng(seed);
-  return Array.from({ length: n }, (_, i) => {
-    const a = rng.int(5);
-    const b = rng.int(5);
-    return { id: `t${i}`, question: `add ${a} ${b}`, steps: [`${a}+${b}=${a + b}`], answer: String(a + b) };
-  });
-}
+/** The toy addition task shared by every method's tests (core/testing). */
+export const toyExamples = toyAdditionExamples;
 
 /** The exact-match reward the lab would build from a task. */
 export const toyReward: RewardFn = (ex, answer) => (answer.trim() === ex.answer ? 1 : 0);

@@ -3,15 +3,8 @@
  */
 import { exampleTexts, Rng, TinyLm, Tokenizer, type Example } from '@telepath/core';
 
-/** Toy task: "add a b" with the sum as answer and one step "a+b=s". */
-export function toyExamples(n: number, seed = 1): Example[] {
-  const rng = new Rng(seed);
-  return Array.from({ length: n }, (_, i) => {
-    const a = rng.int(5);
-    const b = rng.int(5);
-    return { id: `t${i}`, question: `add ${a} ${b}`, steps: [`${a}+${b}=${a + b}`], answer: String(a + b) };
-  });
-}
+/** The toy addition task shared by every method's tests (core/testing). */
+export { toyAdditionExamples as toyExamples } from '@telepath/core/testing';
 
 /** A tiny Base over the toy task's vocabulary, with room for 16 latents. */
 export function toyBase(data: Example[], seed = 0, layers = 2): { lm: TinyLm; tokenizer: Tokenizer } {

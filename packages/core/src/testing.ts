@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect } from 'vitest';
 import { initBackend, type BackendCandidate } from './backend.js';
+import type { Example } from './method.js';
 import { Rng } from './rng.js';
 import { TinyLm, type LmConfig } from './tiny-lm.js';
 import { Tokenizer } from './tokenizer.js';
@@ -29,6 +30,16 @@ export function tinyLm(overrides: Partial<LmConfig> = {}, seed = 0): TinyLm {
 /** Tokenizer over lowercase letters, digits, spaces and basic punctuation. */
 export function charTokenizer(): Tokenizer {
   return Tokenizer.build(['abcdefghijklmnopqrstuvwxyz', ' a b c d e f g h i j k l m n o p q r s t u v w x y z', '0123456789 0 1 2 3 4 5 6 7 8 9', '+-*/=().,:?!']);
+}
+
+/** Toy task for method tests: "add a b" with the one step "a+b=s" and the sum as answer (a, b < 5). */
+export function toyAdditionExamples(n: number, seed = 1): Example[] {
+  const rng = new Rng(seed);
+  return Array.from({ length: n }, (_, i) => {
+    const a = rng.int(5);
+    const b = rng.int(5);
+    return { id: `t${i}`, question: `add ${a} ${b}`, steps: [`${a}+${b}=${a + b}`], answer: String(a + b) };
+  });
 }
 
 /** Runs fn and fails if it leaves more than `allowed` new tensors alive (its returned tensors count). */

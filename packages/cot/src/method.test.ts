@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { exampleTexts, initBackend, Rng, TinyLm, Tokenizer, train, type Example } from '@telepath/core';
-import { expectNoLeak } from '@telepath/core/testing';
+import { expectNoLeak, toyAdditionExamples } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cot } from './method.js';
 
@@ -8,17 +8,9 @@ beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
 
-/** Toy task: "add a b" with the sum as answer and one step "a+b=s". */
-function toy(n: number, rng: Rng): Example[] {
-  return Array.from({ length: n }, (_, i) => {
-    const a = rng.int(5);
-    const b = rng.int(5);
-    return { id: `t${i}`, question: `add ${a} ${b}`, steps: [`${a}+${b}=${a + b}`], answer: String(a + b) };
-  });
-}
 
 function setup(variant: 'cot' | 'no-cot', seed = 0) {
-  const data = toy(64, new Rng(1));
+  const data = toyAdditionExamples(64, 1);
   const tokenizer = Tokenizer.build(exampleTexts(data));
   const lm = new TinyLm({ vocabSize: tokenizer.size, contextLength: 24, layers: 2, heads: 2, width: 32, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 }, new Rng(seed));
   const state = cot.init({ lm, tokenizer, rng: new Rng(seed), backend: 'cpu' }, { ...cot.defaults, variant, steps: 5 });
