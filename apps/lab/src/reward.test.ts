@@ -23,6 +23,8 @@ describe('rewards and per-phase optimizer settings', () => {
     expect(reward(ex, ex.answer)).toBe(1);
     expect(reward(ex, '1+1')).toBe(0);
     expect(reward(ex, '')).toBe(0);
+    const throwing = rewardFromTask({ ...countdownTask, isCorrect: () => { throw new TypeError('malformed'); } });
+    expect(throwing(ex, '3.+')).toBe(0);
   });
 
   it('a CoLaR arm initialised from CoT runs SFT, then GRPO with the task reward at its own learning rate', async () => {

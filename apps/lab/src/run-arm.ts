@@ -149,10 +149,17 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
 
 /**
  * The reward RL phases get: 1 when the task scores the answer correct, else 0 — the same scoring
- * as evaluation (`isCorrect` on "### answer").
+ * as evaluation (`isCorrect` on "### answer"). A scorer that throws on a malformed sample (e.g.
+ * Countdown's expression tokenizer on a lone ".") scores it 0 instead of ending the run.
  */
 export function rewardFromTask(task: Task): RewardFn {
-  return (ex, answer) => (task.isCorrect(ex, `### ${answer}`) ? 1 : 0);
+  return (ex, answer) => {
+    try {
+      return task.isCorrect(ex, `### ${answer}`) ? 1 : 0;
+    } catch {
+      return 0;
+    }
+  };
 }
 
 /** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
