@@ -20,7 +20,8 @@ function tokenize(s: string): Token[] {
     if (/\s/.test(c)) {
       i++;
     } else if (/[0-9.]/.test(c)) {
-      const m = /^[0-9]*\.?[0-9]+|^[0-9]+\.?/.exec(s.slice(i))!;
+      const m = /^[0-9]*\.?[0-9]+|^[0-9]+\.?/.exec(s.slice(i));
+      if (!m) throw new ExprSyntaxError(`a "." without digits at ${i}`);
       out.push({ t: 'num', text: m[0] });
       i += m[0].length;
     } else if (c in OPS) {

@@ -45,6 +45,10 @@ describe('Countdown verifier', () => {
     expect(v.reason).toBe(reason);
   });
 
+  it('rejects a lone "." (or "+." …) as a syntax error instead of throwing', () => {
+    for (const answer of ['.', '3+.', '(.)']) expect(verifyExpression([3, 5, 7], 15, answer, 'sos').reason).toBe('syntax');
+  });
+
   it('rejects division by zero', () => {
     expect(verifyExpression([3, 4, 4], 3, '3/(4-4)', 'sos').reason).toBe('division-by-zero');
     expect(verifyExpression([3, 4, 4], 3, '3/(4-4)', 'all-numbers').reason).toBe('division-by-zero');
