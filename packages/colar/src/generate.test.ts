@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, Rng, train } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { rollout } from './generate.js';
+import { rollout, stopDecisions } from './generate.js';
 import { promptIds } from './layout.js';
 import { colar } from './method.js';
 import { toyState } from './testing.js';
@@ -14,6 +14,18 @@ beforeAll(async () => {
 const OPTIM = { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, clipNorm: 1 };
 
 describe('inference at speed c', () => {
+  it('stops with the probability of sampling ### (temperature 1) or when ### is the argmax (greedy)', () => {
+    // Row 0: p(###) = 0.3, row 1: p(###) = 0.9 (### = id 2 of a 3-token vocabulary).
+    const logits = tf.log(tf.tensor2d([[0.5, 0.2, 0.3], [0.05, 0.05, 0.9]]));
+    expect(stopDecisions(logits as tf.Tensor2D, 2, 0, new Rng(0))).toEqual([false, true]);
+    const rng = new Rng(1);
+    const counts = [0, 0];
+    for (let i = 0; i < 4000; i++) stopDecisions(logits as tf.Tensor2D, 2, 1, rng).forEach((s, b) => (counts[b] += s ? 1 : 0));
+    expect(counts[0] / 4000).toBeCloseTo(0.3, 1);
+    expect(counts[1] / 4000).toBeCloseTo(0.9, 1);
+    logits.dispose();
+  });
+
   it('respects the latent cap, forces the stop there, masks nothing it should not, and leaks nothing', async () => {
     const { state, data, tokenizer } = toyState({ maxLatents: 3 });
     const prompts = data.slice(0, 5).map((ex) => promptIds(tokenizer, ex, 2, state.config.speedPrompt));

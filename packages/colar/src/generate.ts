@@ -9,7 +9,7 @@
  * Letters: B rows, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { applyLatentControl, decode, disposeCache, keepCache, prefill, sampleTokens, tidy, type KvCache, type LatentControl, type Rng } from '@telepath/core';
+import { applyLatentControl, decode, disposeCache, keepCache, prefill, tidy, type KvCache, type LatentControl, type Rng } from '@telepath/core';
 import { headForward, sampleLatent } from './model.js';
 import type { RolloutRow } from './layout.js';
 import type { ColarState } from './state.js';
@@ -89,7 +89,7 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
       const x3 = tf.expandDims(x, 1) as tf.Tensor3D; // [B, 1, C]
       const next = feed(s, step.cache, x3, pos, live);
       tf.dispose([z, x, x3]);
-      const stops = sampleTokens(next.logits, greedy ? { temperature: 0 } : { temperature: cfg.stopTemperature, topP: 1, rng: stopRng.fork(`k${k}`) });
+      const stops = stopDecisions(next.logits, tok.sepId, greedy ? 0 : cfg.stopTemperature, stopRng.fork(`k${k}`));
       disposeStep(step);
       step = next;
       for (let b = 0; b < B; b++) {
@@ -97,7 +97,7 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
         rows[b].latents.push(zs.slice(b * C, (b + 1) * C));
         rows[b].fed.push(xs.slice(b * C, (b + 1) * C));
         pos[b] += 1;
-        if (stops[b] === tok.sepId) {
+        if (stops[b]) {
           rows[b].stopSampled = true;
           live[b] = false;
         }
@@ -120,6 +120,17 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
     disposeStep(step); // disposing twice (decode frees its cache itself) is harmless
     throw e;
   }
+}
+
+/**
+ * Whether each row's sampled token is ### — drawn as one Bernoulli(p(###)) per row, which has
+ * the distribution of sampling a whole token and comparing it (without sorting the vocabulary);
+ * temperature 0: the argmax is ###. logits [B, V] → B booleans.
+ */
+export function stopDecisions(logits: tf.Tensor2D, sepId: number, temperature: number, rng: Rng): boolean[] {
+  if (temperature <= 0) return Array.from(tf.tidy(() => tf.argMax(logits, -1).dataSync()), (i) => i === sepId);
+  const p = tf.tidy(() => tf.slice(tf.softmax(tf.div(logits, temperature)), [0, sepId], [-1, 1]).dataSync()); // [B]
+  return Array.from(p, (pb) => rng.float() < pb);
 }
 
 function disposeStep(step: Step): void {
