@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
 import { analyzeCommand } from './analyze-command.js';
 import { evalCommand } from './eval-command.js';
+import { EXPERIMENT_KINDS, readKind } from './kinds.js';
 import { listCommand } from './list.js';
 import { loadExperiment } from './experiment.js';
 import { reportCommand } from './report.js';
@@ -32,6 +33,8 @@ const RUN_HELP = `Usage: telepath run experiments/<name>.json [--set key=value .
 
 Trains and evaluates each arm for each seed, writing run records under <runs>/<experiment>/<arm>/s<seed>/,
 then prints the comparison table and writes table.md / table.csv beside the runs.
+A config with a top-level "kind" (thought-comm-synthetic, thought-comm-agents) runs that kind's own
+experiment instead, with its records under <runs>/<name>/ and its own table (or JSON with --json).
   --set key=value   override a config value (JSON-parsed), e.g. --set train.batchSize=16 --set arms.cot.config.steps=200
   --json            print {"experiment", "arms": [...]} on stdout instead of the table
   --force           retrain finished arms instead of reading their records
@@ -74,7 +77,8 @@ async function runCommand(args: string[]): Promise<number> {
     console.error(`telepath run: expected one experiment file\n\n${RUN_HELP}`);
     return 2;
   }
-  const exp = await loadExperiment(positionals[0], values.set);
+  const kind = await readKind(positionals[0], values.set);
+  const exp = kind ? null : await loadExperiment(positionals[0], values.set);
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
   let stopRequested = false;
@@ -85,6 +89,12 @@ async function runCommand(args: string[]): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   try {
+    if (kind) {
+      const r = await EXPERIMENT_KINDS[kind.kind].run(kind.raw, { file: path.basename(positionals[0]), runsDir: path.resolve(values.runs!), json: values.json, force: values.force, shouldStop: () => stopRequested, log: (l) => console.error(l) });
+      console.log(values.json ? JSON.stringify(r.json) : `\n${r.text}`);
+      return r.interrupted ? 130 : 0;
+    }
+    if (!exp) return 2;
     const { results, interrupted } = await runExperiment(exp, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: () => stopRequested, quiet: values.quiet });
     if (values.json) console.log(JSON.stringify(resultsJson(exp.name, results)));
     else if (results.length) console.log(`\n${exp.name} (${exp.task})\n${tableText(aggregate(results))}`);

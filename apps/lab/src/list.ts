@@ -2,6 +2,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { TASK_NAMES } from './data.js';
+import { EXPERIMENT_KINDS } from './kinds.js';
 import { METHODS, PLANNED_METHODS } from './methods.js';
 
 export async function listCommand(args: string[]): Promise<number> {
@@ -30,6 +31,8 @@ export async function listCommand(args: string[]): Promise<number> {
   console.log(`tasks: ${TASK_NAMES.join(', ')}`);
   console.log('methods:');
   for (const [id, m] of Object.entries(METHODS)) console.log(`  ${id.padEnd(16)} ${m!.paper.title}`);
-  for (const [id, issue] of Object.entries(PLANNED_METHODS)) console.log(`  ${id.padEnd(16)} (not implemented yet: ${issue})`);
+  for (const [id, issue] of Object.entries(PLANNED_METHODS)) console.log(`  ${id.padEnd(16)} (${issue})`);
+  console.log('experiment kinds ("kind" in a config):');
+  for (const [id, k] of Object.entries(EXPERIMENT_KINDS)) console.log(`  ${id.padEnd(24)} ${k.description}`);
   return 0;
 }

@@ -7,6 +7,7 @@
  * one more with the aggregated table. The lab calls `runSyntheticExperiment` with a config parsed
  * by `parseSyntheticExperimentConfig` (unknown keys are rejected).
  */
+import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseConfig, Rng, RunRecord } from '@telepath/core';
 import {
@@ -119,20 +120,28 @@ export interface ExperimentOptions {
   outDir?: string;
   onProgress?: (message: string) => void;
   onRun?: (r: SyntheticRunResult) => void;
+  /** Read a finished run (its summary.json under outDir) back instead of fitting it again. */
+  reuse?: boolean;
 }
 
 /** One arm × size × seed. */
 export async function runSyntheticCell(c: SyntheticExperimentConfig, arm: SyntheticArm, stateDim: number, seed: number, o: ExperimentOptions = {}): Promise<SyntheticRunResult> {
+  const dir = o.outDir ? path.join(o.outDir, arm.name, `n${stateDim}`, `s${seed}`) : null;
   const syn = parseConfig(c.synthetic, { stateDim });
   const ae = armAutoencoder(c, arm);
+  const resolved = { id: c.id, arm: arm.name, stateDim, seed, synthetic: syn, autoencoder: ae, readout: c.readout, trainSamples: c.trainSamples, testSamples: c.testSamples };
+  if (dir && o.reuse && existsSync(path.join(dir, 'summary.json'))) {
+    const before = await fs.readFile(path.join(dir, 'config.resolved.json'), 'utf8');
+    if (before !== JSON.stringify(resolved, null, 2) + '\n') throw new Error(`${dir} finished with a different config; run with --force to redo it`);
+    return JSON.parse(await fs.readFile(path.join(dir, 'summary.json'), 'utf8')) as SyntheticRunResult;
+  }
   const rng = new Rng(seed);
   const world = makeWorld(syn, rng.fork('world'));
   const bad = syn.design === 'component' ? structuralSparsityViolations(world.support, world.stateDim, world.latentDim) : [];
   if (bad.length) throw new Error(`synthetic world (n_h ${stateDim}, seed ${seed}) violates structural sparsity for latents ${bad.join(', ')}`);
   const train = sampleWorld(world, c.trainSamples, rng.fork('train'));
   const test = sampleWorld(world, c.testSamples, rng.fork('test'));
-  const dir = o.outDir ? path.join(o.outDir, arm.name, `n${stateDim}`, `s${seed}`) : null;
-  const record = dir ? await RunRecord.open(dir, { id: c.id, arm: arm.name, stateDim, seed, synthetic: syn, autoencoder: ae, readout: c.readout, trainSamples: c.trainSamples, testSamples: c.testSamples }) : null;
+  const record = dir ? await RunRecord.open(dir, resolved, { resume: o.reuse }) : null;
   const pending: Promise<void>[] = [];
   const fit = await fitAutoencoder({
     h: train.h,
@@ -199,7 +208,7 @@ export async function runSyntheticExperiment(c: SyntheticExperimentConfig, o: Ex
   const seconds = (performance.now() - t0) / 1000;
   const result: SyntheticExperimentResult = { config: c, runs, byArm, targetsMet, seconds, dir: o.outDir ?? null };
   if (o.outDir) {
-    const record = await RunRecord.open(path.join(o.outDir, 'experiment'), c);
+    const record = await RunRecord.open(path.join(o.outDir, 'experiment'), c, { resume: o.reuse });
     await record.finish({ byArm, targetsMet, seconds, runs: runs.length });
   }
   return result;

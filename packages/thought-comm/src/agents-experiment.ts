@@ -1,0 +1,199 @@
+/**
+ * ThoughtComm's part 2 end to end ("Thought Communication in Multiagent Collaboration", arXiv
+ * 2510.20733; methods.md §1.3–1.10, §1.12): per seed,
+ *   1. train A agents (core LMs) on the task, each from its own initialisation and data order;
+ *   2. round 0 on the held-out communication examples and on the test set;
+ *   3. fit the sparse-Jacobian autoencoder on the agents' concatenated round-0 states, read the
+ *      structure (relevance masks, α);
+ *   4. per adapter objective: train the agreement weights and prefix adapters, then debate on the
+ *      test set with the thought prefix and with each control;
+ *   5. score single agents, the majority vote without communication and every debate (majority
+ *      accuracy, consensus), and write the run record.
+ * The method never sees the task: the lab passes examples and a scoring function. Agents and
+ * adapters checkpoint through core's train(), so an interrupted run resumes; a finished seed is
+ * read back from its summary.json unless forced.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { DEFAULT_OPTIM_CONFIG, encodeExample, exampleTexts, Rng, RunRecord, TinyLm, Tokenizer, train, writeFileAtomic, type Example, type LmConfig, type RewardFn } from '@telepath/core';
+import { adapterLoss } from './adapter-loss.js';
+import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
+import { agentLoss, embeddingNorm, type Agent, type AgentResponse } from './agents.js';
+import { createComm } from './comm.js';
+import { independentRound, jointStates, runDebate, scoreRound, type RoundScore } from './debate.js';
+import { fitAutoencoder } from './fit.js';
+import { encode } from './model.js';
+import { readStructure } from './structure.js';
+
+export interface AgentsTaskData { train: Example[]; test: Example[]; isCorrect: RewardFn; hashes: Record<string, string> }
+export interface AgentsRunOptions { outDir: string; force?: boolean; log?: (line: string) => void; shouldStop?: () => boolean }
+
+export interface AgentsSeedSummary {
+  seed: number;
+  stateLayer: number;
+  agentTrainExamples: number;
+  commExamples: number;
+  alphaHistogram: number[];
+  aeReconstruction: number;
+  /** Round 0 (no communication): each agent, the majority vote and consensus. */
+  independent: RoundScore;
+  /** debates[objective][control] = one score per round (round 0 first). */
+  debates: Record<string, Record<string, RoundScore[]>>;
+  agreementWeights: Record<string, number[]>;
+  seconds: Record<string, number>;
+}
+
+/** Extra positions beyond the longest example: the prefix and generation slack. */
+const CONTEXT_MARGIN = 8;
+
+export async function runAgentsExperiment(c: AgentsExperimentConfig, data: AgentsTaskData, o: AgentsRunOptions): Promise<{ seeds: AgentsSeedSummary[]; interrupted: boolean }> {
+  const seeds: AgentsSeedSummary[] = [];
+  for (const seed of c.seeds) {
+    const r = await runAgentsSeed(c, data, seed, o);
+    if (r === 'interrupted') return { seeds, interrupted: true };
+    seeds.push(r);
+  }
+  return { seeds, interrupted: false };
+}
+
+function sampleIndices(n: number, rng: Rng, k: number): number[] {
+  return Array.from({ length: k }, () => rng.int(n));
+}
+
+export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskData, seed: number, o: AgentsRunOptions): Promise<AgentsSeedSummary | 'interrupted'> {
+  const log = o.log ?? (() => {});
+  const dir = path.join(o.outDir, `s${seed}`);
+  const summaryFile = path.join(dir, 'summary.json');
+  if (o.force) await fs.rm(dir, { recursive: true, force: true });
+  else if (existsSync(summaryFile)) return JSON.parse(await fs.readFile(summaryFile, 'utf8')) as AgentsSeedSummary;
+  if (data.train.length <= c.commExamples) throw new Error(`thought-comm agents: ${data.train.length} training examples, but commExamples = ${c.commExamples} are held out for the communication module`);
+  const record = await RunRecord.open(dir, { ...c, seed }, { resume: true, datasets: data.hashes });
+  const agentTrain = data.train.slice(0, data.train.length - c.commExamples);
+  const pool = data.train.slice(data.train.length - c.commExamples);
+  const test = c.eval.maxExamples > 0 ? data.test.slice(0, c.eval.maxExamples) : data.test;
+  const seconds: Record<string, number> = {};
+  const timed = async <T>(name: string, f: () => Promise<T> | T): Promise<T> => {
+    const t0 = performance.now();
+    const out = await f();
+    seconds[name] = (seconds[name] ?? 0) + (performance.now() - t0) / 1000;
+    return out;
+  };
+
+  const tokFile = path.join(dir, 'tokenizer.json');
+  const tokenizer = existsSync(tokFile) ? await Tokenizer.load(tokFile) : Tokenizer.build(exampleTexts(data.train));
+  if (!existsSync(tokFile)) await tokenizer.save(tokFile);
+  const longest = Math.max(...[...data.train, ...test].map((ex) => {
+    const e = encodeExample(tokenizer, ex);
+    return e.prompt.length + e.reasoning.length + e.answer.length;
+  }));
+  const { contextLength, ...lmRest } = c.lm;
+  const lmConfig: LmConfig = { ...lmRest, vocabSize: tokenizer.size, contextLength: contextLength || longest + c.adapter.prefixLength + CONTEXT_MARGIN };
+  const rng = new Rng(seed);
+  const agents: Agent[] = Array.from({ length: c.agents }, (_, k) => ({ lm: new TinyLm(lmConfig, rng.fork(`agent/${k}`), `agent${k}`), tokenizer, variant: c.agentTraining.variant }));
+  const disposables: { dispose(): void }[] = agents.map((a) => a.lm);
+  try {
+    // 1. Agents: own initialisation (rng fork per agent) and own data order (the step rng samples their batches).
+    const t = c.agentTraining;
+    for (const [k, a] of agents.entries()) {
+      const res = await timed('agents', () =>
+        train({
+          params: a.lm.params,
+          rng: rng.fork(`agent/${k}/train`),
+          modelConfig: lmConfig,
+          checkpointPath: path.join(dir, `agent${k}.ckpt`),
+          config: { steps: t.steps, logEvery: t.logEvery, checkpointEvery: t.checkpointEvery, optim: { ...DEFAULT_OPTIM_CONFIG, lr: t.lr, warmupSteps: t.warmupSteps } },
+          loss: ({ rng: r }) => agentLoss(a, sampleIndices(agentTrain.length, r, t.batchSize).map((i) => agentTrain[i])),
+          onLog: (l) => {
+            void record.log(l.step, { [`agent${k}/loss`]: l.loss, [`agent${k}/ms`]: l.ms });
+            log(`[thought-comm] s${seed} agent ${k} step ${l.step}/${t.steps} loss ${l.loss.toFixed(3)}`);
+          },
+          shouldStop: o.shouldStop,
+        }),
+      );
+      if (res.interrupted) return 'interrupted';
+    }
+    // 2. Round 0 (independent answers) on the communication pool and the test set.
+    const ev = { maxNewTokens: c.eval.maxNewTokens, batchSize: c.eval.batchSize };
+    const pool0 = await timed('round0', () => independentRound(agents, pool, ev));
+    const test0 = await timed('round0', () => independentRound(agents, test, ev));
+    const independent = scoreRound(test, test0.map((r) => r.answers), data.isCorrect);
+    log(`[thought-comm] s${seed} round 0: agents ${independent.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %, vote ${(100 * independent.majority).toFixed(1)} %, consensus ${(100 * independent.consensus).toFixed(1)} %`);
+    // 3. Autoencoder on the concatenated round-0 states of the pool (§1.4: states "prior to communication").
+    const layer = stateLayerOf(c, lmConfig.layers);
+    const C = lmConfig.width;
+    const A = c.agents;
+    const hPool = statesOf(agents, pool0, layer, c.eval.batchSize); // [P, A·C]
+    const ranges: [number, number][] = agents.map((_, k) => [k * C, (k + 1) * C]);
+    const fit = await timed('autoencoder', () =>
+      fitAutoencoder({ h: hPool, n: pool.length, stateDim: A * C, latentDim: c.autoencoder.latentDim, agentRanges: ranges, config: c.autoencoder, rng: rng.fork('ae'), logEvery: 250, onLog: (l) => void record.log(l.step, { 'ae/loss': l.loss, 'ae/reconstruction': l.reconstruction, 'ae/penalty': l.penalty }) }),
+    );
+    const ae = fit.ae;
+    disposables.push(ae);
+    const zPool = tf.tidy(() => encode(ae, tf.tensor2d(hPool, [pool.length, A * C]))); // [P, Z]
+    disposables.push(zPool);
+    const structure = readStructure(ae, zPool, ranges, c.readout);
+    log(`[thought-comm] s${seed} autoencoder: reconstruction ${fit.final.reconstruction.toFixed(4)}, α histogram ${JSON.stringify(structure.alphaHistogram)}`);
+    // 4. Per objective: adapters + agreement weights, then debates with and without controls.
+    const debates: AgentsSeedSummary['debates'] = {};
+    const agreementWeights: Record<string, number[]> = {};
+    const zRows = zPool.arraySync() as number[][];
+    const samples = test.map((ex, i) => ({ id: ex.id, question: ex.question, gold: ex.answer, round0: test0.map((r) => r.answers[i]) as unknown }));
+    for (const objective of c.objectives) {
+      const comm = createComm(structure, c.adapter, agents.map(() => C), agents.map((a) => embeddingNorm(a.lm)), rng.fork(`comm/${objective}`));
+      disposables.push(comm);
+      const res = await timed(`adapter-${objective}`, () =>
+        train({
+          params: comm.params,
+          rng: rng.fork(`comm/${objective}/train`),
+          checkpointPath: path.join(dir, `adapter-${objective}.ckpt`),
+          config: { steps: c.adapter.steps, logEvery: 25, checkpointEvery: 100, optim: { ...DEFAULT_OPTIM_CONFIG, lr: c.adapter.lr, warmupSteps: c.adapter.warmupSteps, weightDecay: 0 } },
+          loss: ({ rng: r }) => {
+            const idx = sampleIndices(pool.length, r, c.adapter.batchSize);
+            const z = tf.tensor2d(idx.map((i) => zRows[i])); // [B, Z]
+            return adapterLoss(agents, comm, objective, { examples: idx.map((i) => pool[i]), z, refs: pool0.map((p) => idx.map((i) => p.responses[i])) }, c.adapter);
+          },
+          onLog: (l) => {
+            void record.log(l.step, { [`adapter-${objective}/loss`]: l.loss, [`adapter-${objective}/ms`]: l.ms });
+            log(`[thought-comm] s${seed} adapter (${objective}) step ${l.step}/${c.adapter.steps} loss ${l.loss.toFixed(3)}`);
+          },
+          shouldStop: o.shouldStop,
+        }),
+      );
+      if (res.interrupted) return 'interrupted';
+      agreementWeights[objective] = Array.from(comm.agreement.dataSync());
+      debates[objective] = {};
+      for (const control of ['none', ...c.controls] as const) {
+        const d = await timed(`debate-${objective}`, () => runDebate(agents, ae, comm, test, test0, { rounds: c.rounds, layer, control, rng: rng.fork(`debate/${objective}/${control}`), ...ev }));
+        debates[objective][control] = d.answers.map((ans) => scoreRound(test, ans, data.isCorrect));
+        const last = debates[objective][control][c.rounds - 1];
+        log(`[thought-comm] s${seed} ${objective} [${control}] round ${c.rounds - 1}: majority ${(100 * last.majority).toFixed(1)} %, consensus ${(100 * last.consensus).toFixed(1)} %, agents ${last.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %`);
+        if (control === 'none') samples.forEach((s, i) => Object.assign(s, { [objective]: d.answers.slice(1).map((round) => round.map((a) => a[i])) }));
+      }
+    }
+    const summary: AgentsSeedSummary = { seed, stateLayer: layer, agentTrainExamples: agentTrain.length, commExamples: pool.length, alphaHistogram: structure.alphaHistogram, aeReconstruction: fit.final.reconstruction, independent, debates, agreementWeights, seconds };
+    await writeFileAtomic(path.join(dir, 'samples.jsonl'), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    await record.finish(summary);
+    return summary;
+  } finally {
+    for (const d of disposables) d.dispose();
+  }
+}
+
+/** Concatenated states of every agent for a round's transcripts, batched: [N, A·C] row-major. */
+function statesOf(agents: Agent[], round: AgentResponse[], layer: number, batchSize: number): Float32Array {
+  const N = round[0].transcripts.length;
+  const parts: Float32Array[] = [];
+  for (let i = 0; i < N; i += batchSize) {
+    const h = jointStates(agents, round.map((r) => r.transcripts.slice(i, i + batchSize)), agents.map(() => null), layer);
+    parts.push(h.dataSync() as Float32Array);
+    h.dispose();
+  }
+  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

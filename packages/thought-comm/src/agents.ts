@@ -1,0 +1,147 @@
+/**
+ * The agents of ThoughtComm's part 2 ("Thought Communication in Multiagent Collaboration", arXiv
+ * 2510.20733; methods.md §1.3–1.4, §1.9): core LMs trained on a task, answering with or without a
+ * prefix of m embeddings in front of their input, and their states — the hidden state of the last
+ * token at a chosen depth.
+ * Layout of a prefixed row (left padding, as core's `prefill`):
+ *   [P_1 … P_m] [<pad> …] <bos> question "\n" [###]
+ * chosen: the prefix vectors take position id 0 and the prompt keeps the positions the agent was
+ * trained with (0, 1, …), so a prefix changes no position of the prompt; pads are masked.
+ * Letters: B batch, T tokens, m prefix length, C width, V vocab.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import {
+  answerFromIds,
+  decode,
+  encodeExample,
+  keepCache,
+  maskedCrossEntropy,
+  packSegments,
+  tidy,
+  type Example,
+  type KvCache,
+  type PackedBatch,
+  type Rng,
+  type TinyLm,
+  type Tokenizer,
+} from '@telepath/core';
+import type { AgentVariant } from './agents-config.js';
+
+export interface Agent { lm: TinyLm; tokenizer: Tokenizer; variant: AgentVariant }
+
+/** One agent's answers to a batch: the answer text, the emitted ids and the transcript ids (prompt + response). */
+export interface AgentResponse { answers: string[]; responses: number[][]; transcripts: number[][] }
+
+/** Token segments of one example: the prompt is context, the rest is trained (same as cot/src/method.ts `segments`; keep in sync). */
+export function agentSegments(a: Agent, ex: Example): { ids: number[]; trained: boolean }[] {
+  const e = encodeExample(a.tokenizer, ex);
+  return a.variant === 'cot'
+    ? [{ ids: e.prompt, trained: false }, { ids: e.reasoning, trained: true }, { ids: e.answer, trained: true }]
+    : [{ ids: e.prompt, trained: false }, { ids: e.answer, trained: true }];
+}
+
+/** Supervised next-token loss of an agent on a batch (the No-CoT / CoT reference loss). */
+export function agentLoss(a: Agent, batch: Example[]): tf.Scalar {
+  return tf.tidy(() => {
+    const p = packSegments(batch.map((ex) => agentSegments(a, ex)), a.tokenizer.padId, a.lm.config.contextLength);
+    const out = a.lm.forward(a.lm.embed(p.ids));
+    return maskedCrossEntropy(out.logits, p.targets, p.lossMask);
+  });
+}
+
+/** The ids an agent answers after: the prompt, plus ### for No-CoT agents (forced, as cot does). */
+export function promptIds(a: Agent, ex: Example): number[] {
+  return [...encodeExample(a.tokenizer, ex).prompt, ...(a.variant === 'no-cot' ? [a.tokenizer.sepId] : [])];
+}
+
+/**
+ * Forward of left-padded rows behind an optional prefix [B, m, C]. Returns the output (hidden
+ * states, logits, cache) and each row's next position id.
+ */
+export function prefixedForward(lm: TinyLm, rows: number[][], prefix: tf.Tensor3D | null, padId: number): { logits: tf.Tensor3D; hidden: tf.Tensor3D[]; cache: KvCache; positions: number[] } {
+  const B = rows.length;
+  const T = Math.max(...rows.map((r) => r.length));
+  const m = prefix ? prefix.shape[1] : 0;
+  if (T + m > lm.config.contextLength) throw new Error(`prefixedForward: ${m} prefix + ${T} tokens exceed contextLength ${lm.config.contextLength}`);
+  const ids: number[] = [];
+  const mask: number[] = [];
+  const pos: number[] = [];
+  for (const r of rows) {
+    const pad = T - r.length;
+    for (let i = 0; i < m; i++) mask.push(1), pos.push(0);
+    for (let t = 0; t < T; t++) {
+      ids.push(t < pad ? padId : r[t - pad]);
+      mask.push(t < pad ? 0 : 1);
+      pos.push(Math.max(0, t - pad));
+    }
+  }
+  return tidy(() => {
+    const tokens = lm.embed(tf.tensor2d(ids, [B, T], 'int32')); // [B, T, C]
+    const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
+    const out = lm.forward(embeds, { attentionMask: tf.tensor2d(mask, [B, m + T]), positions: tf.tensor2d(pos, [B, m + T], 'int32') });
+    return { logits: out.logits, hidden: out.hidden, cache: keepCache(out.cache), positions: rows.map((r) => r.length) };
+  });
+}
+
+/** Greedy (or sampled) answers of an agent to a batch, behind an optional prefix [B, m, C]. */
+export function respond(a: Agent, batch: Example[], prefix: tf.Tensor3D | null, o: { maxNewTokens: number; temperature?: number; topP?: number; rng?: Rng }): AgentResponse {
+  const tok = a.tokenizer;
+  const prompts = batch.map((ex) => promptIds(a, ex));
+  const m = prefix ? prefix.shape[1] : 0;
+  const room = a.lm.config.contextLength - m - Math.max(...prompts.map((p) => p.length));
+  const out = prefixedForward(a.lm, prompts, prefix, tok.padId);
+  const T = out.logits.shape[1];
+  const last = tidy(() => tf.reshape(tf.slice(out.logits, [0, T - 1, 0], [-1, 1, -1]), [batch.length, -1]) as tf.Tensor2D); // [B, V]
+  tf.dispose([out.logits, ...out.hidden]);
+  let gen: number[][];
+  try {
+    gen = decode(a.lm, out.cache, last, out.positions, { maxNewTokens: Math.min(o.maxNewTokens, room), stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature ?? 0, topP: o.topP ?? 1, rng: o.rng }).tokens;
+  } finally {
+    last.dispose();
+  }
+  const forced = a.variant === 'no-cot' ? [tok.sepId] : [];
+  return {
+    answers: gen.map((g) => answerFromIds(tok, [...forced, ...g]).answer),
+    responses: gen,
+    transcripts: prompts.map((p, i) => [...p, ...gen[i]]),
+  };
+}
+
+/**
+ * States of an agent: the hidden state at index `layer` of the last token of each transcript,
+ * read behind the prefix the agent saw (if any). rows: B id lists → [B, C].
+ */
+export function agentStates(lm: TinyLm, rows: number[][], layer: number, prefix: tf.Tensor3D | null, padId: number): tf.Tensor2D {
+  const out = prefixedForward(lm, rows, prefix, padId);
+  return tidy(() => {
+    const h = out.hidden[layer]; // [B, m + T, C]
+    const S = h.shape[1];
+    const state = tf.reshape(tf.slice(h, [0, S - 1, 0], [-1, 1, -1]), [rows.length, lm.config.width]) as tf.Tensor2D; // [B, C]
+    tf.dispose([out.logits, ...out.hidden, ...out.cache.layers.flatMap((l) => [l.k, l.v]), out.cache.keyMask]);
+    return state;
+  });
+}
+
+/**
+ * Teacher-forced pass behind a prefix on a right-padded batch (the adapter objectives): the
+ * logits and hidden states of the token positions only (the m prefix positions are cut off).
+ * prefix [B, m, C] → logits [B, T, V], hidden (L+1) × [B, T, C].
+ */
+export function prefixedTeacherForcing(lm: TinyLm, prefix: tf.Tensor3D | null, p: PackedBatch): { logits: tf.Tensor3D; hidden: tf.Tensor3D[] } {
+  return tidy(() => {
+    const [B, T] = p.ids.shape;
+    const m = prefix ? prefix.shape[1] : 0;
+    const tokens = lm.embed(p.ids); // [B, T, C]
+    const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
+    const attentionMask = m ? (tf.concat([tf.ones([B, m]), p.attentionMask], 1) as tf.Tensor2D) : p.attentionMask; // [B, m + T]
+    const positions = tf.concat([tf.zeros([B, m], 'int32'), tf.tile(tf.reshape(tf.range(0, T, 1, 'int32'), [1, T]), [B, 1])], 1) as tf.Tensor2D; // [B, m + T]
+    const out = lm.forward(embeds, { attentionMask, positions });
+    const cut = (t: tf.Tensor3D) => (m ? (tf.slice(t, [0, m, 0], [-1, -1, -1]) as tf.Tensor3D) : t);
+    return { logits: cut(out.logits), hidden: out.hidden.map(cut) };
+  });
+}
+
+/** Mean row norm of an LM's token-embedding table (the scale prefixes are set to, §1.9). */
+export function embeddingNorm(lm: TinyLm): number {
+  return tf.tidy(() => tf.mean(tf.norm(lm.params.get('wte')!, 'euclidean', 1)).dataSync()[0]);
+}

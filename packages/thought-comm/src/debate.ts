@@ -1,0 +1,132 @@
+/**
+ * Debate rounds of ThoughtComm ("Thought Communication in Multiagent Collaboration", arXiv
+ * 2510.20733; methods.md §1.3 pipeline per round, §1.10 protocol, §1.12 consensus):
+ *   round 0   every agent answers alone;
+ *   round r   each agent's state H^(k) (last token of its round r−1 transcript, behind the prefix
+ *             it saw) → Ẑ = f̂⁻¹(H^(1) … H^(A)) → routed to each agent → prefix P^(k) → answer.
+ * Our agents were not trained to read other agents' answers as text, so the prefix is the only
+ * channel (§1.10: "where the agents were trained to read them").
+ * Controls (issue 9, core's applyLatentControl): 'random' replaces each prefix vector by a
+ * Gaussian one of the same norm; 'shuffle' gives every question the thoughts of another one.
+ * Letters: B batch, A agents, C width, Z thoughts, m prefix length.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { applyLatentControl, tidy, type Example, type LatentControl, type Rng } from '@telepath/core';
+import { agentStates, respond, type Agent, type AgentResponse } from './agents.js';
+import { agentPrefix, type CommModule } from './comm.js';
+import { encode, type Autoencoder } from './model.js';
+
+export interface DebateOptions {
+  /** Rounds including round 0. */
+  rounds: number;
+  /** Hidden-state index of the states. */
+  layer: number;
+  control: LatentControl;
+  rng: Rng;
+  maxNewTokens: number;
+  batchSize: number;
+}
+
+/** answers[round][agent][example]. */
+export interface DebateResult { answers: string[][][] }
+
+/** The concatenated states of every agent for a batch: A × [B, C] → [B, A·C]. */
+export function jointStates(agents: Agent[], transcripts: number[][][], prefixes: (tf.Tensor3D | null)[], layer: number): tf.Tensor2D {
+  return tidy(() => tf.concat(agents.map((a, k) => agentStates(a.lm, transcripts[k], layer, prefixes[k], a.tokenizer.padId)), 1) as tf.Tensor2D);
+}
+
+/** Every agent's answers to every example, in batches, without communication. */
+export function independentRound(agents: Agent[], examples: Example[], o: { maxNewTokens: number; batchSize: number }): AgentResponse[] {
+  return agents.map((a) => {
+    const all: AgentResponse = { answers: [], responses: [], transcripts: [] };
+    for (let i = 0; i < examples.length; i += o.batchSize) {
+      const r = respond(a, examples.slice(i, i + o.batchSize), null, { maxNewTokens: o.maxNewTokens });
+      all.answers.push(...r.answers);
+      all.responses.push(...r.responses);
+      all.transcripts.push(...r.transcripts);
+    }
+    return all;
+  });
+}
+
+/** Rounds 1 … R−1 with thought prefixes, after the given round 0. */
+export function runDebate(agents: Agent[], ae: Autoencoder, comm: CommModule, examples: Example[], round0: AgentResponse[], o: DebateOptions): DebateResult {
+  const A = agents.length;
+  const answers: string[][][] = [round0.map((r) => r.answers)];
+  for (let r = 1; r < o.rounds; r++) answers.push(agents.map(() => []));
+  for (let i = 0; i < examples.length; i += o.batchSize) {
+    const batch = examples.slice(i, i + o.batchSize);
+    let transcripts = round0.map((r) => r.transcripts.slice(i, i + batch.length));
+    let prefixes: (tf.Tensor3D | null)[] = agents.map(() => null);
+    try {
+      for (let r = 1; r < o.rounds; r++) {
+        const rng = o.rng.fork(`batch/${i}/round/${r}`);
+        const next = tidy(() => {
+          const h = jointStates(agents, transcripts, prefixes, o.layer); // [B, A·C]
+          let z = encode(ae, h); // [B, Z]
+          if (o.control === 'shuffle' || o.control === 'zero') z = applyLatentControl(z, o.control, rng.fork('thoughts'));
+          return agents.map((_, k) => {
+            const p = agentPrefix(comm, z, k); // [B, m, C]
+            return o.control === 'random' ? applyLatentControl(p, 'random', rng.fork(`prefix/${k}`)) : p;
+          });
+        });
+        tf.dispose(prefixes.filter((p): p is tf.Tensor3D => p !== null));
+        prefixes = next;
+        const responses = agents.map((a, k) => respond(a, batch, prefixes[k], { maxNewTokens: o.maxNewTokens }));
+        for (let k = 0; k < A; k++) answers[r][k].push(...responses[k].answers);
+        transcripts = responses.map((x) => x.transcripts);
+      }
+    } finally {
+      tf.dispose(prefixes.filter((p): p is tf.Tensor3D => p !== null));
+    }
+  }
+  return { answers };
+}
+
+/** Answers compared after removing whitespace. */
+export function normaliseAnswer(a: string): string {
+  return a.replace(/\s+/g, '');
+}
+
+/**
+ * Majority answer of the agents for one example: the most frequent normalised answer; among tied
+ * answers, the one the lowest-numbered agent gave (chosen: with 3 agents and no two equal answers,
+ * agent 0's answer).
+ */
+export function majority(answers: string[]): string {
+  const counts = new Map<string, number>();
+  for (const a of answers) counts.set(normaliseAnswer(a), (counts.get(normaliseAnswer(a)) ?? 0) + 1);
+  let best = answers[0];
+  let bestCount = 0;
+  for (const a of answers) {
+    const c = counts.get(normaliseAnswer(a))!;
+    if (c > bestCount) [best, bestCount] = [a, c];
+  }
+  return best;
+}
+
+/** Whether all agents gave the same (normalised) answer (§1.12: "share of problems where all agents agree"). */
+export function agree(answers: string[]): boolean {
+  return answers.every((a) => normaliseAnswer(a) === normaliseAnswer(answers[0]));
+}
+
+export interface RoundScore {
+  /** Accuracy of each agent. */
+  agents: number[];
+  majority: number;
+  consensus: number;
+  n: number;
+}
+
+/** Scores one round: answers[agent][example]; isCorrect(example, answer). */
+export function scoreRound(examples: Example[], answers: string[][], isCorrect: (ex: Example, answer: string) => number): RoundScore {
+  const n = examples.length;
+  const acc = (f: (i: number) => boolean) => (n ? examples.reduce((s, _, i) => s + (f(i) ? 1 : 0), 0) / n : 0);
+  const per = (i: number) => answers.map((a) => a[i]);
+  return {
+    agents: answers.map((a) => acc((i) => isCorrect(examples[i], a[i]) > 0)),
+    majority: acc((i) => isCorrect(examples[i], majority(per(i))) > 0),
+    consensus: acc((i) => agree(per(i))),
+    n,
+  };
+}
