@@ -1,9 +1,11 @@
 /**
  * AdamW with decoupled weight decay (Loshchilov & Hutter), a linear-warmup + cosine learning-rate
  * schedule and global-norm gradient clipping. By default norms, biases and embeddings get no
- * decay. The moment estimates are named variables so checkpoints can save and restore them.
+ * decay. The moment estimates are named variables so checkpoints can save and restore them. The
+ * update runs as one fused kernel per parameter where the backend has it (fused.ts).
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { FUSED_KERNELS, fusedKernelFor, runFused } from './fused.js';
 import { variableFrom } from './tidy.js';
 
 export interface OptimConfig {
@@ -44,6 +46,33 @@ export function decays(name: string, v: tf.Variable): boolean {
   return v.rank >= 2 && !/(^|\.)(wte|wpe)$/.test(name) && !/embed/i.test(name);
 }
 
+/** One AdamW step's scalars; c1, c2 are the bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ. */
+export interface AdamWStep {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  /** Decoupled weight decay of this parameter (0: none). */
+  weightDecay: number;
+  c1: number;
+  c2: number;
+}
+
+/**
+ * One AdamW update of a parameter of any shape (no gradient): the fused kernel where the backend
+ * has it (fused.ts), else plain ops with the same rounding order. Returns [param', m', v'].
+ */
+export function adamWUpdate(p: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tensor, s: AdamWStep): [tf.Tensor, tf.Tensor, tf.Tensor] {
+  if (fusedKernelFor(FUSED_KERNELS.adamW, p, false)) return runFused(FUSED_KERNELS.adamW, { param: p, m, v, grad: g }, { ...s }) as [tf.Tensor, tf.Tensor, tf.Tensor];
+  return tf.tidy(() => {
+    const m1 = tf.add(tf.mul(m, s.beta1), tf.mul(g, 1 - s.beta1));
+    const v1 = tf.add(tf.mul(v, s.beta2), tf.mul(tf.mul(g, g), 1 - s.beta2));
+    let update = tf.div(tf.div(m1, s.c1), tf.add(tf.sqrt(tf.div(v1, s.c2)), s.eps));
+    if (s.weightDecay > 0) update = tf.add(update, tf.mul(p, s.weightDecay));
+    return [tf.sub(p, tf.mul(update, s.lr)), m1, v1] as [tf.Tensor, tf.Tensor, tf.Tensor];
+  });
+}
+
 export class AdamW {
   readonly m = new Map<string, tf.Variable>();
   readonly v = new Map<string, tf.Variable>();
@@ -63,23 +92,20 @@ export class AdamW {
 
   /** One update with the given gradients (already clipped / averaged) at learning rate `lr`. */
   apply(grads: Map<string, tf.Tensor>, lr: number): void {
-    const { beta1: b1, beta2: b2, eps, weightDecay } = this.config;
+    const { beta1, beta2, eps, weightDecay } = this.config;
     this.t += 1;
-    const c1 = 1 - Math.pow(b1, this.t);
-    const c2 = 1 - Math.pow(b2, this.t);
+    const step = { lr, beta1, beta2, eps, weightDecay: 0, c1: 1 - Math.pow(beta1, this.t), c2: 1 - Math.pow(beta2, this.t) };
     tf.tidy(() => {
       for (const [name, p] of this.params) {
         const g = grads.get(name);
         if (!g) continue;
         const m = this.m.get(name)!;
         const v = this.v.get(name)!;
-        const m1 = tf.add(tf.mul(m, b1), tf.mul(g, 1 - b1));
-        const v1 = tf.add(tf.mul(v, b2), tf.mul(tf.mul(g, g), 1 - b2));
+        const decay = weightDecay > 0 && this.decayRule(name, p) ? weightDecay : 0;
+        const [p1, m1, v1] = adamWUpdate(p, m, v, g, { ...step, weightDecay: decay });
         m.assign(m1);
         v.assign(v1);
-        let update = tf.div(tf.div(m1, c1), tf.add(tf.sqrt(tf.div(v1, c2)), eps));
-        if (weightDecay > 0 && this.decayRule(name, p)) update = tf.add(update, tf.mul(p, weightDecay));
-        p.assign(tf.sub(p, tf.mul(update, lr)));
+        p.assign(p1);
       }
     });
   }

@@ -70,6 +70,32 @@ export function expectClose(a: tf.Tensor | ArrayLike<number> | number, b: tf.Ten
   if (worst >= 0) expect.fail(`values differ at index ${worst}: ${av[worst]} vs ${bv[worst]} (rtol ${rtol}, atol ${atol})`);
 }
 
+/**
+ * Relative error of `actual` against `expected`: max |a − b| / max |b| ('max', for values) or
+ * ‖a − b‖₂ / ‖b‖₂ ('l2', for gradients, whose single entries may cancel to rounding noise).
+ * Returns the absolute error when `expected` is all zeros.
+ */
+export function relativeError(actual: tf.Tensor | ArrayLike<number>, expected: tf.Tensor | ArrayLike<number>, norm: 'max' | 'l2' = 'max'): number {
+  const a = toArray(actual);
+  const b = toArray(expected);
+  if (a.length !== b.length) return Infinity;
+  let diff = 0;
+  let scale = 0;
+  for (let i = 0; i < b.length; i++) {
+    const d = Math.abs(a[i] - b[i]);
+    if (Number.isNaN(d)) return Infinity;
+    if (norm === 'max') {
+      diff = Math.max(diff, d);
+      scale = Math.max(scale, Math.abs(b[i]));
+    } else {
+      diff += d * d;
+      scale += b[i] * b[i];
+    }
+  }
+  if (norm === 'l2') [diff, scale] = [Math.sqrt(diff), Math.sqrt(scale)];
+  return scale === 0 ? diff : diff / scale;
+}
+
 function toArray(x: tf.Tensor | ArrayLike<number> | number): ArrayLike<number> {
   if (typeof x === 'number') return [x];
   if (x instanceof tf.Tensor) return x.dataSync() as Float32Array;

@@ -13,7 +13,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { parseConfig } from './config.js';
 import { cacheLength, type ExtraKv, type KvCache, type LayerKv } from './kv-cache.js';
-import { dropout, gelu, layerNorm } from './layers.js';
+import { dropout, gelu, layerNorm, scaledMaskedSoftmax } from './layers.js';
 import { linear, matMulT } from './matmul.js';
 import { Rng } from './rng.js';
 import { tidy, variableFrom } from './tidy.js';
@@ -166,8 +166,8 @@ export class TinyLm {
       k = tf.concat([...prefix.map((p) => p.k), k], 2) as tf.Tensor4D; // [B, H, S, D]
       v = tf.concat([...prefix.map((p) => p.v), v], 2) as tf.Tensor4D;
     }
-    const scores = tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(D)), bias); // [B, H, T, S]
-    const probs = dropout(tf.softmax(scores), this.config.dropout, drop?.tfSeed());
+    const scores = tf.matMul(q, k, false, true); // [B, H, T, S]
+    const probs = dropout(scaledMaskedSoftmax(scores, bias, 1 / Math.sqrt(D)), this.config.dropout, drop?.tfSeed()); // [B, H, T, S]
     const y = tf.reshape(tf.transpose(tf.matMul(probs as tf.Tensor4D, v), [0, 2, 1, 3]), [B, T, C]); // [B, T, C]
     const out = linear(y, this.p(`h${l}.attn.wo`), this.p(`h${l}.attn.bo`)) as tf.Tensor3D;
     return { out, kv: { k, v }, newKv };
