@@ -1,18 +1,21 @@
 /**
  * Benchmark of the native backend (not a test):
  *   npx tsx packages/backend-native/bench/native.bench.ts [--json] [--rounds N] [--steps N]
- *       [--no-torch] [--no-fused] [--core] [--wasm] [--single]
+ *       [--no-torch] [--no-unfused] [--core] [--wasm] [--single]
  * 1. matMul n×n at 256/512/1024 on `native` (tf.matMul + dataSync) next to a plain OpenBLAS
  *    sgemm with its own threads (same thread count), alternating, best of several runs.
- * 2. The reference training step (bench/ref-model.ts, core's op sequence), with and without the
- *    fused ops, and — when /usr/bin/python3 has torch — the same model and optimiser in PyTorch
+ * 2. The reference training step (bench/ref-model.ts, core's op sequence: the fused GELU,
+ *    LayerNorm, attention-softmax and AdamW kernels on native), the same step in plain ops only
+ *    (core with TELEPATH_FUSED=0; --no-unfused skips it), and — when /usr/bin/python3 has
+ *    torch — the same model and optimiser in PyTorch
  *    (bench/torch_ref.py, a reference, not product) at its two thread settings (2 torch threads
  *    with OPENBLAS_NUM_THREADS=1; 1 torch thread with OPENBLAS_NUM_THREADS=2), all alternating
  *    in rounds so machine load hits them alike. PyTorch counts at its faster setting.
  * --core also runs core's own bench (`bench:core --backend native`) in a child process; --wasm
  * adds its wasm run. --single compares one thread against one thread (native pool of 1; PyTorch
  * with 1 torch thread and OPENBLAS_NUM_THREADS=1), less sensitive to a busy machine. With --json: one line {nativeMsPerStep, torchMsPerStep, ratioVsTorch, …}
- * where ratioVsTorch = native tokens/s ÷ torch tokens/s (> 1: native faster).
+ * where ratioVsTorch = native tokens/s ÷ torch tokens/s (> 1: native faster); nativeMsPerStep is core's
+ * op sequence (fused), nativeUnfusedMsPerStep the plain-op one.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,7 +36,7 @@ const { values: opt } = parseArgs({
     rounds: { type: 'string', default: '3' },
     steps: { type: 'string', default: '6' },
     'no-torch': { type: 'boolean', default: false },
-    'no-fused': { type: 'boolean', default: false },
+    'no-unfused': { type: 'boolean', default: false },
     core: { type: 'boolean', default: false },
     wasm: { type: 'boolean', default: false },
     single: { type: 'boolean', default: false },
@@ -139,11 +142,11 @@ const timeSteps = (step: () => number) => (n: number) => {
   }
   return ms;
 };
-const plain = makeRefStep(tf, REF_CONFIG);
-variants.push({ label: 'native (core op sequence)', run: timeSteps(() => plain.step()), times: [] });
-if (!opt['no-fused']) {
-  const fused = makeRefStep(tf, { ...REF_CONFIG, fused: true });
-  variants.push({ label: 'native + fused GELU/LayerNorm/AdamW', run: timeSteps(() => fused.step()), times: [] });
+const fused = makeRefStep(tf, REF_CONFIG);
+variants.push({ label: 'native (core op sequence, fused)', run: timeSteps(() => fused.step()), times: [] });
+if (!opt['no-unfused']) {
+  const plain = makeRefStep(tf, { ...REF_CONFIG, fused: false });
+  variants.push({ label: 'native, plain ops (TELEPATH_FUSED=0)', run: timeSteps(() => plain.step()), times: [] });
 }
 const torch: TorchWorker[] = [];
 if (!opt['no-torch']) {
@@ -192,15 +195,15 @@ const coreNative = opt.core ? coreBench('native') : undefined;
 const coreWasm = opt.wasm ? coreBench('wasm') : undefined;
 
 const nativeMs = median(variants[0].times);
-const fusedMs = opt['no-fused'] ? undefined : median(variants[1].times);
+const plainMs = opt['no-unfused'] ? undefined : median(variants[1].times);
 const torchMs = torch.length ? Math.min(...variants.slice(variants.length - torch.length).map((v) => median(v.times))) : undefined;
 const tokens = REF_CONFIG.batch * REF_CONFIG.positions;
 const result = {
   nativeMsPerStep: Math.round(nativeMs),
-  nativeFusedMsPerStep: fusedMs === undefined ? null : Math.round(fusedMs),
+  nativeUnfusedMsPerStep: plainMs === undefined ? null : Math.round(plainMs),
   torchMsPerStep: torchMs === undefined ? null : Math.round(torchMs),
   ratioVsTorch: torchMs === undefined ? null : Number((torchMs / nativeMs).toFixed(3)),
-  ratioFusedVsTorch: torchMs === undefined || fusedMs === undefined ? null : Number((torchMs / fusedMs).toFixed(3)),
+  ratioUnfusedVsTorch: torchMs === undefined || plainMs === undefined ? null : Number((torchMs / plainMs).toFixed(3)),
   coreBenchNativeMsPerStep: coreNative === undefined ? null : Math.round(coreNative),
   coreBenchWasmMsPerStep: coreWasm === undefined ? null : Math.round(coreWasm),
   matmulGflops: matmulGf,
@@ -220,7 +223,7 @@ if (opt.json) {
   }
   if (coreNative !== undefined) console.log(`${'core bench:core --backend native'.padEnd(40)} ${coreNative.toFixed(0).padStart(8)}`);
   if (coreWasm !== undefined) console.log(`${'core bench:core --backend wasm'.padEnd(40)} ${coreWasm.toFixed(0).padStart(8)}`);
-  if (torchMs !== undefined) console.log(`ratio vs PyTorch (tokens/s): native ${result.ratioVsTorch}${fusedMs === undefined ? '' : `, fused ${result.ratioFusedVsTorch}`}`);
+  if (torchMs !== undefined) console.log(`ratio vs PyTorch (tokens/s): native ${result.ratioVsTorch}${plainMs === undefined ? '' : `, plain ops ${result.ratioUnfusedVsTorch}`}`);
   console.log(`matMul GFLOP/s native ${JSON.stringify(matmulGf)} vs OpenBLAS ${JSON.stringify(openblasGf)}`);
 }
 process.exit(0);

@@ -1,7 +1,8 @@
 /**
  * Kernel-by-kernel profile of the reference training step on one backend:
- *   npx tsx packages/backend-native/bench/profile.ts [native|cpu|wasm] [--batch N] [--fused] [--shapes] [--top N]
- * Prints ms per step and each kernel's share (tf.profile times every kernel call).
+ *   npx tsx packages/backend-native/bench/profile.ts [native|cpu|wasm] [--batch N] [--unfused] [--shapes] [--top N]
+ * Prints ms per step and each kernel's share (tf.profile times every kernel call). The step is
+ * core's op sequence (fused kernels where the backend has them); --unfused: plain ops only.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import * as tf from '@tensorflow/tfjs';
@@ -16,7 +17,7 @@ const batch = bi >= 0 ? Number(args[bi + 1]) : REF_CONFIG.batch;
 if (backend === 'native') await register(tf);
 if (!(await tf.setBackend(backend))) throw new Error(`backend ${backend} failed`);
 tf.enableProdMode();
-const step = makeRefStep(tf, { ...REF_CONFIG, batch, fused: args.includes('--fused') });
+const step = makeRefStep(tf, { ...REF_CONFIG, batch, fused: !args.includes('--unfused') });
 for (let i = 0; i < 3; i++) step.step();
 const gcKinds = new Map<string, { n: number; ms: number }>();
 let gcMs = 0;

@@ -4,12 +4,15 @@
  * sync): learned positions, pre-LayerNorm via moments, causal attention with an additive
  * [B,1,T,S] bias, GELU as x·sigmoid(2u), separate q/k/v projections with biases, LM head tied to
  * the token embedding (explicit transpose), masked next-token cross-entropy, global-norm
- * clipping (1.0) and AdamW (weight decay 0.01 on non-embedding matrices). Optionally with the
- * native fused ops (GELU, LayerNorm, attention softmax, AdamW). Data: progressions s + d·t mod V.
+ * clipping (1.0) and AdamW (weight decay 0.01 on non-embedding matrices). Like core, it runs
+ * GELU, LayerNorm, the attention softmax and the AdamW update as this backend's fused kernels
+ * where the running backend has them (core's fused.ts: kernel by name, else plain ops);
+ * `fused: false` keeps the plain-op sequence (core with TELEPATH_FUSED=0, and core before the
+ * fused kernels were wired in). Data: progressions s + d·t mod V.
  * Letters: B batch, T tokens, C width, H heads, D head width, V vocab, L layers.
  */
 import type * as tfc from '@tensorflow/tfjs';
-import { fusedOps } from '../src/index.js';
+import { FUSED_KERNELS } from '../src/index.js';
 
 type Tf = typeof tfc;
 type Tensor = tfc.Tensor;
@@ -25,11 +28,11 @@ export interface RefConfig {
   weightDecay: number;
   clipNorm: number;
   seed: number;
-  /** Use fusedOps (GELU, LayerNorm, AdamW kernels on native; the same maths elsewhere). */
+  /** Fused kernels where the backend has them, as core runs (default); false: plain ops only. */
   fused: boolean;
 }
 
-export const REF_CONFIG: RefConfig = { vocab: 64, layers: 4, heads: 4, width: 128, positions: 64, batch: 32, lr: 1e-3, weightDecay: 0.01, clipNorm: 1, seed: 1, fused: false };
+export const REF_CONFIG: RefConfig = { vocab: 64, layers: 4, heads: 4, width: 128, positions: 64, batch: 32, lr: 1e-3, weightDecay: 0.01, clipNorm: 1, seed: 1, fused: true };
 
 /** Small seeded generator (mulberry32) for weights and data. */
 export function seeded(seed: number): () => number {
@@ -98,16 +101,18 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
   add('lnf.g', [C], 'ones');
   add('lnf.b', [C], 'zeros');
   const p = (name: string) => params.get(name)!;
-  const ops = fusedOps(tf);
+  // As core's fused.ts: a fused kernel runs when the backend registers it (and its gradient).
+  const fusedHere = (kernel: string, grad = true) => c.fused && tf.getKernel(kernel, tf.getBackend()) !== undefined && (!grad || tf.getGradient(kernel) !== undefined);
+  const run = (kernel: string, inputs: tfc.NamedTensorMap, attrs: Record<string, number> = {}) => tf.engine().runKernel(kernel, inputs, attrs);
   const causal = new Float32Array(T * T);
   for (let t = 0; t < T; t++) for (let s = 0; s <= t; s++) causal[t * T + s] = 1;
 
   const layerNorm = (x: Tensor, g: Tensor, b: Tensor) => {
-    if (c.fused) return ops.layerNorm(x, g, b, 1e-5);
+    if (fusedHere(FUSED_KERNELS.layerNorm)) return (run(FUSED_KERNELS.layerNorm, { x, gamma: g, beta: b }, { eps: 1e-5 }) as Tensor[])[0];
     const { mean, variance } = tf.moments(x, -1, true); // [..., 1]
     return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, 1e-5))), g), b);
   };
-  const gelu = (x: Tensor) => (c.fused ? ops.geluTanh(x) : tf.mul(x, tf.sigmoid(tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), 2 * Math.sqrt(2 / Math.PI)))));
+  const gelu = (x: Tensor) => (fusedHere(FUSED_KERNELS.geluTanh) ? (run(FUSED_KERNELS.geluTanh, { x }) as Tensor) : tf.mul(x, tf.sigmoid(tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), 2 * Math.sqrt(2 / Math.PI)))));
   // y + b whose bias gradient is ones[1, N]·dy (core's addBias).
   const addBias = tf.customGrad(((y: Tensor, b: Tensor) => ({
     value: tf.add(y, b),
@@ -139,7 +144,7 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
         const k = split(linear(h, p(`h${l}.wk`), p(`h${l}.bk`)));
         const v = split(linear(h, p(`h${l}.wv`), p(`h${l}.bv`)));
         const qk = tf.matMul(q as tfc.Tensor4D, k as tfc.Tensor4D, false, true); // [B, H, T, S]
-        const probs = c.fused ? ops.scaledMaskedSoftmax(qk, bias, 1 / Math.sqrt(D)) : tf.softmax(tf.add(tf.mul(qk, 1 / Math.sqrt(D)), bias));
+        const probs = fusedHere(FUSED_KERNELS.scaledMaskedSoftmax) ? (run(FUSED_KERNELS.scaledMaskedSoftmax, { x: qk, bias }, { scale: 1 / Math.sqrt(D) }) as Tensor) : tf.softmax(tf.add(tf.mul(qk, 1 / Math.sqrt(D)), bias));
         const y = tf.reshape(tf.transpose(tf.matMul(probs as tfc.Tensor4D, v as tfc.Tensor4D), [0, 2, 1, 3]), [B, T, C]);
         x = tf.add(x, linear(y, p(`h${l}.wo`), p(`h${l}.bo`)));
         const m = layerNorm(x, p(`h${l}.ln2.g`), p(`h${l}.ln2.b`));
@@ -174,8 +179,9 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
         const g = grads.get(v.name)!;
         const s = moments.get(v.name)!;
         const wd = decays(names.get(v.name)!, v) ? c.weightDecay : 0;
-        if (c.fused) {
-          const [p1, m1, v1] = ops.adamW(v, s.m, s.v, g, { lr: c.lr, beta1: b1, beta2: b2, eps, weightDecay: wd, step: t });
+        if (fusedHere(FUSED_KERNELS.adamW, false)) {
+          const attrs = { lr: c.lr, beta1: b1, beta2: b2, eps, weightDecay: wd, c1: 1 - b1 ** t, c2: 1 - b2 ** t };
+          const [p1, m1, v1] = run(FUSED_KERNELS.adamW, { param: v, m: s.m, v: s.v, grad: g }, attrs) as Tensor[];
           s.m.assign(m1);
           s.v.assign(v1);
           v.assign(p1);

@@ -1,16 +1,42 @@
-/** Fused LayerNorm, GELU and AdamW on native vs the composed ops on cpu (values and gradients). */
+/**
+ * The fused kernels (LayerNorm, attention softmax, AdamW; GELU in elementwise.test.ts) with their
+ * registered gradients on native vs the composed ops on cpu (values and gradients). Core's layers
+ * and optimiser call them the same way (packages/core/src/fused.ts); core's fused.test.ts checks
+ * its own fused and plain paths against each other.
+ */
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { fusedOps } from './index.js';
+import { FUSED_KERNELS as K } from './index.js';
 import { maxRelError, normRelError, randomValues, runOn, setupNative } from './testing.js';
 
 const TOL = 1e-5;
 const setup = await setupNative(tf);
 if (!setup.available) console.warn(`[backend-native] skipping native tests: ${setup.reason}`);
 
+type T = tf.Tensor;
+const native = () => tf.getBackend() === 'native';
+/** The fused kernel on native, the composed maths (core's plain-op path) elsewhere. */
+const ops = {
+  layerNorm: (x: T, g: T, b: T, eps: number): T => {
+    if (native()) return (tf.engine().runKernel(K.layerNorm, { x, gamma: g, beta: b }, { eps }) as T[])[0];
+    const { mean, variance } = tf.moments(x, -1, true);
+    return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, eps))), g), b);
+  },
+  scaledMaskedSoftmax: (x: T, bias: T, scale: number): T =>
+    native() ? (tf.engine().runKernel(K.scaledMaskedSoftmax, { x, bias }, { scale }) as T) : tf.softmax(tf.add(tf.mul(x, scale), bias)),
+  adamW: (p: T, m: T, v: T, g: T, o: { lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; step: number }): T[] => {
+    const c1 = 1 - o.beta1 ** o.step;
+    const c2 = 1 - o.beta2 ** o.step;
+    if (native()) return tf.engine().runKernel(K.adamW, { param: p, m, v, grad: g }, { lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weightDecay: o.weightDecay, c1, c2 }) as T[];
+    const m1 = tf.add(tf.mul(m, o.beta1), tf.mul(g, 1 - o.beta1));
+    const v1 = tf.add(tf.mul(v, o.beta2), tf.mul(tf.mul(g, g), 1 - o.beta2));
+    let update = tf.div(tf.div(m1, c1), tf.add(tf.sqrt(tf.div(v1, c2)), o.eps));
+    if (o.weightDecay > 0) update = tf.add(update, tf.mul(p, o.weightDecay));
+    return [tf.sub(p, tf.mul(update, o.lr)), m1, v1];
+  },
+};
 
-describe.skipIf(!setup.available)('fused ops', () => {
-  const ops = fusedOps(tf);
+describe.skipIf(!setup.available)('fused kernels', () => {
 
   it('layerNorm and its gradients (x, gamma, beta) match the composed ops', async () => {
     for (const [rows, C] of [[1, 1], [7, 33], [33, 129], [257, 128]]) {
@@ -34,7 +60,7 @@ describe.skipIf(!setup.available)('fused ops', () => {
     }
   });
 
-  it('layerNorm in a tidy leaves no tensors behind, with and without gradients', async () => {
+  it('layerNorm leaves no tensors behind, with and without gradients', async () => {
     await tf.setBackend('native');
     const x = tf.tensor(randomValues(1, 4 * 8), [4, 8]);
     const g = tf.ones([8]);
@@ -42,6 +68,8 @@ describe.skipIf(!setup.available)('fused ops', () => {
     const before = tf.memory().numTensors;
     tf.dispose(tf.tidy(() => ops.layerNorm(x, g, b, 1e-5)));
     tf.dispose(tf.tidy(() => tf.grads(((u: tf.Tensor, v: tf.Tensor, w: tf.Tensor) => tf.sum(ops.layerNorm(u, v, w, 1e-5))) as (...a: tf.Tensor[]) => tf.Tensor)([x, g, b])));
+    // Only x on the gradient path: the kernel's unused dgamma and dbeta are freed too.
+    tf.dispose(tf.grad((u: tf.Tensor) => tf.sum(ops.layerNorm(u, g, b, 1e-5)))(x));
     expect(tf.memory().numTensors).toBe(before);
     tf.dispose([x, g, b]);
   });

@@ -17,9 +17,8 @@ export type { PoolStats } from './buffer-pool.js';
 export type { RegisterOptions } from './register.js';
 
 export const BACKEND_NAME = 'native';
-/** Custom kernels for core's fused ops (registered only on this backend). */
+/** Custom kernels that core's layers and optimiser call by name (registered only on this backend, with their gradients). */
 export { FUSED_KERNELS } from './fused-names.js';
-export { type AdamWStep, type FusedOps, fusedOps } from './fused-ops.js';
 
 export type NativeStatus = { available: true; info: AddonInfo } | { available: false; reason: string };
 

@@ -1,7 +1,8 @@
 /**
  * Registration of the `native` backend with a tfjs-core engine: the backend factory, every
  * cpu kernel under the new name (the JS fallbacks, running on the same host arrays), the
- * native overrides, and the gradient of the fused GELU kernel. Called by `register()`.
+ * native overrides, and the gradients of the fused kernels (GELU, LayerNorm, the attention
+ * softmax), so that core's layers can call them by name with `runKernel`. Called by `register()`.
  */
 import { availableParallelism } from 'node:os';
 import type * as tfc from '@tensorflow/tfjs-core';
@@ -76,6 +77,20 @@ export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: 
       kernelName: FUSED.geluTanh,
       inputsToSave: ['x'],
       gradFunc: (dy, saved) => ({ x: () => tf.engine().runKernel(FUSED.geluTanhGrad, { dy: dy as tfc.Tensor, x: saved[0] }) as tfc.Tensor }),
+    });
+  }
+  if (!tf.getGradient(FUSED.layerNorm)) {
+    tf.registerGradient({
+      kernelName: FUSED.layerNorm,
+      inputsToSave: ['x', 'gamma'],
+      outputsToSave: [false, true, true],
+      gradFunc: (dys, saved) => {
+        const [x, gamma, mean, rstd] = saved;
+        // One kernel call gives all three; mean and rstd are saved statistics, not outputs anyone differentiates.
+        const dy = (dys as tfc.Tensor[])[0];
+        const [dx, dgamma, dbeta] = tf.engine().runKernel(FUSED.layerNormGrad, { dy, x, gamma, mean, rstd }) as tfc.Tensor[];
+        return { x: () => dx, gamma: () => dgamma, beta: () => dbeta };
+      },
     });
   }
   if (!tf.getGradient(FUSED.scaledMaskedSoftmax)) {

@@ -1,11 +1,12 @@
 /**
  * Custom kernels behind core's fused ops (registered only on this backend):
- *   TelepathGeluTanh {x} → y; TelepathGeluTanhGrad {dy, x} → dx (gradient registered by register()).
+ *   TelepathGeluTanh {x} → y; TelepathGeluTanhGrad {dy, x} → dx.
  *   TelepathLayerNorm {x [..., C], gamma [C], beta [C]} {eps} → [y [..., C], mean [...], rstd [...]].
  *   TelepathLayerNormGrad {dy, x, gamma, mean, rstd} → [dx [..., C], dgamma [C], dbeta [C]].
  *   TelepathAdamW {param, m, v, grad} {lr, beta1, beta2, eps, weightDecay, c1, c2} → [param', m', v'].
  *   TelepathScaledMaskedSoftmax {x [..., S], bias (broadcasts to x)} {scale} → softmax(scale·x + bias)
  *     (attention probabilities); TelepathSoftmaxGrad {dy, y} {scale} → scale·y·(dy − Σ dy·y).
+ * register() registers the gradients of GELU, LayerNorm and the softmax through the Grad kernels.
  * float32 only; they throw on anything else (callers check `tf.getKernel(name, backend)` first).
  */
 import type { TensorInfo } from '@tensorflow/tfjs-core';
