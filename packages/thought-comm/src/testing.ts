@@ -1,8 +1,9 @@
 /**
  * Test helpers for @telepath/thought-comm: a tiny autoencoder on a tiny synthetic world, small
- * enough for finite-difference checks on the cpu backend. Import in tests only.
+ * enough for finite-difference checks on the cpu backend, and tiny agents. Import in tests only.
  */
-import { parseConfig, Rng } from '@telepath/core';
+import { exampleTexts, parseConfig, Rng, TinyLm, Tokenizer, type Example } from '@telepath/core';
+import type { Agent } from './agents.js';
 import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_SYNTHETIC_CONFIG, type AutoencoderConfig, type SyntheticConfig } from './config.js';
 import { createAutoencoder, type Autoencoder } from './model.js';
 import { agentRanges } from './synthetic.js';
@@ -24,4 +25,14 @@ export function tinyAutoencoder(o: Partial<AutoencoderConfig> = {}, H = 6, Z = 3
 /** Agent ranges of the tiny autoencoder's H rows, split between 2 agents. */
 export function tinyRanges(H = 6, agents = 2): [number, number][] {
   return agentRanges(H, agents);
+}
+
+/** n untrained No-CoT agents (2 layers, width 8) sharing a tokenizer built from `examples`, each from its own seed. */
+export function tinyAgents(n: number, examples: Example[], width = 8): Agent[] {
+  const tokenizer = Tokenizer.build(exampleTexts(examples));
+  return Array.from({ length: n }, (_, k) => ({
+    lm: new TinyLm({ vocabSize: tokenizer.size, contextLength: 32, layers: 2, heads: 2, width, mlpRatio: 2, dropout: 0, layerNormEps: 1e-5, initStd: 0.2 }, new Rng(100 + k), `tiny-agent${k}`),
+    tokenizer,
+    variant: 'no-cot' as const,
+  }));
 }

@@ -1,0 +1,69 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initBackend, type Example } from '@telepath/core';
+import { expectNoLeak, toyAdditionExamples } from '@telepath/core/testing';
+import { parseAgentsExperimentConfig, stateLayerOf } from './agents-config.js';
+import { runAgentsExperiment } from './agents-experiment.js';
+import { agentsJson, agentsRows, agentsTableMarkdown } from './agents-report.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+const TINY = {
+  name: 'tiny-agents',
+  lm: { layers: 2, heads: 2, width: 8 },
+  agentTraining: { steps: 4, batchSize: 4, logEvery: 2, checkpointEvery: 2 },
+  commExamples: 12,
+  autoencoder: { latentDim: 4, encoderHidden: [8], decoderHidden: [8], steps: 10, batch: 8, penaltyDelay: 2, penaltyRamp: 2, warmupSteps: 1 },
+  readout: { samples: 8 },
+  adapter: { hidden: 4, steps: 2, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
+  eval: { batchSize: 4, maxNewTokens: 4 },
+};
+
+describe('agents experiment config', () => {
+  it('rejects unknown keys and choices, and reads the state at ⌊2L/3⌋ by default', () => {
+    expect(() => parseAgentsExperimentConfig({ adapter: { prefixLenght: 2 } })).toThrow(/prefixLenght/);
+    expect(() => parseAgentsExperimentConfig({ objectives: ['task', 'rl'] })).toThrow(/Expected one of: paper, task/);
+    expect(() => parseAgentsExperimentConfig({ controls: ['zero'] })).toThrow(/Expected one of: random, shuffle/);
+    expect(() => parseAgentsExperimentConfig({ agents: 1 })).toThrow(/agents must be ≥ 2/);
+    expect(stateLayerOf({ stateLayer: -1 }, 28)).toBe(18); // third-party: hidden_states[int(28 · 0.667)]
+    expect(stateLayerOf({ stateLayer: -1 }, 4)).toBe(2);
+    expect(stateLayerOf({ stateLayer: 1 }, 4)).toBe(1);
+  });
+});
+
+describe('agents experiment end to end on tiny agents', () => {
+  const examples = toyAdditionExamples(30);
+  const data = { train: examples.slice(0, 24), test: examples.slice(24), isCorrect: (ex: Example, a: string) => (ex.answer === a ? 1 : 0), hashes: { toy: 'x' } };
+  const out = mkdtempSync(join(tmpdir(), 'tc-agents-'));
+  const c = parseAgentsExperimentConfig(TINY);
+
+  it('trains agents, autoencoder and both adapters, debates with controls, writes the record, leaks nothing', async () => {
+    const r = await expectNoLeak(() => runAgentsExperiment(c, data, { outDir: out }));
+    expect(r.interrupted).toBe(false);
+    const s = r.seeds[0];
+    expect(s.agentTrainExamples).toBe(12);
+    expect(s.independent.agents).toHaveLength(3);
+    expect(Object.keys(s.debates)).toEqual(['task', 'paper']);
+    expect(Object.keys(s.debates.task)).toEqual(['none', 'random', 'shuffle']);
+    expect(s.debates.paper.none).toHaveLength(2); // rounds 0 and 1
+    expect(s.debates.task.none[0]).toEqual(s.independent);
+    expect(s.alphaHistogram.reduce((a, b) => a + b, 0)).toBe(4);
+    expect(s.agreementWeights.task).toHaveLength(4);
+    const dir = join(out, 's0');
+    for (const f of ['config.resolved.json', 'env.json', 'metrics.jsonl', 'samples.jsonl', 'summary.json', 'tokenizer.json', 'agent0.ckpt', 'agent2.ckpt', 'adapter-task.ckpt', 'adapter-paper.ckpt']) expect(existsSync(join(dir, f)), f).toBe(true);
+    const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8');
+    for (const m of ['agent1/loss', 'ae/loss', 'adapter-paper/loss']) expect(metrics).toContain(m);
+    expect(readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n')).toHaveLength(6);
+    const rows = agentsRows(r.seeds);
+    expect(rows.map((x) => x.system)).toContain('majority vote, no communication');
+    expect(rows.map((x) => x.system)).toContain('thought-comm task, round 1 [random]');
+    expect(agentsTableMarkdown(rows)).toContain('| thought-comm paper, round 1 [shuffle] |');
+    expect(agentsJson('tiny', r.seeds)).toHaveProperty('rows');
+    const again = await runAgentsExperiment(c, data, { outDir: out });
+    expect(again.seeds[0]).toEqual(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')));
+  });
+});

@@ -1,0 +1,61 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate, initBackend, packSegments } from '@telepath/core';
+import { expectClose, expectNoLeak, toyAdditionExamples } from '@telepath/core/testing';
+import { agentSegments, agentStates, embeddingNorm, prefixedForward, prefixedTeacherForcing, promptIds, respond, type Agent } from './agents.js';
+import { tinyAgents } from './testing.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+const examples = toyAdditionExamples(6);
+let a: Agent;
+beforeAll(() => {
+  [a] = tinyAgents(1, examples);
+});
+afterAll(() => a.lm.dispose());
+
+describe('agents', () => {
+  it('answer without a prefix exactly as core generation does', async () => {
+    const r = await expectNoLeak(() => respond(a, examples, null, { maxNewTokens: 5 }));
+    const ref = generate(a.lm, examples.map((ex) => promptIds(a, ex)), { maxNewTokens: 5, padId: a.tokenizer.padId, stopTokens: [a.tokenizer.eosId] });
+    expect(r.responses).toEqual(ref.tokens);
+    expect(r.transcripts[0]).toEqual([...promptIds(a, examples[0]), ...ref.tokens[0]]);
+  });
+
+  it("a row's states do not depend on the other rows (padding is masked, positions count from the row's start)", async () => {
+    const prefix = tf.tensor3d(Array.from({ length: 2 * 2 * 8 }, (_, i) => Math.sin(i)), [2, 2, 8]); // [B, m, C]
+    const rows = [promptIds(a, examples[0]), [...promptIds(a, examples[1]), 5, 6, 7]];
+    const both = await expectNoLeak(() => agentStates(a.lm, rows, 1, prefix, a.tokenizer.padId), { allowed: 1 }); // [2, C]
+    const alone = agentStates(a.lm, [rows[0]], 1, tf.slice(prefix, [0, 0, 0], [1, -1, -1]) as tf.Tensor3D, a.tokenizer.padId);
+    expectClose(tf.slice(both, [0, 0], [1, -1]), alone, { atol: 1e-5 });
+    const noPrefix = agentStates(a.lm, [rows[0]], 1, null, a.tokenizer.padId);
+    expect(tf.max(tf.abs(tf.sub(noPrefix, alone))).dataSync()[0]).toBeGreaterThan(1e-3); // the prefix is seen
+    tf.dispose([prefix, both, alone, noPrefix]);
+  });
+
+  it('teacher forcing behind a prefix cuts the prefix positions; without one it is a plain forward', () => {
+    const p = packSegments(examples.slice(0, 3).map((ex) => agentSegments(a, ex)), a.tokenizer.padId);
+    const prefix = tf.ones([3, 1, 8]) as tf.Tensor3D;
+    const withP = prefixedTeacherForcing(a.lm, prefix, p);
+    const without = prefixedTeacherForcing(a.lm, null, p);
+    const plain = a.lm.forward(a.lm.embed(p.ids));
+    expect(withP.logits.shape).toEqual(plain.logits.shape);
+    expect(withP.hidden[2].shape).toEqual(plain.hidden[2].shape);
+    expectClose(without.logits, plain.logits, { atol: 1e-5 });
+    tf.dispose([prefix, withP.logits, ...withP.hidden, without.logits, ...without.hidden, plain.logits, ...plain.hidden, p.ids, p.targets, p.lossMask, p.attentionMask]);
+    tf.dispose(plain.cache.layers.flatMap((l) => [l.k, l.v]).concat([plain.cache.keyMask]));
+  });
+
+  it('prefixed forward refuses rows that do not fit the context', () => {
+    const long = Array.from({ length: 40 }, () => 5);
+    expect(() => prefixedForward(a.lm, [long], null, a.tokenizer.padId)).toThrow(/exceed contextLength/);
+  });
+
+  it('embedding norm is the mean row norm of wte', () => {
+    const wte = a.lm.params.get('wte')!.arraySync() as number[][];
+    const mean = wte.reduce((s, r) => s + Math.hypot(...r), 0) / wte.length;
+    expect(embeddingNorm(a.lm)).toBeCloseTo(mean, 5);
+  });
+});
