@@ -45,7 +45,7 @@ describe('agents', () => {
     expect(withP.hidden[2].shape).toEqual(plain.hidden[2].shape);
     expectClose(without.logits, plain.logits, { atol: 1e-5 });
     tf.dispose([prefix, withP.logits, ...withP.hidden, without.logits, ...without.hidden, plain.logits, ...plain.hidden, p.ids, p.targets, p.lossMask, p.attentionMask]);
-    tf.dispose(plain.cache.layers.flatMap((l) => [l.k, l.v]).concat([plain.cache.keyMask]));
+    tf.dispose([...plain.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]), plain.cache.keyMask]);
   });
 
   it('prefixed forward refuses rows that do not fit the context', () => {
