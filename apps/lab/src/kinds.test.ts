@@ -1,0 +1,82 @@
+/**
+ * Experiment kinds: dispatch on "kind", --set overrides, ThoughtComm's synthetic and agents kinds on
+ * micro configs (records, JSON with mcc / supportF1 / blockR2 per arm and size, read-back).
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initBackend } from '@telepath/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EXPERIMENT_KINDS, readKind, type KindRunOptions } from './kinds.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+const dir = mkdtempSync(join(tmpdir(), 'lab-kinds-'));
+const write = (name: string, o: object) => {
+  const f = join(dir, name);
+  writeFileSync(f, JSON.stringify(o));
+  return f;
+};
+const opts = (file: string): KindRunOptions => ({ file, runsDir: join(dir, 'runs'), json: true, force: false, shouldStop: () => false, log: () => {} });
+
+const SYNTHETIC = {
+  kind: 'thought-comm-synthetic',
+  id: 'syn-micro',
+  seeds: [0],
+  stateDims: [42],
+  trainSamples: 200,
+  testSamples: 100,
+  synthetic: { stateDim: 42, sharedByAll: 1, sharedByPair: 1, privatePerAgent: 1 },
+  autoencoder: { encoderHidden: [8], decoderHidden: [8], steps: 10, batch: 32, penaltyDelay: 0, penaltyRamp: 0 },
+};
+
+describe('experiment kinds', () => {
+  it('an arms experiment has no kind; an unknown kind lists the valid ones; --set applies to the kind config', async () => {
+    expect(await readKind(write('arms.json', { name: 'x', task: 'countdown' }), [])).toBeNull();
+    await expect(readKind(write('bad.json', { kind: 'thought-com' }), [])).rejects.toThrow(/Expected one of: thought-comm-synthetic, thought-comm-agents/);
+    const k = await readKind(write('syn.json', SYNTHETIC), ['autoencoder.steps=3']);
+    expect(k?.kind).toBe('thought-comm-synthetic');
+    expect((k?.raw.autoencoder as { steps: number }).steps).toBe(3);
+    expect(k?.raw).not.toHaveProperty('kind');
+  });
+
+  it('thought-comm-synthetic reports mcc, supportF1 and blockR2 per arm and size, and reads finished runs back', async () => {
+    const k = (await readKind(write('syn.json', SYNTHETIC), []))!;
+    const r = await EXPERIMENT_KINDS[k.kind].run(k.raw, opts('syn.json'));
+    const arms = (r.json as { arms: Record<string, Record<string, { mcc: number; supportF1: number; blockR2: number }>> }).arms;
+    expect(Object.keys(arms)).toEqual(['sparse', 'no-sparsity']);
+    for (const a of Object.values(arms)) for (const key of ['mcc', 'supportF1', 'blockR2'] as const) expect(Number.isFinite(a['42'][key])).toBe(true);
+    expect(existsSync(join(dir, 'runs', 'syn-micro', 'sparse', 'n42', 's0', 'summary.json'))).toBe(true);
+    expect(readFileSync(join(dir, 'runs', 'syn-micro', 'table.md'), 'utf8')).toContain('sparse');
+    const again = await EXPERIMENT_KINDS[k.kind].run(k.raw, opts('syn.json'));
+    expect((again.json as { arms: unknown }).arms).toEqual(arms);
+  });
+
+  it('thought-comm-agents runs on a task through the lab data and scoring and writes its table', async () => {
+    const raw = {
+      name: 'agents-micro',
+      task: 'countdown',
+      data: { n: 3, trainCount: 40, testCount: 6, seed: 0 },
+      lm: { layers: 2, heads: 2, width: 8 },
+      agentTraining: { steps: 2, batchSize: 4, logEvery: 1, checkpointEvery: 0 },
+      commExamples: 20,
+      autoencoder: { latentDim: 4, encoderHidden: [8], decoderHidden: [8], steps: 4, batch: 8, penaltyDelay: 1, penaltyRamp: 1, warmupSteps: 1 },
+      readout: { samples: 8 },
+      adapter: { hidden: 4, steps: 1, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
+      objectives: ['task'],
+      controls: ['random'],
+      eval: { batchSize: 6, maxNewTokens: 8 },
+    };
+    const r = await EXPERIMENT_KINDS['thought-comm-agents'].run(raw, opts('agents.json'));
+    expect(r.interrupted).toBe(false);
+    expect(r.text).toContain('majority vote, no communication');
+    expect(r.text).toContain('thought-comm task, round 1 [random]');
+    const table = readFileSync(join(dir, 'runs', 'agents-micro', 'table.md'), 'utf8');
+    expect(table).toContain('| single agent (agent 2) |');
+    const env = JSON.parse(readFileSync(join(dir, 'runs', 'agents-micro', 's0', 'env.json'), 'utf8'));
+    expect(JSON.stringify(env)).toContain('countdown-n3/train');
+    await expect(EXPERIMENT_KINDS['thought-comm-agents'].run({ ...raw, task: 'chess' }, opts('agents.json'))).rejects.toThrow(/Expected one of: countdown, gsm8k, prosqa/);
+  });
+});
