@@ -126,3 +126,5 @@ export function forEachBackend(fn: (backend: BackendCandidate, ready: () => bool
     });
   }
 }
+export { fixedInitLm, fixedParamValues, fixedPattern } from './fixed-init.js';
+export * from './golden.js';
