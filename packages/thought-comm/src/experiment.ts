@@ -208,7 +208,9 @@ export async function runSyntheticExperiment(c: SyntheticExperimentConfig, o: Ex
   const seconds = (performance.now() - t0) / 1000;
   const result: SyntheticExperimentResult = { config: c, runs, byArm, targetsMet, seconds, dir: o.outDir ?? null };
   if (o.outDir) {
-    const record = await RunRecord.open(path.join(o.outDir, 'experiment'), c, { resume: o.reuse });
+    // The aggregate is rebuilt from the runs each time (a reduced --set run and the full grid share outDir).
+    if (o.reuse) await fs.rm(path.join(o.outDir, 'experiment'), { recursive: true, force: true });
+    const record = await RunRecord.open(path.join(o.outDir, 'experiment'), c);
     await record.finish({ byArm, targetsMet, seconds, runs: runs.length });
   }
   return result;
