@@ -20,6 +20,7 @@ describe('RunRecord', () => {
     expect(JSON.parse(readFileSync(join(dir, 'config.resolved.json'), 'utf8'))).toEqual({ lr: 1 });
     const env = JSON.parse(readFileSync(join(dir, 'env.json'), 'utf8'));
     expect(env.backend.backend).toBe('cpu');
+    expect(env.fusedKernels).toEqual([]); // cpu registers none
     expect(env.datasets).toEqual({ 'gsm8k/test': 'abc' });
     expect(env.tfjs).toBe('4.22.0');
     expect(typeof env.git.sha === 'string' || env.git.sha === null).toBe(true);

@@ -2,7 +2,8 @@
  * Run records: if it has no record, it did not happen. A run directory holds
  *   config.resolved.json  the resolved config
  *   env.json              git sha and dirty flag, Node / TF.js / package versions, the backend
- *                         actually used (and why others were skipped), dataset hashes
+ *                         actually used (and why others were skipped), the fused kernels it
+ *                         runs, dataset hashes
  *   metrics.jsonl         one JSON object per log: {"step": 250, "train/loss": 1.92, ...}
  *   samples.jsonl         generations, one per line
  *   summary.json          written by finish()
@@ -16,6 +17,7 @@ import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { appendLine, writeFileAtomic } from './atomic.js';
 import { currentBackend, type BackendInfo } from './backend.js';
+import { activeFusedKernels } from './fused.js';
 
 export interface RunEnv {
   createdAt: string;
@@ -24,6 +26,8 @@ export interface RunEnv {
   tfjs: string;
   packages: Record<string, string>;
   backend: BackendInfo | null;
+  /** Fused kernels the backend runs for core's ops (fused.ts); [] where it runs plain ops only. */
+  fusedKernels: string[];
   platform: string;
   cpus: number;
   datasets: Record<string, string>;
@@ -141,6 +145,7 @@ export function collectEnv(datasets: Record<string, string>): RunEnv {
     tfjs: tf.version_core,
     packages: workspaceVersions(),
     backend: currentBackend() ?? null,
+    fusedKernels: activeFusedKernels(),
     platform: `${process.platform}-${process.arch}`,
     cpus: (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 0,
     datasets,
