@@ -63,9 +63,10 @@ export async function buildHtml(experiment: string, rows: ArmRow[], results: Arm
     await fs.writeFile(path.join(out, `${name}.png`), png);
     charts.push({ name, svg });
   }
+  const checked = rows.some((r) => Number.isFinite(r.validReasoning));
   const main = htmlTable(
-    ['arm', 'method', 'seeds', 'accuracy %', '± s.e.', 'reasoning length', 'ms / example', 'train s', 'params', 'n'],
-    rows.map((r) => [r.arm, r.method, r.seeds, (100 * r.accuracy).toFixed(1), (100 * r.stderr).toFixed(1), `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'none' ? '' : r.reasoningKind}`, fixed(r.msPerExample, 1), fixed(r.trainSeconds, 0), r.params.toLocaleString('en'), r.n]),
+    ['arm', 'method', 'seeds', 'accuracy %', '± s.e.', 'reasoning length', ...(checked ? ['sound steps %'] : []), 'ms / example', 'train s', 'params', 'n'],
+    rows.map((r) => [r.arm, r.method, r.seeds, (100 * r.accuracy).toFixed(1), (100 * r.stderr).toFixed(1), `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'none' ? '' : r.reasoningKind}`, ...(checked ? [fixed(100 * r.validReasoning, 1)] : []), fixed(r.msPerExample, 1), fixed(r.trainSeconds, 0), r.params.toLocaleString('en'), r.n]),
   );
   const perSeed = htmlTable(
     ['arm', 'seed', 'accuracy %', 'correct / n', 'reasoning length', 'ms / example', 'train s', 'backend'],

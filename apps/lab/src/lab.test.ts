@@ -50,6 +50,9 @@ describe('telepath run on a micro experiment', () => {
     }
     expect(first.results[1].reasoningLength).toBeGreaterThan(0); // CoT generates steps before ###
     expect(first.results[0].reasoningLength).toBe(0);
+    expect(first.results[0].validReasoning).toBeUndefined(); // No-CoT writes no steps to check
+    expect(first.results[1].validReasoning).toBeGreaterThanOrEqual(0); // Countdown checks CoT's steps
+    expect(Object.values(first.results[1].reasoningVerdicts ?? {}).reduce((a, b) => a + b, 0)).toBe(6);
     expect(readFileSync(join(runs, 'micro', 'table.md'), 'utf8')).toContain('|cot|');
     const files = await writeReport(first.results, join(runs, 'micro', 'report'));
     for (const f of files) expect(existsSync(f), f).toBe(true);

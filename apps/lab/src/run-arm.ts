@@ -50,6 +50,9 @@ export interface ArmSummary {
   trainSeconds: number;
   params: number;
   backend: string;
+  /** Share of answers whose written reasoning the task judged sound, and the verdicts (CoT-like arms on tasks that check reasoning). */
+  validReasoning?: number;
+  reasoningVerdicts?: Record<string, number>;
   /** Accuracy of the same arm with its latents replaced (latent methods only). */
   controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
 }
@@ -137,6 +140,7 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
       trainSeconds: Object.values(timing).reduce((a, b) => a + b, 0),
       params: [...state.variables().values()].reduce((a, v) => a + v.size, 0),
       backend: currentBackend()?.backend ?? 'unknown',
+      ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
       ...(Object.keys(controls).length ? { controls } : {}),
     };
     await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });

@@ -19,3 +19,19 @@ it('averages seeds, combines binomial errors, and adds one row per latent contro
   expect(text).toContain('soft [zero]');
   expect(text).toContain('–');
 });
+
+it('shows the share of sound written steps only when some arm was checked', () => {
+  const cot = { ...base, method: 'cot', reasoningKind: 'tokens', armIndex: 0, accuracy: 0.3, stderr: 0.05 };
+  const unchecked = aggregate([{ ...cot, arm: 'cot', seed: 0 }]);
+  expect(tableText(unchecked)).not.toContain('sound steps');
+  const rows = aggregate([
+    { ...cot, arm: 'cot', seed: 0, validReasoning: 0.2 },
+    { ...cot, arm: 'cot', seed: 1, validReasoning: 0.4 },
+    { ...cot, arm: 'no-cot', armIndex: 1, seed: 0, reasoningKind: 'none' },
+  ]);
+  expect(rows[0].validReasoning).toBeCloseTo(0.3, 12);
+  expect(Number.isNaN(rows[1].validReasoning)).toBe(true);
+  const text = tableText(rows);
+  expect(text).toContain('sound steps %');
+  expect(text).toMatch(/cot .* 30\.0 /);
+});

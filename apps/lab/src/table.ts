@@ -1,6 +1,6 @@
 /**
  * The comparison table: one row per arm (mean over seeds) with the binomial standard error of the
- * mean, reasoning length, decode time per example, training time and parameters; plus the
+ * mean, reasoning length, the share of sound written steps (where the task checks them), decode time per example, training time and parameters; plus the
  * per-seed rows for --json. Built with arquero; rendered as text, markdown and CSV.
  */
 import * as aq from 'arquero';
@@ -14,6 +14,8 @@ export interface ArmRow {
   stderr: number;
   reasoningLength: number;
   reasoningKind: string;
+  /** Share of answers with sound written reasoning (NaN when the arm's reasoning is not checked). */
+  validReasoning: number;
   msPerExample: number;
   trainSeconds: number;
   params: number;
@@ -35,6 +37,7 @@ export function aggregate(results: ArmSummary[]): ArmRow[] {
       stderr: Math.sqrt(rs.reduce((a, r) => a + r.stderr ** 2, 0)) / k,
       reasoningLength: mean((r) => r.reasoningLength),
       reasoningKind: rs[0].reasoningKind,
+      validReasoning: rs.every((r) => r.validReasoning !== undefined) ? mean((r) => r.validReasoning!) : Number.NaN,
       msPerExample: mean((r) => r.msPerExample),
       trainSeconds: mean((r) => r.trainSeconds),
       params: rs[0].params,
@@ -46,7 +49,7 @@ export function aggregate(results: ArmSummary[]): ArmRow[] {
       main,
       ...controls.map((c) => {
         const cs = rs.map((r) => r.controls?.[c]).filter((x): x is NonNullable<typeof x> => x !== undefined);
-        return { ...main, arm: `${arm} [${c}]`, seeds: cs.length, accuracy: cs.reduce((a, x) => a + x.accuracy, 0) / cs.length, stderr: Math.sqrt(cs.reduce((a, x) => a + x.stderr ** 2, 0)) / cs.length, msPerExample: Number.NaN, trainSeconds: Number.NaN };
+        return { ...main, arm: `${arm} [${c}]`, validReasoning: Number.NaN, seeds: cs.length, accuracy: cs.reduce((a, x) => a + x.accuracy, 0) / cs.length, stderr: Math.sqrt(cs.reduce((a, x) => a + x.stderr ** 2, 0)) / cs.length, msPerExample: Number.NaN, trainSeconds: Number.NaN };
       }),
     ];
   });
@@ -58,6 +61,7 @@ export function fixed(x: number, digits: number): string {
 }
 
 function displayTable(rows: ArmRow[]) {
+  const checked = rows.some((r) => Number.isFinite(r.validReasoning));
   return aq.from(
     rows.map((r) => ({
       arm: r.arm,
@@ -65,6 +69,7 @@ function displayTable(rows: ArmRow[]) {
       seeds: r.seeds,
       'accuracy %': `${(100 * r.accuracy).toFixed(1)} ± ${(100 * r.stderr).toFixed(1)}`,
       'reasoning length': `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'latents' ? 'latents' : r.reasoningKind === 'tokens' ? 'tokens' : ''}`.trim(),
+      ...(checked ? { 'sound steps %': Number.isFinite(r.validReasoning) ? (100 * r.validReasoning).toFixed(1) : '–' } : {}),
       'ms / example': fixed(r.msPerExample, 1),
       'train s': fixed(r.trainSeconds, 0),
       params: r.params.toLocaleString('en'),
@@ -95,6 +100,6 @@ export function tableText(rows: ArmRow[]): string {
 export function resultsJson(experiment: string, results: ArmSummary[]): object {
   return {
     experiment,
-    arms: results.map((r) => ({ arm: r.arm, method: r.method, seed: r.seed, accuracy: r.accuracy, stderr: r.stderr, reasoningLength: r.reasoningLength, msPerExample: r.msPerExample, trainSeconds: r.trainSeconds, params: r.params })),
+    arms: results.map((r) => ({ arm: r.arm, method: r.method, seed: r.seed, accuracy: r.accuracy, stderr: r.stderr, reasoningLength: r.reasoningLength, msPerExample: r.msPerExample, trainSeconds: r.trainSeconds, params: r.params, ...(r.validReasoning !== undefined ? { validReasoning: r.validReasoning } : {}) })),
   };
 }

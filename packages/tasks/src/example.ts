@@ -18,4 +18,13 @@ export interface Task {
   extractAnswer(output: string): string | null;
   /** Whether a model's output (full generated text or bare answer) answers `example` correctly. */
   isCorrect(example: Example, output: string): boolean;
+  /**
+   * Optional: whether written reasoning (the text before `###`) is sound on its own — for
+   * Countdown, every line is a step "a op b=c" on available numbers, arithmetically right, and
+   * the steps end at the target. Lets a table tell a wrong plan from wrong arithmetic.
+   */
+  checkReasoning?(example: Example, reasoning: string): ReasoningVerdict;
 }
+
+/** `reason` is a short machine-readable cause ('ok', 'wrong-arithmetic', …); `detail` says where. */
+export interface ReasoningVerdict { ok: boolean; reason: string; detail: string }

@@ -2,7 +2,7 @@
  * @telepath/tasks — GSM8K, ProsQA and Countdown: real data loaders with sha256 checks, the
  * ProsQA and Countdown generators, verifiers, scoring and sequence formats.
  */
-export type { Example, Task, TaskName } from './example.js';
+export type { Example, ReasoningVerdict, Task, TaskName } from './example.js';
 export { DataError, type SkippedRecord, type BadRecordOptions } from './data-error.js';
 export { DATASET_FILES, DATASET_FILE_KEYS, type DatasetFile, type DatasetFileKey } from './registry.js';
 export { defaultDatasetsDir, datasetPath, readDatasetFile, sha256Hex, examplesSha256, type FileCheck, type ReadOptions } from './files.js';

@@ -1,12 +1,13 @@
 /**
  * Countdown scoring: the answer after the last `###` is verified against the example's numbers
  * and target under the task's rules (verify.ts); any valid solution counts, not only the reference.
+ * Written reasoning (CoT steps) is checked the same way, step by step (`checkReasoning`).
  */
 import { answerText } from '../answer.js';
 import type { Example, Task } from '../example.js';
 import type { CountdownMeta } from './generate.js';
 import type { CountdownRules } from './rules.js';
-import { verifyCountdown } from './verify.js';
+import { verifyCountdown, verifySteps } from './verify.js';
 
 export interface CountdownTask extends Task {
   readonly rules: CountdownRules;
@@ -27,6 +28,12 @@ function makeTask(rules: CountdownRules): CountdownTask {
     isCorrect(example: Example, output: string): boolean {
       const m = countdownMeta(example);
       return verifyCountdown(m.nums, m.target, answerText(output), rules).ok;
+    },
+    checkReasoning(example: Example, reasoning: string) {
+      const m = countdownMeta(example);
+      const lines = reasoning.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+      const { ok, reason, detail } = verifySteps(m.nums, m.target, lines, rules);
+      return { ok, reason, detail };
     },
   };
 }
