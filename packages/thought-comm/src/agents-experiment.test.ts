@@ -54,7 +54,7 @@ describe('agents experiment end to end on tiny agents', () => {
     expect(s.alphaHistogram.reduce((a, b) => a + b, 0)).toBe(4);
     expect(s.agreementWeights.task).toHaveLength(4);
     const dir = join(out, 's0');
-    for (const f of ['config.resolved.json', 'env.json', 'metrics.jsonl', 'samples.jsonl', 'summary.json', 'tokenizer.json', 'agent0.ckpt', 'agent2.ckpt', 'adapter-task.ckpt', 'adapter-paper.ckpt']) expect(existsSync(join(dir, f)), f).toBe(true);
+    for (const f of ['config.resolved.json', 'env.json', 'metrics.jsonl', 'samples.jsonl', 'summary.json', 'tokenizer.json', 'states.bin', 'agent0.ckpt', 'agent2.ckpt', 'adapter-task.ckpt', 'adapter-paper.ckpt']) expect(existsSync(join(dir, f)), f).toBe(true);
     const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8');
     for (const m of ['agent1/loss', 'ae/loss', 'adapter-paper/loss']) expect(metrics).toContain(m);
     expect(readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n')).toHaveLength(6);

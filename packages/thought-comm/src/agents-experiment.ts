@@ -9,6 +9,7 @@
  *      test set with the thought prefix and with each control;
  *   5. score single agents, the majority vote without communication and every debate (majority
  *      accuracy, consensus), and write the run record.
+ * The pool's round-0 states are kept in states.bin (core tensor file) for analysis.
  * The method never sees the task: the lab passes examples and a scoring function. Agents and
  * adapters checkpoint through core's train(), so an interrupted run resumes; a finished seed is
  * read back from its summary.json unless forced.
@@ -16,7 +17,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { DEFAULT_OPTIM_CONFIG, encodeExample, exampleTexts, Rng, RunRecord, TinyLm, Tokenizer, train, writeFileAtomic, type Example, type LmConfig, type RewardFn } from '@telepath/core';
+import { DEFAULT_OPTIM_CONFIG, encodeExample, exampleTexts, Rng, RunRecord, TinyLm, Tokenizer, train, writeFileAtomic, writeTensorFile, type Example, type LmConfig, type RewardFn } from '@telepath/core';
 import { adapterLoss } from './adapter-loss.js';
 import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
 import { agentLoss, embeddingNorm, type Agent, type AgentResponse } from './agents.js';
@@ -125,6 +126,7 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     const A = c.agents;
     const hPool = statesOf(agents, pool0, layer, c.eval.batchSize); // [P, A·C]
     const ranges: [number, number][] = agents.map((_, k) => [k * C, (k + 1) * C]);
+    await writeTensorFile(path.join(dir, 'states.bin'), { pool: { dtype: 'float32', shape: [pool.length, A * C], values: hPool } }, { stateLayer: layer, agentRanges: ranges, exampleIds: pool.map((e) => e.id) });
     const fit = await timed('autoencoder', () =>
       fitAutoencoder({ h: hPool, n: pool.length, stateDim: A * C, latentDim: c.autoencoder.latentDim, agentRanges: ranges, config: c.autoencoder, rng: rng.fork('ae'), logEvery: 250, onLog: (l) => void record.log(l.step, { 'ae/loss': l.loss, 'ae/reconstruction': l.reconstruction, 'ae/penalty': l.penalty }) }),
     );
