@@ -3,9 +3,11 @@
  * evaluation settings, seeds, and the arms (method + config). Validated up front: an unknown key,
  * a wrong type, an unknown task or method is one error naming the key and the valid choices.
  * `--set key=value` overrides apply before validation (`--set train.batchSize=8`,
- * `--set arms.cot.config.steps=100` addresses an arm by name).
+ * `--set arms.cot.config.steps=100` addresses an arm by name). An arm may `reuse` an arm of another
+ * experiment with the same settings (a shared No-CoT / CoT reference, or a comparison assembled from
+ * the method experiments) instead of training its own copy.
  */
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { applySetOverrides, DEFAULT_OPTIM_CONFIG, LATENT_CONTROLS, parseConfig, type LmConfig, type OptimConfig } from '@telepath/core';
 import { checkTaskName, parseData, type LabTaskName } from './data.js';
@@ -17,6 +19,13 @@ export interface Arm {
   config: Record<string, unknown>;
   /** Name of an earlier arm whose trained LM (same seed) initialises this arm's LM, e.g. CoT for Coconut. '' = from scratch. */
   initFrom: string;
+  /**
+   * `"reuse": "<experiment>/<arm>"`: this arm is that arm of another experiment with the same task,
+   * data, LM, training and evaluation settings — trained (if it has not been) and recorded in that
+   * experiment's run directory, shown in this one's table. Method, config and initFrom come from
+   * the source. null for an arm of this experiment's own.
+   */
+  reuse: { experiment: ExperimentConfig; arm: string } | null;
 }
 
 export interface TrainSettings { batchSize: number; logEvery: number; checkpointEvery: number; optim: OptimConfig }
@@ -57,8 +66,19 @@ const DEFAULTS = {
   why: null as unknown,
 };
 
-/** Validates a parsed JSON experiment; `where` names the file in errors. */
-export function validateExperiment(raw: unknown, where: string): ExperimentConfig {
+/** Settings a reused arm's source experiment must share with the experiment reusing it (eval.controls and eval.batchSize may differ). */
+function likeForLike(e: ExperimentConfig): object {
+  const { controls: _c, batchSize: _b, ...evaluation } = e.eval;
+  return { task: e.task, data: e.data, lm: e.lm, train: e.train, eval: evaluation };
+}
+
+const SLUG = /^[a-z0-9][a-z0-9._-]*$/i;
+
+/**
+ * Validates a parsed JSON experiment; `where` names the file in errors. `sources` holds the raw
+ * configs of the experiments its `reuse` arms name (loadExperiment reads them from the same folder).
+ */
+export function validateExperiment(raw: unknown, where: string, sources: Record<string, unknown> = {}, seen: string[] = []): ExperimentConfig {
   const c = parseConfig(DEFAULTS, raw, where);
   if (!c.name || !/^[a-z0-9][a-z0-9._-]*$/i.test(c.name)) throw new Error(`${where}: "name" must be a non-empty slug (letters, digits, . _ -), got ${JSON.stringify(c.name)}`);
   const task = checkTaskName(c.task, `${where}: "task"`);
@@ -68,14 +88,15 @@ export function validateExperiment(raw: unknown, where: string): ExperimentConfi
   const names = new Set<string>();
   const arms = c.arms.map((a, i) => {
     const at = `${where}: arms[${i}]`;
-    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '' }, a, at);
-    if (!arm.name || !/^[a-z0-9][a-z0-9._-]*$/i.test(arm.name)) throw new Error(`${at}: "name" must be a non-empty slug, got ${JSON.stringify(arm.name)}`);
+    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '', reuse: '' }, a, at);
+    if (!arm.name || !SLUG.test(arm.name)) throw new Error(`${at}: "name" must be a non-empty slug, got ${JSON.stringify(arm.name)}`);
     if (names.has(arm.name)) throw new Error(`${at}: duplicate arm name "${arm.name}"`);
     if (arm.initFrom && !names.has(arm.initFrom)) throw new Error(`${at} (${arm.name}) "initFrom": "${arm.initFrom}" must name an earlier arm. Earlier arms: ${[...names].join(', ') || '(none)'}`);
     names.add(arm.name);
+    if (arm.reuse) return reusedArm(arm.name, arm, `${at} (${arm.name})`);
     const method = methodById(arm.method, `${at} (${arm.name}) "method"`);
     const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<string, unknown>;
-    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom };
+    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null };
   });
   for (const ctl of c.eval.controls) {
     if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never)) throw new Error(`${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`);
@@ -85,7 +106,47 @@ export function validateExperiment(raw: unknown, where: string): ExperimentConfi
   for (const [k, v] of Object.entries({ layers: c.lm.layers, heads: c.lm.heads, width: c.lm.width, batchSize: c.train.batchSize, evalBatch: c.eval.batchSize })) {
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${where}: ${k} must be a positive integer, got ${v}`);
   }
-  return { ...c, task, data, arms, why: why as Record<string, string>, lm: c.lm, train: c.train, eval: c.eval } as ExperimentConfig;
+  const exp = { ...c, task, data, arms, why: why as Record<string, string>, lm: c.lm, train: c.train, eval: c.eval } as ExperimentConfig;
+  for (const arm of arms) {
+    if (!arm.reuse) continue;
+    const [a, b] = [JSON.stringify(likeForLike(arm.reuse.experiment)), JSON.stringify(likeForLike(exp))];
+    if (a !== b) throw new Error(`${where}: arm "${arm.name}" reuses ${arm.reuse.experiment.name}/${arm.reuse.arm}, whose task, data, lm, train or eval settings differ from this experiment's — reused results must be like for like.\n  ${arm.reuse.experiment.name}: ${a}\n  ${c.name}: ${b}`);
+  }
+  return exp;
+
+  function reusedArm(name: string, arm: { method: string; config: unknown; initFrom: string; reuse: string }, at: string): Arm {
+    const m = /^([^/]+)\/([^/]+)$/.exec(arm.reuse);
+    if (!m || !SLUG.test(m[1]) || !SLUG.test(m[2])) throw new Error(`${at} "reuse": expected "<experiment>/<arm>", got ${JSON.stringify(arm.reuse)}`);
+    if (arm.method || arm.config !== null || arm.initFrom) throw new Error(`${at}: a reused arm takes its method, config and initFrom from ${arm.reuse}; remove them here`);
+    const [, expName, armName] = m;
+    if (seen.includes(expName)) throw new Error(`${at} "reuse": ${[...seen, c.name, expName].join(' → ')} is a cycle`);
+    if (!(expName in sources)) throw new Error(`${at} "reuse": experiment "${expName}" not found (expected ${expName}.json beside ${where})`);
+    const source = validateExperiment(sources[expName], `${expName}.json`, sources, [...seen, c.name]);
+    const src = source.arms.find((x) => x.name === armName);
+    if (!src) throw new Error(`${at} "reuse": ${expName} has no arm "${armName}". Its arms: ${source.arms.map((x) => x.name).join(', ')}`);
+    if (src.reuse) return { ...src, name }; // reuse of a reuse: point at the original
+    return { name, method: src.method, config: src.config, initFrom: src.initFrom, reuse: { experiment: source, arm: armName } };
+  }
+}
+
+/** Raw configs of the experiments named by `reuse` arms, transitively, read from `dir`. */
+async function readSources(raw: unknown, dir: string, into: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  const arms = (raw as { arms?: unknown })?.arms;
+  if (!Array.isArray(arms)) return into;
+  for (const a of arms) {
+    const reuse = (a as { reuse?: unknown })?.reuse;
+    if (typeof reuse !== 'string' || !reuse.includes('/')) continue;
+    const name = reuse.split('/')[0];
+    const file = path.join(dir, `${name}.json`);
+    if (name in into || !existsSync(file)) continue;
+    try {
+      into[name] = JSON.parse(await fs.readFile(file, 'utf8'));
+    } catch (e) {
+      throw new Error(`${file} (reused by an arm): ${(e as Error).message}`);
+    }
+    await readSources(into[name], dir, into);
+  }
+  return into;
 }
 
 /** Reads, applies `--set` overrides, validates. */
@@ -102,7 +163,8 @@ export async function loadExperiment(file: string, sets: string[] = []): Promise
   } catch (e) {
     throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
   }
-  return validateExperiment(applyArmSets(raw as Record<string, unknown>, sets), path.basename(file));
+  const withSets = applyArmSets(raw as Record<string, unknown>, sets);
+  return validateExperiment(withSets, path.basename(file), await readSources(withSets, path.dirname(file)));
 }
 
 /** `arms.<name>.x=v` addresses the arm called <name>; everything else is a plain key path. */

@@ -53,6 +53,8 @@ export interface ArmSummary {
   /** Share of answers whose written reasoning the task judged sound, and the verdicts (CoT-like arms on tasks that check reasoning). */
   validReasoning?: number;
   reasoningVerdicts?: Record<string, number>;
+  /** "<experiment>/<arm>" when this row is another experiment's arm (an arm with `reuse`). */
+  reusedFrom?: string;
   /** Accuracy of the same arm with its latents replaced (latent methods only). */
   controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
 }
@@ -75,6 +77,13 @@ export function runDirOf(runsDir: string, exp: string, arm: string, seed: number
   return path.join(runsDir, exp, arm, `s${seed}`);
 }
 
+/** Where arm `name` of `exp` trains and keeps its records: a reused arm's are in its source experiment's run directory. */
+export function armRunDir(runsDir: string, exp: ExperimentConfig, name: string, seed: number): string {
+  const arm = exp.arms.find((a) => a.name === name);
+  if (arm?.reuse) return armRunDir(runsDir, arm.reuse.experiment, arm.reuse.arm, seed);
+  return runDirOf(runsDir, exp.name, name, seed);
+}
+
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
   const { exp, arm, seed, data } = o;
   const dir = runDirOf(o.runsDir, exp.name, arm.name, seed);
@@ -83,7 +92,8 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
   else if (existsSync(summaryFile)) return JSON.parse(await fs.readFile(summaryFile, 'utf8')) as ArmSummary;
 
   const method = methodById(arm.method, `arm ${arm.name}`);
-  const resolved = { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm, seed };
+  const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one
+  const resolved = { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
   const record = await RunRecord.open(dir, resolved, { resume: true, datasets: data.hashes });
   const built = await buildArm(method, dir, exp, arm, seed, data.train, [...data.train, ...data.test], o.runsDir, rewardFromTask(data.task));
   const { state, lm } = built;
@@ -184,7 +194,7 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
   }
   const rng = new Rng(seed);
   const lm = new TinyLm(lmConfig, rng.fork('lm'));
-  if (arm.initFrom) await initLmFrom(lm, runDirOf(runsDir, exp.name, arm.initFrom, seed), dir);
+  if (arm.initFrom) await initLmFrom(lm, armRunDir(runsDir, exp, arm.initFrom, seed), dir);
   const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown', ...(reward ? { reward } : {}) }, arm.config);
   return { tokenizer, lm, state };
 }

@@ -2,11 +2,12 @@
  * `telepath run`: every arm × seed of an experiment, in order, then the comparison table.
  * Finished arms are read back from their records; unfinished ones resume.
  */
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '@telepath/core';
-import { loadTaskData } from './data.js';
-import type { ExperimentConfig } from './experiment.js';
-import { runArm, type ArmSummary } from './run-arm.js';
+import { loadTaskData, type TaskData } from './data.js';
+import type { Arm, ExperimentConfig } from './experiment.js';
+import { armRunDir, runArm, runDirOf, type ArmSummary } from './run-arm.js';
 import { aggregate, tableCsv, tableMarkdown } from './table.js';
 
 export interface RunExperimentOptions { runsDir: string; force?: boolean; shouldStop?: () => boolean; quiet?: boolean; log?: (line: string) => void }
@@ -19,7 +20,7 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   const results: ArmSummary[] = [];
   for (const arm of exp.arms) {
     for (const seed of exp.seeds) {
-      const r = await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet });
+      const r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet });
       if (r === 'interrupted') {
         log(`[telepath] interrupted during ${arm.name} s${seed}; checkpoints are saved — run the same command again to resume`);
         return { results, interrupted: true };
@@ -33,4 +34,28 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   await writeFileAtomic(path.join(dir, 'table.md'), tableMarkdown(rows) + '\n');
   await writeFileAtomic(path.join(dir, 'table.csv'), tableCsv(rows));
   return { results, interrupted: false };
+}
+
+/**
+ * A reused arm: its source arm (and the arms that arm starts from) run in the source experiment's
+ * run directory unless finished there — never forced from here — and the result is shown under this
+ * experiment's arm name, with a copy of the summary in this experiment's directory so `report` finds it.
+ */
+async function runReused(exp: ExperimentConfig, arm: Arm, seed: number, data: TaskData, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
+  const source = arm.reuse!;
+  const r = await runWithSources(source.experiment, source.arm, seed, data, o);
+  if (r === 'interrupted') return r;
+  const summary: ArmSummary = { ...r, experiment: exp.name, arm: arm.name, armIndex: exp.arms.indexOf(arm), reusedFrom: `${r.experiment}/${r.arm}` };
+  await writeFileAtomic(path.join(runDirOf(o.runsDir, exp.name, arm.name, seed), 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+  return summary;
+}
+
+/** Runs arm `name` of `exp` after the arm it starts from (initFrom), recursively; finished arms are read back. */
+async function runWithSources(exp: ExperimentConfig, name: string, seed: number, data: TaskData, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
+  const arm = exp.arms.find((a) => a.name === name)!;
+  if (arm.initFrom && !existsSync(path.join(armRunDir(o.runsDir, exp, arm.initFrom, seed), 'summary.json'))) {
+    const dep = await runWithSources(exp, arm.initFrom, seed, data, o);
+    if (dep === 'interrupted') return dep;
+  }
+  return runArm({ exp, arm, seed, data, runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet });
 }

@@ -1,0 +1,85 @@
+/**
+ * Arms that reuse another experiment's arm: validation (like-for-like settings, format, cycles) and
+ * end to end — the source arm trains once, in the source's run directory, and shows in both tables.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initBackend } from '@telepath/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadExperiment, validateExperiment } from './experiment.js';
+import { readSummaries } from './report.js';
+import { runExperiment } from './run-experiment.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+const SETTINGS = {
+  task: 'countdown',
+  data: { n: 3, trainCount: 40, testCount: 6, seed: 0 },
+  seeds: [0],
+  lm: { layers: 1, heads: 2, width: 16 },
+  train: { batchSize: 4, logEvery: 1, checkpointEvery: 2, optim: { lr: 0.003, warmupSteps: 1 } },
+  eval: { batchSize: 3, maxNewTokens: 24, controls: [] },
+};
+const BASE = { name: 'base', ...SETTINGS, arms: [{ name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 3 } }, { name: 'no-cot-more', method: 'cot', initFrom: 'no-cot', config: { variant: 'no-cot', steps: 2 } }] };
+const USER = {
+  name: 'user',
+  ...SETTINGS,
+  eval: { ...SETTINGS.eval, controls: ['zero'] }, // controls may differ
+  arms: [
+    { name: 'ref', reuse: 'base/no-cot-more' },
+    { name: 'soft', method: 'soft-embedding', initFrom: 'ref', config: { variant: 'soft-tokens', latentTokens: 2, steps: 2 } },
+  ],
+};
+
+describe('reused arms', () => {
+  it('take method, config and initFrom from the source arm', () => {
+    const exp = validateExperiment(USER, 'user.json', { base: BASE });
+    expect(exp.arms[0]).toMatchObject({ name: 'ref', method: 'cot', initFrom: 'no-cot', config: { variant: 'no-cot', steps: 2 } });
+    expect(exp.arms[0].reuse?.experiment.name).toBe('base');
+    expect(exp.arms[1].reuse).toBeNull();
+  });
+
+  it('reject unlike settings, a bad reference, extra keys and cycles with a clear error', () => {
+    expect(() => validateExperiment({ ...USER, lm: { ...SETTINGS.lm, width: 32 } }, 'user.json', { base: BASE })).toThrow(/user\.json: arm "ref" reuses base\/no-cot-more, whose task, data, lm, train or eval settings differ/);
+    expect(() => validateExperiment(USER, 'user.json', {})).toThrow(/"reuse": experiment "base" not found \(expected base\.json beside user\.json\)/);
+    const arms = (a: object) => ({ ...USER, arms: [a] });
+    expect(() => validateExperiment(arms({ name: 'ref', reuse: 'base/cot' }), 'user.json', { base: BASE })).toThrow(/base has no arm "cot". Its arms: no-cot, no-cot-more/);
+    expect(() => validateExperiment(arms({ name: 'ref', reuse: 'base' }), 'user.json', { base: BASE })).toThrow(/expected "<experiment>\/<arm>"/);
+    expect(() => validateExperiment(arms({ name: 'ref', reuse: 'base/no-cot', method: 'cot' }), 'user.json', { base: BASE })).toThrow(/takes its method, config and initFrom from base\/no-cot/);
+    const a = { ...BASE, name: 'a', arms: [{ name: 'x', reuse: 'b/y' }] };
+    const b = { ...BASE, name: 'b', arms: [{ name: 'y', reuse: 'a/x' }] };
+    expect(() => validateExperiment(a, 'a.json', { a, b })).toThrow(/a → b → a is a cycle/);
+  });
+
+  it('loadExperiment reads the source experiment from the same folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reuse-cfg-'));
+    writeFileSync(join(dir, 'base.json'), JSON.stringify(BASE));
+    writeFileSync(join(dir, 'user.json'), JSON.stringify(USER));
+    const exp = await loadExperiment(join(dir, 'user.json'));
+    expect(exp.arms[0].reuse?.arm).toBe('no-cot-more');
+  });
+
+  it('train the source arm (and what it starts from) once, in the source run directory', async () => {
+    const runs = mkdtempSync(join(tmpdir(), 'reuse-runs-'));
+    const quiet = { quiet: true, log: () => {} };
+    const user = validateExperiment(USER, 'user.json', { base: BASE });
+    const first = await runExperiment(user, { runsDir: runs, ...quiet });
+    expect(first.interrupted).toBe(false);
+    for (const arm of ['no-cot', 'no-cot-more']) expect(existsSync(join(runs, 'base', arm, 's0', 'sft.ckpt')), arm).toBe(true);
+    expect(existsSync(join(runs, 'user', 'ref', 's0', 'sft.ckpt'))).toBe(false); // not trained twice
+    expect(first.results.map((r) => [r.arm, r.experiment, r.reusedFrom])).toEqual([['ref', 'user', 'base/no-cot-more'], ['soft', 'user', undefined]]);
+    // The soft tokens started from the reused arm's LM (initFrom resolves to the source directory).
+    expect(existsSync(join(runs, 'user', 'soft', 's0', 'summary.json'))).toBe(true);
+    const source = JSON.parse(readFileSync(join(runs, 'base', 'no-cot-more', 's0', 'summary.json'), 'utf8'));
+    expect(first.results[0].accuracy).toBe(source.accuracy);
+    // The source experiment now finds its arms finished; report rebuilds the user's table from records.
+    const stamp = readFileSync(join(runs, 'base', 'no-cot-more', 's0', 'metrics.jsonl'), 'utf8');
+    const base = await runExperiment(validateExperiment(BASE, 'base.json'), { runsDir: runs, ...quiet });
+    expect(base.results[1].accuracy).toBe(source.accuracy);
+    expect(readFileSync(join(runs, 'base', 'no-cot-more', 's0', 'metrics.jsonl'), 'utf8')).toBe(stamp);
+    expect((await readSummaries(join(runs, 'user'))).map((r) => r.arm).sort()).toEqual(['ref', 'soft']);
+  });
+});
