@@ -3,7 +3,10 @@
  * of @telepath/backend-native, which registers each kernel with its gradient. Core imports no
  * backend package: it looks the kernels up by name and, where the running backend has one (and its
  * gradient, for the differentiable ones), calls it with `tf.engine().runKernel`; elsewhere the
- * callers (layers.ts, optim.ts) run the same maths in plain ops. Kernel contracts (float32 only):
+ * callers (layers.ts, optim.ts) run the same maths in plain ops. The gradients are the ones the
+ * backend registers with each kernel (not a customGrad here): tfjs evaluates those per input and
+ * only for inputs on the gradient path, so e.g. the attention bias, a constant mask, never gets
+ * one computed. Kernel contracts (float32 only):
  *   TelepathGeluTanh {x} → y = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
  *   TelepathLayerNorm {x [..., C], gamma [C], beta [C]} {eps} → [y [..., C], mean [...], rstd [...]]
  *   TelepathScaledMaskedSoftmax {x [..., S], bias (broadcasts to x)} {scale} → softmax(scale·x + bias)
