@@ -68,7 +68,10 @@ export function prefixedForward(lm: TinyLm, rows: number[][], prefix: tf.Tensor3
   const pos: number[] = [];
   for (const r of rows) {
     const pad = T - r.length;
-    for (let i = 0; i < m; i++) mask.push(1), pos.push(0);
+    for (let i = 0; i < m; i++) {
+      mask.push(1);
+      pos.push(0);
+    }
     for (let t = 0; t < T; t++) {
       ids.push(t < pad ? padId : r[t - pad]);
       mask.push(t < pad ? 0 : 1);
