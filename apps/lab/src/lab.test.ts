@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initBackend } from '@telepath/core';
+import { initBackend, readLatentTrace } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateExperiment } from './experiment.js';
 import { readSummaries, writeReport } from './report.js';
@@ -113,6 +113,19 @@ describe('telepath run on a micro experiment', () => {
     expect(samples('cot-again')).toBe(samples('cot'));
     expect(res.results[1].accuracy).toBe(res.results[0].accuracy);
     expect(() => validateExperiment({ ...MICRO, arms: [{ ...MICRO.arms[0], initFrom: 'cot' }, MICRO.arms[1]] }, 'micro.json')).toThrow(/"initFrom": "cot" must name an earlier arm/);
+  });
+
+  it('initFrom an arm of the same method also restores the method\'s own variables (soft tokens)', async () => {
+    const soft = { name: 'soft', method: 'soft-embedding', config: { variant: 'soft-tokens', latentTokens: 2, steps: 3 } };
+    const again = { name: 'soft-again', method: 'soft-embedding', initFrom: 'soft', config: { variant: 'soft-tokens', latentTokens: 2, steps: 0 } };
+    const fresh = { name: 'soft-fresh', method: 'soft-embedding', initFrom: 'cot', config: { variant: 'soft-tokens', latentTokens: 2, steps: 0 } };
+    const exp = validateExperiment({ ...MICRO, eval: { ...MICRO.eval, controls: [] }, arms: [MICRO.arms[1], soft, again, fresh] }, 'micro.json');
+    await runExperiment(exp, { runsDir: runs, ...quiet });
+    const samples = (arm: string) => readFileSync(join(runs, 'micro', arm, 's0', 'samples.jsonl'), 'utf8');
+    const latents = async (arm: string) => (await readLatentTrace(join(runs, 'micro', arm, 's0', 'latents.bin'))).slots.map((sl) => [...sl.vectors]);
+    expect(samples('soft-again')).toBe(samples('soft'));
+    expect(await latents('soft-again')).toEqual(await latents('soft')); // same soft tokens → same latent states
+    expect(await latents('soft-fresh')).not.toEqual(await latents('soft')); // from CoT: only the LM, fresh soft tokens
   });
 
   it('gives clear errors for an unwritable run directory and a corrupt record', async () => {

@@ -194,16 +194,22 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
   }
   const rng = new Rng(seed);
   const lm = new TinyLm(lmConfig, rng.fork('lm'));
-  if (arm.initFrom) await initLmFrom(lm, armRunDir(runsDir, exp, arm.initFrom, seed), dir);
+  const source = arm.initFrom ? await readSource(armRunDir(runsDir, exp, arm.initFrom, seed), dir) : null;
+  if (source) restoreFrom(source, lm.params, lm.config);
   const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown', ...(reward ? { reward } : {}) }, arm.config);
+  // From an arm of the same method, the method's own variables (CoLaR's latent head, soft tokens,
+  // a coprocessor) start from the source too, so e.g. CoLaR's speeds can share one SFT run.
+  if (source?.method === arm.method) restoreFrom(source, new Map([...state.variables()].filter(([k]) => !lm.params.has(k) && source.ck.tensors.has(`param/${k}`))), lm.config);
   return { tokenizer, lm, state };
 }
 
+interface InitSource { file: string; ck: Awaited<ReturnType<typeof readCheckpoint>>; method: string }
+
 /**
- * Loads the LM weights a finished earlier arm (same seed) ended with: its tokenizer and model
- * config must equal this arm's, and its last phase's checkpoint holds the LM.
+ * The weights a finished earlier arm (same seed) ended with: its tokenizer and model config must
+ * equal this arm's, and its last phase that trained holds them (a 0-step phase still saves them).
  */
-async function initLmFrom(lm: TinyLm, source: string, dir: string): Promise<void> {
+async function readSource(source: string, dir: string): Promise<InitSource> {
   if (!existsSync(path.join(source, 'summary.json'))) throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
   for (const f of ['tokenizer.json', 'model.json']) {
     const [a, b] = await Promise.all([fs.readFile(path.join(source, f), 'utf8'), fs.readFile(path.join(dir, f), 'utf8')]);
@@ -212,9 +218,14 @@ async function initLmFrom(lm: TinyLm, source: string, dir: string): Promise<void
   const resolved = JSON.parse(await fs.readFile(path.join(source, 'config.resolved.json'), 'utf8')) as { arm: Arm };
   const phases = methodById(resolved.arm.method, `initFrom ${source}`).phases(resolved.arm.config);
   const file = path.join(source, `${phases[phases.length - 1].phase}.ckpt`);
-  const ck = await readCheckpoint(file);
-  const lmOnly = new Map([...ck.tensors].filter(([k]) => k.startsWith('param/') && lm.params.has(k.slice('param/'.length))));
-  restoreCheckpoint(file, { meta: ck.meta, tensors: lmOnly }, { params: lm.params, modelConfig: lm.config });
+  return { file, ck: await readCheckpoint(file), method: resolved.arm.method };
+}
+
+/** Assigns `params` from the source checkpoint (every one must be there, with its shape). */
+function restoreFrom(source: InitSource, params: ReturnType<MethodState['variables']>, modelConfig: LmConfig): void {
+  if (params.size === 0) return;
+  const tensors = new Map([...source.ck.tensors].filter(([k]) => k.startsWith('param/') && params.has(k.slice('param/'.length))));
+  restoreCheckpoint(source.file, { meta: source.ck.meta, tensors }, { params, modelConfig });
 }
 
 /** A training batch drawn with the step's rng (so resumed runs see the same batches). */

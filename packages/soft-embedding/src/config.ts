@@ -75,7 +75,7 @@ export function resolveConfig(raw: unknown): SoftEmbeddingConfig {
   };
   int('latentTokens', 1);
   int('maxNewTokens', 1);
-  if (c.variant === 'soft-tokens') int('steps', 1);
+  if (c.variant === 'soft-tokens') int('steps', 0); // 0: evaluate the weights an initFrom arm ended with
   else {
     int('thoughtsPerStep', 1);
     int('firstStage', 0);
