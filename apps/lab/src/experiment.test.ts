@@ -39,3 +39,15 @@ describe('experiment config', () => {
     await expect(loadExperiment(join(dir, 'missing.json'))).rejects.toThrow(/cannot read experiment .*missing\.json/);
   });
 });
+
+describe('per-arm LM settings', () => {
+  it('override the experiment lm for that arm only; unknown keys and bad sizes are errors', () => {
+    const c = validateExperiment({ ...BASE, arms: [...BASE.arms, { name: 'deep', method: 'cot', lm: { layers: 8 }, config: { variant: 'no-cot' } }] }, 'x.json');
+    expect(c.arms[0].lm).toBeUndefined();
+    expect(c.arms[1].lm).toEqual({ layers: 8 });
+    const arm = (lm: unknown) => ({ ...BASE, arms: [{ name: 'deep', method: 'cot', lm, config: {} }] });
+    expect(() => validateExperiment(arm({ layer: 8 }), 'x.json')).toThrow(/arms\[0\] \(deep\) lm: unknown config key "layer". Expected one of: contextLength, layers);
+    expect(() => validateExperiment(arm({ width: 0 }), 'x.json')).toThrow(/deep\) lm: width must be a positive integer, got 0/);
+    expect(() => validateExperiment(arm(8), 'x.json')).toThrow(/deep\) lm: expected an object of LM settings/);
+  });
+});

@@ -26,6 +26,8 @@ export interface Arm {
    * the source. null for an arm of this experiment's own.
    */
   reuse: { experiment: ExperimentConfig; arm: string } | null;
+  /** This arm's own LM settings over the experiment's `lm` (e.g. a parameter-matched control with twice the layers); absent = the experiment's. */
+  lm?: Partial<LmSettings>;
 }
 
 export interface TrainSettings { batchSize: number; logEvery: number; checkpointEvery: number; optim: OptimConfig }
@@ -88,15 +90,19 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
   const names = new Set<string>();
   const arms = c.arms.map((a, i) => {
     const at = `${where}: arms[${i}]`;
-    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '', reuse: '' }, a, at);
+    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '', reuse: '', lm: null as unknown }, a, at);
     if (!arm.name || !SLUG.test(arm.name)) throw new Error(`${at}: "name" must be a non-empty slug, got ${JSON.stringify(arm.name)}`);
     if (names.has(arm.name)) throw new Error(`${at}: duplicate arm name "${arm.name}"`);
     if (arm.initFrom && !names.has(arm.initFrom)) throw new Error(`${at} (${arm.name}) "initFrom": "${arm.initFrom}" must name an earlier arm. Earlier arms: ${[...names].join(', ') || '(none)'}`);
     names.add(arm.name);
-    if (arm.reuse) return reusedArm(arm.name, arm, `${at} (${arm.name})`);
+    if (arm.reuse) {
+      if (arm.lm !== null) throw new Error(`${at} (${arm.name}): a reused arm takes its lm from ${arm.reuse}; remove "lm" here`);
+      return reusedArm(arm.name, arm, `${at} (${arm.name})`);
+    }
     const method = methodById(arm.method, `${at} (${arm.name}) "method"`);
     const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<string, unknown>;
-    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null };
+    const lm = arm.lm === null ? undefined : armLm(arm.lm, `${at} (${arm.name}) lm`);
+    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null, ...(lm ? { lm } : {}) };
   });
   for (const ctl of c.eval.controls) {
     if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never)) throw new Error(`${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`);
@@ -127,6 +133,17 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
     if (src.reuse) return { ...src, name }; // reuse of a reuse: point at the original
     return { name, method: src.method, config: src.config, initFrom: src.initFrom, reuse: { experiment: source, arm: armName } };
   }
+}
+
+/** An arm's LM overrides: known keys only, each the type of the experiment-level setting. */
+function armLm(raw: unknown, where: string): Partial<LmSettings> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where}: expected an object of LM settings (${Object.keys(DEFAULTS.lm).join(', ')})`);
+  const full = parseConfig(DEFAULTS.lm, raw, where);
+  const lm = Object.fromEntries(Object.keys(raw).map((k) => [k, full[k as keyof LmSettings]])) as Partial<LmSettings>;
+  for (const k of ['layers', 'heads', 'width'] as const) {
+    if (lm[k] !== undefined && (!Number.isInteger(lm[k]) || lm[k]! <= 0)) throw new Error(`${where}: ${k} must be a positive integer, got ${lm[k]}`);
+  }
+  return lm;
 }
 
 /** Raw configs of the experiments named by `reuse` arms, transitively, read from `dir`. */

@@ -128,6 +128,15 @@ describe('telepath run on a micro experiment', () => {
     expect(await latents('soft-fresh')).not.toEqual(await latents('soft')); // from CoT: only the LM, fresh soft tokens
   });
 
+  it('an arm with its own lm settings trains a model of that size (a parameter-matched control)', async () => {
+    const deep = { name: 'no-cot-deep', method: 'cot', lm: { layers: 2 }, config: { variant: 'no-cot', steps: 2 } };
+    const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[0], deep] }, 'micro.json');
+    const { results } = await runExperiment(exp, { runsDir: runs, ...quiet });
+    const model = JSON.parse(readFileSync(join(runs, 'micro', 'no-cot-deep', 's0', 'model.json'), 'utf8'));
+    expect(model.layers).toBe(2);
+    expect(results[1].params).toBeGreaterThan(results[0].params);
+  });
+
   it('gives clear errors for an unwritable run directory and a corrupt record', async () => {
     const blocker = join(mkdtempSync(join(tmpdir(), 'lab-bad-')), 'file');
     writeFileSync(blocker, 'not a directory');

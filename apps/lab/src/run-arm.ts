@@ -189,7 +189,8 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
       const e = encodeExample(tokenizer, ex);
       return e.prompt.length + e.reasoning.length + e.answer.length;
     }));
-    lmConfig = { ...exp.lm, vocabSize: tokenizer.size, contextLength: exp.lm.contextLength || longest + CONTEXT_MARGIN };
+    const lm = { ...exp.lm, ...arm.lm };
+    lmConfig = { ...lm, vocabSize: tokenizer.size, contextLength: lm.contextLength || longest + CONTEXT_MARGIN };
     await writeFileAtomic(modelFile, JSON.stringify(lmConfig, null, 2) + '\n');
   }
   const rng = new Rng(seed);
