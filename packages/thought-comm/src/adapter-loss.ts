@@ -46,7 +46,7 @@ function taskLoss(a: Agent, prefix: tf.Tensor3D, batch: CommBatch): tf.Scalar {
   return tidy(() => {
     const p = packSegments(batch.examples.map((ex) => agentSegments(a, ex)), a.tokenizer.padId);
     const out = prefixedTeacherForcing(a.lm, prefix, p);
-    return maskedCrossEntropy(out.logits, p.targets, p.lossMask);
+    return maskedCrossEntropy(out.logits, out.targets, out.lossMask);
   });
 }
 
@@ -59,11 +59,11 @@ function paperLoss(a: Agent, k: number, prefix: tf.Tensor3D, batch: CommBatch, c
     const pack = (ys: number[][]): PackedBatch => packSegments(contexts.map((c, i) => [{ ids: c, trained: false }, { ids: ys[i], trained: true }]), a.tokenizer.padId);
     const pGen = pack(gen);
     const withPrefix = prefixedTeacherForcing(a.lm, prefix, pGen);
-    const nll = maskedCrossEntropy(withPrefix.logits, pGen.targets, pGen.lossMask);
+    const nll = maskedCrossEntropy(withPrefix.logits, withPrefix.targets, withPrefix.lossMask);
     const L = a.lm.config.layers;
     const pRef = pack(batch.refs[k]);
     const ref = prefixedTeacherForcing(a.lm, null, pRef);
-    const cos = cosineDistance(maskedMean(withPrefix.hidden[L], pGen.attentionMask), maskedMean(ref.hidden[L], pRef.attentionMask));
+    const cos = cosineDistance(maskedMean(withPrefix.hidden[L], withPrefix.tokenMask), maskedMean(ref.hidden[L], ref.tokenMask));
     return tf.add(nll, cos) as tf.Scalar;
   });
 }

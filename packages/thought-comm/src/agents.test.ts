@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generate, initBackend, packSegments } from '@telepath/core';
+import { generate, initBackend, maskedCrossEntropy, packSegments } from '@telepath/core';
 import { expectClose, expectNoLeak, toyAdditionExamples } from '@telepath/core/testing';
 import { agentSegments, agentStates, embeddingNorm, prefixedForward, prefixedTeacherForcing, promptIds, respond, type Agent } from './agents.js';
 import { tinyAgents } from './testing.js';
@@ -35,16 +35,20 @@ describe('agents', () => {
     tf.dispose([prefix, both, alone, noPrefix]);
   });
 
-  it('teacher forcing behind a prefix cuts the prefix positions; without one it is a plain forward', () => {
+  it('teacher forcing behind a prefix shifts targets and masks by m; without one it is a plain forward', () => {
     const p = packSegments(examples.slice(0, 3).map((ex) => agentSegments(a, ex)), a.tokenizer.padId);
     const prefix = tf.ones([3, 1, 8]) as tf.Tensor3D;
     const withP = prefixedTeacherForcing(a.lm, prefix, p);
     const without = prefixedTeacherForcing(a.lm, null, p);
     const plain = a.lm.forward(a.lm.embed(p.ids));
-    expect(withP.logits.shape).toEqual(plain.logits.shape);
-    expect(withP.hidden[2].shape).toEqual(plain.hidden[2].shape);
+    const [B, T] = p.ids.shape;
+    expect(withP.logits.shape).toEqual([B, T + 1, plain.logits.shape[2]]);
+    expect((withP.targets.arraySync() as number[][]).map((r) => r.slice(1))).toEqual(p.targets.arraySync());
+    expect((withP.lossMask.arraySync() as number[][]).map((r) => r[0])).toEqual([0, 0, 0]);
+    expect((withP.tokenMask.arraySync() as number[][]).map((r) => r[0])).toEqual([0, 0, 0]);
     expectClose(without.logits, plain.logits, { atol: 1e-5 });
-    tf.dispose([prefix, withP.logits, ...withP.hidden, without.logits, ...without.hidden, plain.logits, ...plain.hidden, p.ids, p.targets, p.lossMask, p.attentionMask]);
+    expectClose(maskedCrossEntropy(without.logits, without.targets, without.lossMask), maskedCrossEntropy(plain.logits, p.targets, p.lossMask), { atol: 1e-6 });
+    tf.dispose([prefix, withP.logits, ...withP.hidden, withP.targets, withP.lossMask, withP.tokenMask, without.logits, ...without.hidden, plain.logits, ...plain.hidden, p.ids, p.targets, p.lossMask, p.attentionMask]);
     tf.dispose([...plain.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]), plain.cache.keyMask]);
   });
 

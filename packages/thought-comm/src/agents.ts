@@ -126,21 +126,24 @@ export function agentStates(lm: TinyLm, rows: number[][], layer: number, prefix:
 }
 
 /**
- * Teacher-forced pass behind a prefix on a right-padded batch (the adapter objectives): the
- * logits and hidden states of the token positions only (the m prefix positions are cut off).
- * prefix [B, m, C] → logits [B, T, V], hidden (L+1) × [B, T, C].
+ * Teacher-forced pass behind a prefix on a right-padded batch (the adapter objectives). Nothing is
+ * sliced off: the targets and masks are shifted right by the m prefix positions instead, with 0 in
+ * the mask there (the gradient of a slice of [B, m + T, V] logits is ≈ 50× slower than the whole
+ * forward and backward on the native backend, measured). prefix [B, m, C] →
+ * logits [B, m + T, V], hidden (L+1) × [B, m + T, C], targets [B, m + T], lossMask [B, m + T],
+ * tokenMask [B, m + T] (1 on real token positions).
  */
-export function prefixedTeacherForcing(lm: TinyLm, prefix: tf.Tensor3D | null, p: PackedBatch): { logits: tf.Tensor3D; hidden: tf.Tensor3D[] } {
+export function prefixedTeacherForcing(lm: TinyLm, prefix: tf.Tensor3D | null, p: PackedBatch): { logits: tf.Tensor3D; hidden: tf.Tensor3D[]; targets: tf.Tensor2D; lossMask: tf.Tensor2D; tokenMask: tf.Tensor2D } {
   return tidy(() => {
     const [B, T] = p.ids.shape;
     const m = prefix ? prefix.shape[1] : 0;
+    const shift = (t: tf.Tensor2D, dtype: 'int32' | 'float32') => (m ? (tf.concat([tf.zeros([B, m], dtype), tf.cast(t, dtype)], 1) as tf.Tensor2D) : t); // [B, m + T]
     const tokens = lm.embed(p.ids); // [B, T, C]
     const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
     const attentionMask = m ? (tf.concat([tf.ones([B, m]), p.attentionMask], 1) as tf.Tensor2D) : p.attentionMask; // [B, m + T]
     const positions = tf.concat([tf.zeros([B, m], 'int32'), tf.tile(tf.reshape(tf.range(0, T, 1, 'int32'), [1, T]), [B, 1])], 1) as tf.Tensor2D; // [B, m + T]
     const out = lm.forward(embeds, { attentionMask, positions });
-    const cut = (t: tf.Tensor3D) => (m ? (tf.slice(t, [0, m, 0], [-1, -1, -1]) as tf.Tensor3D) : t);
-    return { logits: cut(out.logits), hidden: out.hidden.map(cut) };
+    return { logits: out.logits, hidden: out.hidden, targets: shift(p.targets, 'int32'), lossMask: shift(p.lossMask, 'float32'), tokenMask: shift(p.attentionMask, 'float32') };
   });
 }
 
