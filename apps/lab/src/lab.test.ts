@@ -128,6 +128,16 @@ describe('telepath run on a micro experiment', () => {
     expect(await latents('soft-fresh')).not.toEqual(await latents('soft')); // from CoT: only the LM, fresh soft tokens
   });
 
+  it('initFrom carries the frozen weights too (CoLaR\'s SFT does not train the embeddings)', async () => {
+    const colar = { name: 'colar', method: 'colar', initFrom: 'cot', config: { sftSteps: 2, compressionFactor: 2, maxLatents: 8 } };
+    const again = { name: 'colar-again', method: 'colar', initFrom: 'colar', config: { sftSteps: 0, compressionFactor: 2, maxLatents: 8 } };
+    const exp = validateExperiment({ ...MICRO, eval: { ...MICRO.eval, controls: [] }, arms: [MICRO.arms[1], colar, again] }, 'micro.json');
+    await runExperiment(exp, { runsDir: runs, ...quiet });
+    const samples = (arm: string) => readFileSync(join(runs, 'micro', arm, 's0', 'samples.jsonl'), 'utf8');
+    expect(samples('colar-again')).toBe(samples('colar'));
+    expect(existsSync(join(runs, 'micro', 'colar', 's0', 'final.ckpt'))).toBe(true);
+  });
+
   it('an arm with its own lm settings trains a model of that size (a parameter-matched control)', async () => {
     const deep = { name: 'no-cot-deep', method: 'cot', lm: { layers: 2 }, config: { variant: 'no-cot', steps: 2 } };
     const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[0], deep] }, 'micro.json');

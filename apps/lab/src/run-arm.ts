@@ -10,6 +10,7 @@ import {
   currentBackend,
   readCheckpoint,
   restoreCheckpoint,
+  saveCheckpoint,
   encodeExample,
   exampleTexts,
   Rng,
@@ -70,6 +71,9 @@ export interface RunArmOptions {
   quiet?: boolean;
 }
 
+/** All the variables a trained arm ends with (see runArm). */
+const FINAL_CHECKPOINT = 'final.ckpt';
+
 /** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
 const CONTEXT_MARGIN = 32;
 
@@ -120,6 +124,9 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
       await writeFileAtomic(path.join(dir, 'timing.json'), JSON.stringify(timing) + '\n');
       if (res.interrupted) return 'interrupted';
     }
+    // Every variable the arm ends with, frozen ones included (a phase checkpoint holds only what that
+    // phase trained, e.g. CoLaR's SFT leaves out the embeddings): what a later arm's initFrom loads.
+    await saveCheckpoint({ path: path.join(dir, FINAL_CHECKPOINT), params: state.variables(), modelConfig: lm.config, step: 0 });
     const test = exp.eval.maxExamples > 0 ? data.test.slice(0, exp.eval.maxExamples) : data.test;
     const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
     const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
@@ -207,8 +214,8 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
 interface InitSource { file: string; ck: Awaited<ReturnType<typeof readCheckpoint>>; method: string }
 
 /**
- * The weights a finished earlier arm (same seed) ended with: its tokenizer and model config must
- * equal this arm's, and its last phase that trained holds them (a 0-step phase still saves them).
+ * The weights a finished earlier arm (same seed) ended with (its final.ckpt): its tokenizer and
+ * model config must equal this arm's.
  */
 async function readSource(source: string, dir: string): Promise<InitSource> {
   if (!existsSync(path.join(source, 'summary.json'))) throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
@@ -218,7 +225,8 @@ async function readSource(source: string, dir: string): Promise<InitSource> {
   }
   const resolved = JSON.parse(await fs.readFile(path.join(source, 'config.resolved.json'), 'utf8')) as { arm: Arm };
   const phases = methodById(resolved.arm.method, `initFrom ${source}`).phases(resolved.arm.config);
-  const file = path.join(source, `${phases[phases.length - 1].phase}.ckpt`);
+  const final = path.join(source, FINAL_CHECKPOINT);
+  const file = existsSync(final) ? final : path.join(source, `${phases[phases.length - 1].phase}.ckpt`); // runs recorded before final.ckpt existed
   return { file, ck: await readCheckpoint(file), method: resolved.arm.method };
 }
 
