@@ -49,6 +49,15 @@ describe('Countdown verifier', () => {
     for (const answer of ['.', '3+.', '(.)']) expect(verifyExpression([3, 5, 7], 15, answer, 'sos').reason).toBe('syntax');
   });
 
+  it('rejects numbers and results beyond the exact integer range instead of throwing', () => {
+    // A model wrote "1111111111111111111111" (1.1e22): the scorer threw and ended a whole experiment.
+    expect(verifyExpression([3, 5, 7], 15, '1111111111111111111111+3', 'sos').reason).toBe('bad-number');
+    expect(verifyExpression([3, 5, 7], 15, '(1111111111111111111111/3)+5', 'all-numbers').reason).toBe('bad-number');
+    expect(verifyExpression([99999999, 99999999, 7], 15, '99999999*99999999*7', 'sos').reason).toBe('bad-number');
+    expect(verifySteps([3, 5, 7], 15, ['1111111111111111111111+3=4'], 'sos').reason).toBe('bad-number');
+    expect(verifySteps([99999999, 99999999], 15, ['99999999*99999999=1'], 'sos').reason).toBe('bad-number');
+  });
+
   it('rejects division by zero', () => {
     expect(verifyExpression([3, 4, 4], 3, '3/(4-4)', 'sos').reason).toBe('division-by-zero');
     expect(verifyExpression([3, 4, 4], 3, '3/(4-4)', 'all-numbers').reason).toBe('division-by-zero');

@@ -27,12 +27,26 @@ export function parseNumber(text: string): Rational | null {
   const paren = /^\((.*)\)$/.exec(t);
   if (paren) t = paren[1].trim();
   const fraction = /^(-?\d+)\s*\/\s*(\d+)$/.exec(t);
-  if (paren && fraction) return Number(fraction[2]) === 0 ? null : rat(Number(fraction[1]), Number(fraction[2]));
+  if (paren && fraction) {
+    const [n, d] = [Number(fraction[1]), Number(fraction[2])];
+    return d === 0 || !Number.isSafeInteger(n) || !Number.isSafeInteger(d) ? null : rat(n, d);
+  }
   const m = /^(-?)(\d*)(?:\.(\d+))?$/.exec(t);
   if (!m || (m[2] === '' && m[3] === undefined)) return null;
   const frac = m[3] ?? '';
   const n = Number((m[2] || '0') + frac) * (m[1] ? -1 : 1);
-  return rat(n, 10 ** frac.length);
+  const d = 10 ** frac.length;
+  if (!Number.isSafeInteger(n) || !Number.isSafeInteger(d)) return null; // e.g. a model's "111…1" (22 digits): no exact value
+  return rat(n, d);
+}
+
+/** a op b, or 'overflow' when the exact result leaves the safe-integer range (models write huge numbers). */
+function applyExact(a: Rational, op: Op, b: Rational): Rational | null | 'overflow' {
+  try {
+    return applyOp(a, op, b);
+  } catch {
+    return 'overflow';
+  }
 }
 
 function violationReason(v: string): VerifyReason {
@@ -82,7 +96,11 @@ export function verifyExpression(nums: readonly number[], target: number, text: 
     const a = evaluate(e.left);
     const b = evaluate(e.right);
     if (!a || !b || problem) return null;
-    const r = applyOp(a, e.op, b);
+    const r = applyExact(a, e.op, b);
+    if (r === 'overflow') {
+      problem ??= fail('bad-number', `${ratKey(a)}${e.op}${ratKey(b)} is outside the exact integer range`);
+      return null;
+    }
     const v = opViolation(a, e.op, b, r, rules);
     if (v) {
       problem ??= fail(violationReason(v), `${ratKey(a)}${e.op}${ratKey(b)}: ${v}`);
@@ -113,7 +131,8 @@ export function verifySteps(nums: readonly number[], target: number, steps: read
     if (!take(pool, a)) return fail('numbers-mismatch', `step ${i + 1}: ${m[1]} is not available`);
     if (!take(pool, b)) return fail('numbers-mismatch', `step ${i + 1}: ${m[3]} is not available`);
     const op = STEP_OPS[m[2]];
-    const r = applyOp(a, op, b);
+    const r = applyExact(a, op, b);
+    if (r === 'overflow') return fail('bad-number', `step ${i + 1} ${JSON.stringify(s)}: outside the exact integer range`);
     const v = opViolation(a, op, b, r, rules);
     if (v) return fail(violationReason(v), `step ${i + 1} ${JSON.stringify(s)}: ${v}`);
     if (!ratEq(r!, c)) return fail('wrong-arithmetic', `step ${i + 1} ${JSON.stringify(s)}: ${ratKey(a)}${op}${ratKey(b)} is ${ratKey(r!)}`);
