@@ -125,4 +125,14 @@ describe('train', () => {
     for (let i = 0; i < w1.length; i++) expect(Math.abs(w1[i] - w2[i])).toBeLessThan(1e-5);
     [straight, first, b].forEach((m) => m.dispose());
   });
+
+  it('a stop requested from outside (a signal handler, a timer) takes effect after the next step', async () => {
+    const lm = tinyLm();
+    let stop = false;
+    setTimeout(() => (stop = true), 0); // runs only if train() yields to the event loop between steps
+    const res = await train({ params: lm.params, rng: new Rng(3), config: { ...CFG(200), checkpointEvery: 0 }, loss: ({ rng }) => batchLoss(lm, rng), shouldStop: () => stop });
+    expect(res.interrupted).toBe(true);
+    expect(res.finalStep).toBeLessThan(5);
+    lm.dispose();
+  });
 });

@@ -108,6 +108,8 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       const log = { step, loss, lr: learningRate(cfg.optim, step - 1, cfg.steps), gradNorm, ms: performance.now() - ts };
       if (o.onLog && (step % cfg.logEvery === 0 || step === cfg.steps || step === startStep + 1)) o.onLog(log);
       if (cfg.checkpointEvery > 0 && step % cfg.checkpointEvery === 0 && step < cfg.steps) await save();
+      // Yield to the event loop once per step so a SIGINT handler (the lab's Ctrl-C) runs before the next step.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (o.shouldStop?.()) {
         interrupted = step < cfg.steps;
         break;
