@@ -33,6 +33,7 @@ export async function analyzeCommand(args: string[]): Promise<number> {
   console.error(describeBackend(info));
   const { analyzeRun } = await import('@telepath/analysis');
   const res = await analyzeRun(dir, { outDir: values.out ? path.resolve(values.out) : undefined, pca: { varianceThreshold: threshold }, cka: !values['no-cka'] });
+  if (res.droppedSlots.length) console.error(`[telepath] left out slots with fewer than 10 vectors: ${res.droppedSlots.map((d) => `${d.name} (${d.rows})`).join(', ')}`);
   console.log(res.summaryTable.toMarkdown());
   console.log(`written: ${res.files.join(', ')}`);
   return 0;

@@ -61,6 +61,21 @@ forEachBackend((backend, ready) => {
     expect(readFileSync(join(dir, 'analysis', 'subspace-slots.csv'), 'utf8').split('\n')[0]).toContain('slot,rows,width,k');
   });
 
+  it(`analyzeRun leaves out slots with too few vectors and says so (${backend})`, async (ctx) => {
+    if (!ready()) return ctx.skip();
+    const dir = mkdtempSync(join(tmpdir(), 'telepath-analysis-'));
+    dirs.push(dir);
+    const t = syntheticSlots({ slots: 3, rows: 60, width: 12, sharedRank: 2, privateRank: 2, seed: 1 });
+    const short = t.slots[2];
+    t.slots[2] = { ...short, rows: 1, vectors: short.vectors.slice(0, short.width) }; // a late CoLaR slot: one example got that far
+    await writeLatentTrace(join(dir, 'latents.bin'), t);
+    const r = await analyzeRun(dir, { charts: false });
+    expect(r.droppedSlots).toEqual([{ name: short.name, rows: 1 }]);
+    expect(r.table.numRows()).toBe(2);
+    expect(readFileSync(join(dir, 'analysis', 'subspace.md'), 'utf8')).toContain(`Left out (fewer than 10 vectors): ${short.name} (1)`);
+    await expect(analyzeRun(dir, { minSlotRows: 100, charts: false })).rejects.toThrow(/every latent slot has fewer than 100 vectors/);
+  });
+
   it(`analyzeRun names the missing file (${backend})`, async (ctx) => {
     if (!ready()) return ctx.skip();
     await expect(analyzeRun('/nonexistent-run-dir')).rejects.toThrow(/latents\.bin/);

@@ -20,6 +20,12 @@ export interface AnalyzeRunOptions extends Partial<AnalysisOptions> {
   latentsFile?: string;
   /** write SVG/PNG heatmaps; default true */
   charts?: boolean;
+  /**
+   * Slots with fewer vectors are left out (and named in `droppedSlots` and subspace.md): methods with
+   * variable-length chains (CoLaR) fill their late slots from a few examples only. Default 10
+   * (chosen: PCA and silhouettes of fewer vectors are noise); at least 2.
+   */
+  minSlotRows?: number;
 }
 
 export interface AnalyzeRunResult {
@@ -30,6 +36,8 @@ export interface AnalyzeRunResult {
   summaryTable: ColumnTable;
   /** absolute or runDir-relative paths of every file written */
   files: string[];
+  /** slots left out for having fewer than `minSlotRows` vectors */
+  droppedSlots: { name: string; rows: number }[];
 }
 
 export const LATENTS_FILE = 'latents.bin';
@@ -96,7 +104,11 @@ export async function analysisCharts(a: SubspaceAnalysis): Promise<Record<string
 
 /** Analyse `<runDir>/latents.bin` and write the tables and heatmaps (see the file header). */
 export async function analyzeRun(runDir: string, o: AnalyzeRunOptions = {}): Promise<AnalyzeRunResult> {
-  const trace = await readLatentTrace(join(runDir, o.latentsFile ?? LATENTS_FILE));
+  const full = await readLatentTrace(join(runDir, o.latentsFile ?? LATENTS_FILE));
+  const minRows = Math.max(2, o.minSlotRows ?? 10);
+  const droppedSlots = full.slots.filter((sl) => sl.rows < minRows).map((sl) => ({ name: sl.name, rows: sl.rows }));
+  const trace = { ...full, slots: full.slots.filter((sl) => sl.rows >= minRows) };
+  if (trace.slots.length === 0) throw new Error(`${runDir}: every latent slot has fewer than ${minRows} vectors (${droppedSlots.map((d) => `${d.name}: ${d.rows}`).join(', ')})`);
   const analysis = analyzeTrace(trace, o);
   const outDir = o.outDir ?? join(runDir, 'analysis');
   const files: string[] = [];
@@ -106,7 +118,8 @@ export async function analyzeRun(runDir: string, o: AnalyzeRunOptions = {}): Pro
     files.push(p);
   };
   const table = slotTable(analysis);
-  await write('subspace.md', analysisMarkdown(analysis));
+  const dropNote = droppedSlots.length ? `\nLeft out (fewer than ${minRows} vectors): ${droppedSlots.map((d) => `${d.name} (${d.rows})`).join(', ')}.\n` : '';
+  await write('subspace.md', analysisMarkdown(analysis) + dropNote);
   await write('subspace-slots.csv', table.toCSV());
   await write('subspace.json', `${JSON.stringify(analysis, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1)}\n`);
   if (o.charts ?? true) {
@@ -115,5 +128,5 @@ export async function analyzeRun(runDir: string, o: AnalyzeRunOptions = {}): Pro
       await write(`${name}.png`, chart.png);
     }
   }
-  return { analysis, table, summaryTable: summaryTable(analysis), files };
+  return { analysis, table, summaryTable: summaryTable(analysis), files, droppedSlots };
 }
