@@ -82,7 +82,7 @@ const SLUG = /^[a-z0-9][a-z0-9._-]*$/i;
  */
 export function validateExperiment(raw: unknown, where: string, sources: Record<string, unknown> = {}, seen: string[] = []): ExperimentConfig {
   const c = parseConfig(DEFAULTS, raw, where);
-  if (!c.name || !/^[a-z0-9][a-z0-9._-]*$/i.test(c.name)) throw new Error(`${where}: "name" must be a non-empty slug (letters, digits, . _ -), got ${JSON.stringify(c.name)}`);
+  if (!c.name || !SLUG.test(c.name)) throw new Error(`${where}: "name" must be a non-empty slug (letters, digits, . _ -), got ${JSON.stringify(c.name)}`);
   const task = checkTaskName(c.task, `${where}: "task"`);
   const data = parseData(task, c.data ?? {}, where);
   if (c.seeds.length === 0 || !c.seeds.every((s) => Number.isInteger(s))) throw new Error(`${where}: "seeds" must be a non-empty list of integers`);

@@ -82,4 +82,14 @@ describe('reused arms', () => {
     expect(readFileSync(join(runs, 'base', 'no-cot-more', 's0', 'metrics.jsonl'), 'utf8')).toBe(stamp);
     expect((await readSummaries(join(runs, 'user'))).map((r) => r.arm).sort()).toEqual(['ref', 'soft']);
   });
+
+  it('train a reused arm whose initFrom is itself a reused arm, each in its own source directory', async () => {
+    const runs = mkdtempSync(join(tmpdir(), 'reuse-chain-'));
+    const top = { name: 'top', ...SETTINGS, arms: [{ name: 'soft-again', reuse: 'user/soft' }] };
+    const exp = validateExperiment(top, 'top.json', { base: BASE, user: USER });
+    const res = await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
+    expect(res.results.map((r) => r.reusedFrom)).toEqual(['user/soft']);
+    for (const d of ['base/no-cot', 'base/no-cot-more', 'user/soft']) expect(existsSync(join(runs, d, 's0', 'summary.json')), d).toBe(true);
+    expect(existsSync(join(runs, 'user', 'ref'))).toBe(false); // 'ref' trains in base/, never under user/
+  });
 });

@@ -224,9 +224,12 @@ async function readSource(source: string, dir: string): Promise<InitSource> {
     if (a !== b) throw new Error(`initFrom: ${f} of ${source} differs from this arm's (${dir}); both arms must use the same data and LM settings`);
   }
   const resolved = JSON.parse(await fs.readFile(path.join(source, 'config.resolved.json'), 'utf8')) as { arm: Arm };
-  const phases = methodById(resolved.arm.method, `initFrom ${source}`).phases(resolved.arm.config);
-  const final = path.join(source, FINAL_CHECKPOINT);
-  const file = existsSync(final) ? final : path.join(source, `${phases[phases.length - 1].phase}.ckpt`); // runs recorded before final.ckpt existed
+  let file = path.join(source, FINAL_CHECKPOINT);
+  if (!existsSync(file)) {
+    // Runs recorded before final.ckpt existed: their last phase's checkpoint.
+    const phases = methodById(resolved.arm.method, `initFrom ${source}`).phases(resolved.arm.config);
+    file = path.join(source, `${phases[phases.length - 1].phase}.ckpt`);
+  }
   return { file, ck: await readCheckpoint(file), method: resolved.arm.method };
 }
 

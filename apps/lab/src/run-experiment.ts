@@ -42,17 +42,20 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
  * experiment's arm name, with a copy of the summary in this experiment's directory so `report` finds it.
  */
 async function runReused(exp: ExperimentConfig, arm: Arm, seed: number, data: TaskData, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
-  const source = arm.reuse!;
-  const r = await runWithSources(source.experiment, source.arm, seed, data, o);
+  const r = await runWithSources(exp, arm.name, seed, data, o);
   if (r === 'interrupted') return r;
   const summary: ArmSummary = { ...r, experiment: exp.name, arm: arm.name, armIndex: exp.arms.indexOf(arm), reusedFrom: `${r.experiment}/${r.arm}` };
   await writeFileAtomic(path.join(runDirOf(o.runsDir, exp.name, arm.name, seed), 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
   return summary;
 }
 
-/** Runs arm `name` of `exp` after the arm it starts from (initFrom), recursively; finished arms are read back. */
+/**
+ * Runs arm `name` of `exp` — in its source experiment when it is a reused arm — after the arm it
+ * starts from (initFrom, itself possibly reused), recursively; finished arms are read back.
+ */
 async function runWithSources(exp: ExperimentConfig, name: string, seed: number, data: TaskData, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
   const arm = exp.arms.find((a) => a.name === name)!;
+  if (arm.reuse) return runWithSources(arm.reuse.experiment, arm.reuse.arm, seed, data, o);
   if (arm.initFrom && !existsSync(path.join(armRunDir(o.runsDir, exp, arm.initFrom, seed), 'summary.json'))) {
     const dep = await runWithSources(exp, arm.initFrom, seed, data, o);
     if (dep === 'interrupted') return dep;
