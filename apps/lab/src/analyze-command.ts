@@ -31,9 +31,9 @@ export async function analyzeCommand(args: string[]): Promise<number> {
   if (!(threshold > 0 && threshold <= 1)) throw new Error(`--threshold must be in (0, 1], got ${values.threshold}`);
   const info = await initBackend((values.backend as BackendCandidate | undefined) ?? ['wasm', 'cpu'], { quiet: true });
   console.error(describeBackend(info));
-  const { analyzeRun } = await import('@telepath/analysis');
+  const { analyzeRun, MIN_SLOT_ROWS } = await import('@telepath/analysis');
   const res = await analyzeRun(dir, { outDir: values.out ? path.resolve(values.out) : undefined, pca: { varianceThreshold: threshold }, cka: !values['no-cka'] });
-  if (res.droppedSlots.length) console.error(`[telepath] left out slots with fewer than 10 vectors: ${res.droppedSlots.map((d) => `${d.name} (${d.rows})`).join(', ')}`);
+  if (res.droppedSlots.length) console.error(`[telepath] left out slots with fewer than ${MIN_SLOT_ROWS} vectors: ${res.droppedSlots.map((d) => `${d.name} (${d.rows})`).join(', ')}`);
   console.log(res.summaryTable.toMarkdown());
   console.log(`written: ${res.files.join(', ')}`);
   return 0;

@@ -28,6 +28,9 @@ export interface AnalyzeRunOptions extends Partial<AnalysisOptions> {
   minSlotRows?: number;
 }
 
+/** Default of `minSlotRows`. */
+export const MIN_SLOT_ROWS = 10;
+
 export interface AnalyzeRunResult {
   analysis: SubspaceAnalysis;
   /** per-slot table */
@@ -105,7 +108,7 @@ export async function analysisCharts(a: SubspaceAnalysis): Promise<Record<string
 /** Analyse `<runDir>/latents.bin` and write the tables and heatmaps (see the file header). */
 export async function analyzeRun(runDir: string, o: AnalyzeRunOptions = {}): Promise<AnalyzeRunResult> {
   const full = await readLatentTrace(join(runDir, o.latentsFile ?? LATENTS_FILE));
-  const minRows = Math.max(2, o.minSlotRows ?? 10);
+  const minRows = Math.max(2, o.minSlotRows ?? MIN_SLOT_ROWS);
   const droppedSlots = full.slots.filter((sl) => sl.rows < minRows).map((sl) => ({ name: sl.name, rows: sl.rows }));
   const trace = { ...full, slots: full.slots.filter((sl) => sl.rows >= minRows) };
   if (trace.slots.length === 0) throw new Error(`${runDir}: every latent slot has fewer than ${minRows} vectors (${droppedSlots.map((d) => `${d.name}: ${d.rows}`).join(', ')})`);
