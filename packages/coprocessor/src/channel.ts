@@ -9,7 +9,7 @@
  * Letters: B batch, T tokens, K = N_L latents, S keys, C width, H heads, D head width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { applyLatentControl, tidy, type KvCache, type LatentControl, type LayerKv, type Rng, type TinyLm } from '@telepath/core';
+import { applyLatentControl, leftPadRows, tidy, type KvCache, type LatentControl, type LayerKv, type Rng, type TinyLm } from '@telepath/core';
 
 export type Latents = { injection: 'embeddings'; z: tf.Tensor3D } | { injection: 'kv'; kv: LayerKv[] };
 
@@ -24,17 +24,7 @@ export function encodePrompts(base: TinyLm, prompts: number[][], padId: number):
   const B = prompts.length;
   const S = Math.max(...prompts.map((p) => p.length));
   if (B === 0 || S === 0) throw new Error('coprocessor: empty prompt batch');
-  const ids: number[] = [];
-  const mask: number[] = [];
-  const pos: number[] = [];
-  for (const p of prompts) {
-    const pad = S - p.length;
-    for (let t = 0; t < S; t++) {
-      ids.push(t < pad ? padId : p[t - pad]);
-      mask.push(t < pad ? 0 : 1);
-      pos.push(Math.max(0, t - pad));
-    }
-  }
+  const { ids, mask, positions: pos } = leftPadRows(prompts, padId);
   return tidy(() => {
     const out = base.forward(base.embed(tf.tensor2d(ids, [B, S], 'int32')), {
       attentionMask: tf.tensor2d(mask, [B, S]),

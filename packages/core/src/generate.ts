@@ -7,6 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { disposeCache, keepCache, type KvCache } from './kv-cache.js';
+import { leftPadRows } from './sequence.js';
 import type { Rng } from './rng.js';
 import type { TinyLm } from './tiny-lm.js';
 import { tidy } from './tidy.js';
@@ -114,17 +115,7 @@ export function prefill(lm: TinyLm, prompts: number[][], padId: number): { cache
   if (T === 0) throw new Error('prefill: empty prompt');
   if (T > lm.config.contextLength) throw new Error(`prefill: prompt of ${T} tokens exceeds contextLength ${lm.config.contextLength}`);
   const B = prompts.length;
-  const ids: number[] = [];
-  const mask: number[] = [];
-  const positions: number[] = [];
-  for (const p of prompts) {
-    const pad = T - p.length;
-    for (let t = 0; t < T; t++) {
-      ids.push(t < pad ? padId : p[t - pad]);
-      mask.push(t < pad ? 0 : 1);
-      positions.push(Math.max(0, t - pad));
-    }
-  }
+  const { ids, mask, positions } = leftPadRows(prompts, padId);
   return tidy(() => {
     const out = lm.forward(lm.embed(tf.tensor2d(ids, [B, T], 'int32')), {
       attentionMask: tf.tensor2d(mask, [B, T], 'float32'),

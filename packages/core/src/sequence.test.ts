@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
-import { answerFromIds, encodeExample, exampleTexts, packSegments } from './sequence.js';
+import { answerFromIds, encodeExample, exampleTexts, leftPadRows, packSegments } from './sequence.js';
 import { Tokenizer } from './tokenizer.js';
 
 beforeAll(async () => {
@@ -33,4 +33,11 @@ it('reads the answer after the last separator and counts reasoning tokens before
   const gen = [...tok.encode('5+7=12\n'), tok.sepId, ...tok.encode(' 15'), tok.eosId, ...tok.encode('7')];
   expect(answerFromIds(tok, gen)).toEqual({ answer: '15', reasoningTokens: 7, sawSeparator: true });
   expect(answerFromIds(tok, tok.encode('12')).sawSeparator).toBe(false);
+});
+
+describe('leftPadRows', () => {
+  it('left-pads ids, masks the padding and counts positions from each row\'s first real token; leading slots come first in mask and positions', () => {
+    expect(leftPadRows([[5, 6, 7], [8]], 0)).toEqual({ ids: [5, 6, 7, 0, 0, 8], mask: [1, 1, 1, 0, 0, 1], positions: [0, 1, 2, 0, 0, 0], T: 3 });
+    expect(leftPadRows([[5, 6], [8]], 0, 1)).toEqual({ ids: [5, 6, 0, 8], mask: [1, 1, 1, 1, 0, 1], positions: [0, 0, 1, 0, 0, 0], T: 2 });
+  });
 });

@@ -79,6 +79,32 @@ export function packSegments(rows: { ids: number[]; trained: boolean }[][], padI
   };
 }
 
+/**
+ * Left-padded layout of id rows (prefill): flat [B·T] ids, the attention mask (1 on real tokens)
+ * and position ids counted from each row's first real token. `leading` slots per row (e.g. prefix
+ * embeddings placed before the tokens) come first in `mask` and `positions` (mask 1, position 0),
+ * not in `ids`.
+ */
+export function leftPadRows(rows: readonly (readonly number[])[], padId: number, leading = 0): { ids: number[]; mask: number[]; positions: number[]; T: number } {
+  const T = Math.max(...rows.map((r) => r.length));
+  const ids: number[] = [];
+  const mask: number[] = [];
+  const positions: number[] = [];
+  for (const r of rows) {
+    const pad = T - r.length;
+    for (let i = 0; i < leading; i++) {
+      mask.push(1);
+      positions.push(0);
+    }
+    for (let t = 0; t < T; t++) {
+      ids.push(t < pad ? padId : r[t - pad]);
+      mask.push(t < pad ? 0 : 1);
+      positions.push(Math.max(0, t - pad));
+    }
+  }
+  return { ids, mask, positions, T };
+}
+
 /** The answer text of generated ids: what follows the last ### up to <eos>, specials dropped. */
 export function answerFromIds(tok: Tokenizer, ids: number[]): { answer: string; reasoningTokens: number; sawSeparator: boolean } {
   const sep = ids.lastIndexOf(tok.sepId);

@@ -15,6 +15,7 @@ import {
   decode,
   encodeExample,
   keepCache,
+  leftPadRows,
   maskedCrossEntropy,
   packSegments,
   tidy,
@@ -63,21 +64,7 @@ export function prefixedForward(lm: TinyLm, rows: number[][], prefix: tf.Tensor3
   const T = Math.max(...rows.map((r) => r.length));
   const m = prefix ? prefix.shape[1] : 0;
   if (T + m > lm.config.contextLength) throw new Error(`prefixedForward: ${m} prefix + ${T} tokens exceed contextLength ${lm.config.contextLength}`);
-  const ids: number[] = [];
-  const mask: number[] = [];
-  const pos: number[] = [];
-  for (const r of rows) {
-    const pad = T - r.length;
-    for (let i = 0; i < m; i++) {
-      mask.push(1);
-      pos.push(0);
-    }
-    for (let t = 0; t < T; t++) {
-      ids.push(t < pad ? padId : r[t - pad]);
-      mask.push(t < pad ? 0 : 1);
-      pos.push(Math.max(0, t - pad));
-    }
-  }
+  const { ids, mask, positions: pos } = leftPadRows(rows, padId, m);
   return tidy(() => {
     const tokens = lm.embed(tf.tensor2d(ids, [B, T], 'int32')); // [B, T, C]
     const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
