@@ -46,7 +46,7 @@ describe('per-arm LM settings', () => {
     expect(c.arms[0].lm).toBeUndefined();
     expect(c.arms[1].lm).toEqual({ layers: 8 });
     const arm = (lm: unknown) => ({ ...BASE, arms: [{ name: 'deep', method: 'cot', lm, config: {} }] });
-    expect(() => validateExperiment(arm({ layer: 8 }), 'x.json')).toThrow(/arms\[0\] \(deep\) lm: unknown config key "layer". Expected one of: contextLength, layers/);
+    expect(() => validateExperiment(arm({ layer: 8 }), 'x.json')).toThrow(/arms\[0\] \(deep\) lm: unknown config key "layer". Expected one of: contextLength, positions, layers/);
     expect(() => validateExperiment(arm({ width: 0 }), 'x.json')).toThrow(/deep\) lm: width must be a positive integer, got 0/);
     expect(() => validateExperiment(arm(8), 'x.json')).toThrow(/deep\) lm: expected an object of LM settings/);
   });

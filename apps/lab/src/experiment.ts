@@ -9,7 +9,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { applySetOverrides, DEFAULT_OPTIM_CONFIG, LATENT_CONTROLS, parseConfig, type LmConfig, type OptimConfig } from '@telepath/core';
+import { applySetOverrides, DEFAULT_OPTIM_CONFIG, LATENT_CONTROLS, parseConfig, type LmConfig, type OptimConfig, type PositionKind } from '@telepath/core';
 import { checkTaskName, parseData, type LabTaskName } from './data.js';
 import { methodById } from './methods.js';
 
@@ -61,7 +61,7 @@ const DEFAULTS = {
   task: '',
   data: null as unknown,
   seeds: [0],
-  lm: { contextLength: 0, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 } satisfies LmSettings,
+  lm: { contextLength: 0, positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 } satisfies LmSettings,
   train: { batchSize: 32, logEvery: 25, checkpointEvery: 100, optim: { ...DEFAULT_OPTIM_CONFIG, warmupSteps: 50 } } satisfies TrainSettings,
   eval: { batchSize: 64, maxExamples: 0, maxNewTokens: 0, temperature: 0, topP: 1, controls: ['zero', 'shuffle', 'random'] } satisfies EvalSettings,
   arms: [] as unknown[],

@@ -16,6 +16,7 @@ import {
   Rng,
   RunRecord,
   TinyLm,
+  lmConfig,
   Tokenizer,
   train,
   writeFileAtomic,
@@ -220,7 +221,9 @@ interface InitSource { file: string; ck: Awaited<ReturnType<typeof readCheckpoin
 async function readSource(source: string, dir: string): Promise<InitSource> {
   if (!existsSync(path.join(source, 'summary.json'))) throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
   for (const f of ['tokenizer.json', 'model.json']) {
-    const [a, b] = await Promise.all([fs.readFile(path.join(source, f), 'utf8'), fs.readFile(path.join(dir, f), 'utf8')]);
+    // model.json through lmConfig, so one written before a setting existed reads with its default.
+    const read = async (d: string) => (f === 'model.json' ? JSON.stringify(lmConfig(JSON.parse(await fs.readFile(path.join(d, f), 'utf8')))) : fs.readFile(path.join(d, f), 'utf8'));
+    const [a, b] = await Promise.all([read(source), read(dir)]);
     if (a !== b) throw new Error(`initFrom: ${f} of ${source} differs from this arm's (${dir}); both arms must use the same data and LM settings`);
   }
   const resolved = JSON.parse(await fs.readFile(path.join(source, 'config.resolved.json'), 'utf8')) as { arm: Arm };

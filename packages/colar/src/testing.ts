@@ -14,7 +14,7 @@ export const toyExamples = toyAdditionExamples;
 /** The exact-match reward the lab would build from a task. */
 export const toyReward: RewardFn = (ex, answer) => (answer.trim() === ex.answer ? 1 : 0);
 
-export const TOY_LM: Omit<LmConfig, 'vocabSize'> = { contextLength: 48, layers: 2, heads: 2, width: 16, mlpRatio: 2, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 };
+export const TOY_LM: Omit<LmConfig, 'vocabSize'> = { contextLength: 48, positions: 'learned', layers: 2, heads: 2, width: 16, mlpRatio: 2, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 };
 
 /** A CoLaR state on a fresh tiny LM over the toy task's vocabulary. */
 export function toyState(config: Partial<ColarConfig> = {}, seed = 0, lm: Partial<LmConfig> = {}): { state: ColarState; data: Example[]; tokenizer: Tokenizer } {

@@ -69,7 +69,7 @@ export async function readCheckpoint(path: string): Promise<LoadedCheckpoint> {
  * Throws, naming the difference, if the model config or any shape does not match.
  */
 export function restoreCheckpoint(path: string, ck: LoadedCheckpoint, o: { params: Map<string, tf.Variable>; modelConfig: unknown; optimizer?: AdamW }): void {
-  const diff = configDiff(ck.meta.modelConfig, o.modelConfig);
+  const diff = configDiff(upgradeModelConfig(ck.meta.modelConfig), o.modelConfig);
   if (diff.length > 0) throw new Error(`${path}: model config differs from the checkpoint's: ${diff.join('; ')}`);
   const assign = (prefix: string, m: Map<string, tf.Variable>) => {
     for (const [name, v] of m) {
@@ -90,6 +90,12 @@ export function restoreCheckpoint(path: string, ck: LoadedCheckpoint, o: { param
   const known = new Set([...o.params.keys()].map((k) => `param/${k}`));
   const unused = [...ck.tensors.keys()].filter((k) => k.startsWith('param/') && !known.has(k));
   if (unused.length > 0) throw new Error(`${path}: checkpoint has parameters the model lacks: ${unused.slice(0, 5).join(', ')}${unused.length > 5 ? ', …' : ''}`);
+}
+
+/** Checkpoints written before `lm.positions` existed hold LM configs without it: they used learned positions. */
+function upgradeModelConfig(c: unknown): unknown {
+  const isOldLmConfig = typeof c === 'object' && c !== null && 'contextLength' in c && 'layers' in c && !('positions' in c);
+  return isOldLmConfig ? { ...c, positions: 'learned' } : c;
 }
 
 function configDiff(a: unknown, b: unknown, prefix = ''): string[] {

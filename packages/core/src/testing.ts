@@ -14,6 +14,7 @@ import { Tokenizer } from './tokenizer.js';
 export const tinyLmConfig: LmConfig = {
   vocabSize: 16,
   contextLength: 16,
+  positions: 'learned',
   layers: 2,
   heads: 2,
   width: 8,

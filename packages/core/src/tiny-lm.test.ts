@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { disposeCache } from './kv-cache.js';
 import { Rng } from './rng.js';
 import { expectClose, expectNoLeak, forEachBackend, tinyLm, tinyLmConfig } from './testing.js';
-import { TinyLm } from './tiny-lm.js';
+import { POSITION_KINDS, TinyLm } from './tiny-lm.js';
 
 const ids = (rows: number[][]) => tf.tensor2d(rows, [rows.length, rows[0].length], 'int32');
 
@@ -26,58 +26,84 @@ forEachBackend((backend, ready) => {
     lm.dispose();
   });
 
-  it('decoding step by step with the cache gives the full forward logits', async (ctx) => {
+  for (const positions of POSITION_KINDS) {
+    it(`${positions} positions: decoding step by step with the cache gives the full forward logits`, async (ctx) => {
+      if (!ready()) return ctx.skip();
+      const lm = tinyLm({ positions });
+      const seq = [[3, 1, 4, 1, 5, 9, 2], [2, 7, 1, 8, 2, 8, 1]];
+      await expectNoLeak(() =>
+        tf.tidy(() => {
+          const full = lm.forward(lm.embed(ids(seq))).logits;
+          const first = lm.forward(lm.embed(ids(seq.map((r) => r.slice(0, 3)))));
+          let cache = first.cache;
+          const steps: tf.Tensor[] = [first.logits];
+          for (let t = 3; t < 7; t++) {
+            const out = lm.forward(lm.embed(ids(seq.map((r) => [r[t]]))), { cache });
+            disposeCache(cache);
+            cache = out.cache;
+            steps.push(out.logits);
+          }
+          expect(cache.position).toBe(7);
+          expectClose(tf.concat(steps, 1), full, tol);
+        }),
+      );
+      lm.dispose();
+    });
+
+    it(`${positions} positions: a left-padded row gives the same logits as the same row unpadded`, async (ctx) => {
+      if (!ready()) return ctx.skip();
+      const lm = tinyLm({ positions });
+      tf.tidy(() => {
+        const alone = lm.forward(lm.embed(ids([[5, 6, 7]]))).logits;
+        const padded = lm.forward(lm.embed(ids([[0, 0, 5, 6, 7], [1, 2, 3, 4, 5]])), {
+          attentionMask: tf.tensor2d([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]]),
+          positions: tf.tensor2d([[0, 0, 0, 1, 2], [0, 1, 2, 3, 4]], [2, 5], 'int32'),
+        }).logits;
+        expectClose(tf.slice(padded, [0, 2, 0], [1, 3, -1]), alone, tol);
+      });
+      lm.dispose();
+    });
+
+    it(`${positions} positions: extraKV is attended to as earlier positions (equals passing the same keys as a cache)`, async (ctx) => {
+      if (!ready()) return ctx.skip();
+      const lm = tinyLm({ positions });
+      tf.tidy(() => {
+        const prefix = lm.forward(lm.embed(ids([[9, 8, 7]])));
+        const viaCache = lm.forward(lm.embed(ids([[1, 2]])), { cache: prefix.cache }).logits;
+        const viaExtra = lm.forward(lm.embed(ids([[1, 2]])), { extraKV: { layers: prefix.cache.layers }, positions: tf.tensor2d([[3, 4]], [1, 2], 'int32') });
+        expectClose(viaExtra.logits, viaCache, tol);
+        expect(viaExtra.cache.keyMask.shape).toEqual([1, 5]);
+        // A masked-out extra position changes nothing compared with no extra at all.
+        const none = lm.forward(lm.embed(ids([[1, 2]]))).logits;
+        const masked = lm.forward(lm.embed(ids([[1, 2]])), { extraKV: { layers: prefix.cache.layers, mask: tf.zeros([1, 3]) } }).logits;
+        expectClose(masked, none, tol);
+      });
+      lm.dispose();
+    });
+  }
+
+  it('rotary positions: logits depend only on relative positions; learned ones on absolute positions', async (ctx) => {
     if (!ready()) return ctx.skip();
-    const lm = tinyLm();
-    const seq = [[3, 1, 4, 1, 5, 9, 2], [2, 7, 1, 8, 2, 8, 1]];
+    const rotary = tinyLm({ positions: 'rotary' });
+    const learned = tinyLm({ positions: 'learned' });
+    expect(rotary.params.has('wpe')).toBe(false);
+    expect(rotary.size).toBe(learned.size - tinyLmConfig.contextLength * tinyLmConfig.width);
     await expectNoLeak(() =>
       tf.tidy(() => {
-        const full = lm.forward(lm.embed(ids(seq))).logits;
-        const first = lm.forward(lm.embed(ids(seq.map((r) => r.slice(0, 3)))));
-        let cache = first.cache;
-        const steps: tf.Tensor[] = [first.logits];
-        for (let t = 3; t < 7; t++) {
-          const out = lm.forward(lm.embed(ids(seq.map((r) => [r[t]]))), { cache });
-          disposeCache(cache);
-          cache = out.cache;
-          steps.push(out.logits);
-        }
-        expect(cache.position).toBe(7);
-        expectClose(tf.concat(steps, 1), full, tol);
+        const at = (start: number) => tf.tensor2d([[start, start + 1, start + 2, start + 3]], [1, 4], 'int32');
+        const seq = ids([[3, 1, 4, 1]]);
+        const shifted = (lm: TinyLm) => lm.forward(lm.embed(seq), { positions: at(7) }).logits;
+        const base = (lm: TinyLm) => lm.forward(lm.embed(seq), { positions: at(0) }).logits;
+        expectClose(shifted(rotary), base(rotary), tol);
+        expect(tf.max(tf.abs(tf.sub(shifted(learned), base(learned)))).dataSync()[0]).toBeGreaterThan(1e-3);
+        // Order still matters: the last position sees [1, 4, 1, 3] differently from [3, 1, 4, 1].
+        const swapped = rotary.forward(rotary.embed(ids([[1, 4, 1, 3]]))).logits;
+        const last = (t: tf.Tensor) => tf.slice(t, [0, 3, 0], [1, 1, -1]);
+        expect(tf.max(tf.abs(tf.sub(last(swapped), last(rotary.forward(rotary.embed(ids([[4, 1, 1, 3]]))).logits)))).dataSync()[0]).toBeGreaterThan(1e-4);
       }),
     );
-    lm.dispose();
-  });
-
-  it('a left-padded row gives the same logits as the same row unpadded', async (ctx) => {
-    if (!ready()) return ctx.skip();
-    const lm = tinyLm();
-    tf.tidy(() => {
-      const alone = lm.forward(lm.embed(ids([[5, 6, 7]]))).logits;
-      const padded = lm.forward(lm.embed(ids([[0, 0, 5, 6, 7], [1, 2, 3, 4, 5]])), {
-        attentionMask: tf.tensor2d([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]]),
-        positions: tf.tensor2d([[0, 0, 0, 1, 2], [0, 1, 2, 3, 4]], [2, 5], 'int32'),
-      }).logits;
-      expectClose(tf.slice(padded, [0, 2, 0], [1, 3, -1]), alone, tol);
-    });
-    lm.dispose();
-  });
-
-  it('extraKV is attended to as earlier positions (equals passing the same keys as a cache)', async (ctx) => {
-    if (!ready()) return ctx.skip();
-    const lm = tinyLm();
-    tf.tidy(() => {
-      const prefix = lm.forward(lm.embed(ids([[9, 8, 7]])));
-      const viaCache = lm.forward(lm.embed(ids([[1, 2]])), { cache: prefix.cache }).logits;
-      const viaExtra = lm.forward(lm.embed(ids([[1, 2]])), { extraKV: { layers: prefix.cache.layers }, positions: tf.tensor2d([[3, 4]], [1, 2], 'int32') });
-      expectClose(viaExtra.logits, viaCache, tol);
-      expect(viaExtra.cache.keyMask.shape).toEqual([1, 5]);
-      // A masked-out extra position changes nothing compared with no extra at all.
-      const none = lm.forward(lm.embed(ids([[1, 2]]))).logits;
-      const masked = lm.forward(lm.embed(ids([[1, 2]])), { extraKV: { layers: prefix.cache.layers, mask: tf.zeros([1, 3]) } }).logits;
-      expectClose(masked, none, tol);
-    });
-    lm.dispose();
+    rotary.dispose();
+    learned.dispose();
   });
 
   it('newKv holds the new positions\' keys and values, the tail of the returned cache', async (ctx) => {
@@ -107,6 +133,8 @@ forEachBackend((backend, ready) => {
       expect(() => lm.forward(tf.zeros([1, 17, 8]) as tf.Tensor3D)).toThrow(/exceed contextLength 16/);
     });
     expect(() => new TinyLm({ ...tinyLmConfig, heads: 3 }, new Rng(0))).toThrow(/divisible/);
+    expect(() => new TinyLm({ ...tinyLmConfig, positions: 'alibi' } as never, new Rng(0))).toThrow(/lm.positions must be one of learned, rotary, got "alibi"/);
+    expect(() => new TinyLm({ ...tinyLmConfig, width: 6, heads: 2, positions: 'rotary' }, new Rng(0))).toThrow(/even head width/);
     expect(() => new TinyLm({ ...tinyLmConfig, layerz: 1 } as never, new Rng(0))).toThrow(/unknown config key "layerz"/);
     lm.dispose();
   });

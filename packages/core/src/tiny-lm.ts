@@ -1,11 +1,12 @@
 /**
- * A GPT-2-style decoder LM: learned positions, pre-LayerNorm blocks, causal multi-head
+ * A GPT-2-style decoder LM: learned positions (or rotary ones), pre-LayerNorm blocks, causal multi-head
  * attention, tanh-GELU MLP, output head tied to the token embedding. This is the contract every
  * method in Telepath uses:
  *   embed(ids [B,T]) → [B,T,C]
  *   forward(embeds [B,T,C], { cache?, attentionMask?, extraKV?, positions? })
  *     → { logits [B,T,V], hidden: L+1 × [B,T,C], cache, newKv: L × {k, v} [B,H,T,D] }
- * `hidden[0]` is the embedding output (token + position), `hidden[l]` the output of block l, and
+ * `hidden[0]` is the embedding output (token + learned position; the token alone with rotary
+ * positions, which rotate each layer's queries and keys instead), `hidden[l]` the output of block l, and
  * the last entry is after the final LayerNorm (the LM head's input, as in GPT-2). Decoding step
  * by step with the returned cache gives the same logits as one full forward.
  * Letters: B batch, T new tokens, S key positions, C width, H heads, D head width, V vocab, L layers.
@@ -20,8 +21,14 @@ import { tidy, variableFrom } from './tidy.js';
 
 export interface LmConfig {
   vocabSize: number;
-  /** Number of learned positions (the longest sequence, prefix and cache included). */
+  /** Number of positions (the longest sequence, prefix and cache included). */
   contextLength: number;
+  /**
+   * 'learned': GPT-2's added position table `wpe`. 'rotary': RoPE (Su et al. 2021, RoFormer §3.4):
+   * queries and keys rotated by their position, so attention scores depend on relative offsets;
+   * no `wpe` parameter. Keys in the cache (and in `extraKV`) are stored already rotated.
+   */
+  positions: PositionKind;
   layers: number;
   heads: number;
   width: number;
@@ -33,9 +40,15 @@ export interface LmConfig {
   initStd: number;
 }
 
+export type PositionKind = 'learned' | 'rotary';
+export const POSITION_KINDS: readonly PositionKind[] = ['learned', 'rotary'];
+/** RoFormer §3.3: θ_i = 10000^(−2i/D). */
+const ROTARY_BASE = 10000;
+
 export const DEFAULT_LM_CONFIG: LmConfig = {
   vocabSize: 64,
   contextLength: 64,
+  positions: 'learned',
   layers: 4,
   heads: 4,
   width: 128,
@@ -71,6 +84,8 @@ export function lmConfig(overrides: unknown = {}): LmConfig {
     if (!Number.isInteger(c[k]) || c[k] <= 0) throw new Error(`lm.${k} must be a positive integer, got ${c[k]}`);
   }
   if (c.width % c.heads !== 0) throw new Error(`lm.width (${c.width}) must be divisible by lm.heads (${c.heads})`);
+  if (!POSITION_KINDS.includes(c.positions)) throw new Error(`lm.positions must be one of ${POSITION_KINDS.join(', ')}, got "${c.positions}"`);
+  if (c.positions === 'rotary' && (c.width / c.heads) % 2 !== 0) throw new Error(`lm.positions "rotary" needs an even head width, got width/heads = ${c.width / c.heads}`);
   if (c.dropout < 0 || c.dropout >= 1) throw new Error(`lm.dropout must be in [0, 1), got ${c.dropout}`);
   return c;
 }
@@ -79,10 +94,13 @@ export class TinyLm {
   readonly config: LmConfig;
   /** Parameters by name ('wte', 'h0.attn.wq', …) in a fixed order; checkpoints rely on the names. */
   readonly params: Map<string, tf.Variable>;
+  /** Rotary positions only: fixed tables, built once (not parameters). */
+  private readonly rotary: RotaryTables | null;
 
   constructor(config: Partial<LmConfig> | LmConfig, rng: Rng, namePrefix = 'lm') {
     this.config = lmConfig(config);
     this.params = initParams(this.config, rng.fork('init'), namePrefix);
+    this.rotary = this.config.positions === 'rotary' ? rotaryTables(this.config.contextLength, this.config.width / this.config.heads) : null;
   }
 
   /** [B, T] int32 ids → [B, T, C] token embeddings (positions are added in `forward`). */
@@ -105,7 +123,8 @@ export class TinyLm {
       const [B, T] = embeds.shape;
       const drop = o.training && c.dropout > 0 && o.rng ? o.rng : undefined;
       const pos = o.positions ?? defaultPositions(B, T, o.cache?.position ?? 0, c.contextLength);
-      let x = tf.add(embeds, tf.gather(this.p('wpe'), pos)) as tf.Tensor3D; // [B, T, C]
+      let x = this.rotary ? embeds : (tf.add(embeds, tf.gather(this.p('wpe'), pos)) as tf.Tensor3D); // [B, T, C]
+      const rotate = this.rotary ? rotation(this.rotary, pos) : undefined;
       x = dropout(x, c.dropout, drop?.tfSeed()) as tf.Tensor3D;
       const hidden: tf.Tensor3D[] = [x];
       const keyMask = buildKeyMask(B, T, o); // [B, S]
@@ -114,7 +133,7 @@ export class TinyLm {
       const newKv: LayerKv[] = [];
       for (let l = 0; l < c.layers; l++) {
         const prefix = [o.cache?.layers[l], o.extraKV?.layers[l]].filter((p): p is LayerKv => p !== undefined);
-        const att = this.attention(l, layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), c.layerNormEps), prefix, bias, drop);
+        const att = this.attention(l, layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), c.layerNormEps), prefix, bias, drop, rotate);
         layers.push(att.kv);
         newKv.push(att.newKv);
         x = tf.add(x, dropout(att.out, c.dropout, drop?.tfSeed())) as tf.Tensor3D;
@@ -145,6 +164,7 @@ export class TinyLm {
   dispose(): void {
     for (const v of this.params.values()) v.dispose();
     this.params.clear();
+    if (this.rotary) for (const t of Object.values(this.rotary)) t.dispose();
   }
 
   private p(name: string): tf.Variable {
@@ -154,13 +174,14 @@ export class TinyLm {
   }
 
   /** Causal self-attention of layer l over prefix keys (cache, extra) and the new positions. */
-  private attention(l: number, h: tf.Tensor, prefix: LayerKv[], bias: tf.Tensor4D, drop: Rng | undefined): { out: tf.Tensor3D; kv: LayerKv; newKv: LayerKv } {
+  private attention(l: number, h: tf.Tensor, prefix: LayerKv[], bias: tf.Tensor4D, drop: Rng | undefined, rotate?: (t: tf.Tensor4D) => tf.Tensor4D): { out: tf.Tensor3D; kv: LayerKv; newKv: LayerKv } {
     const { heads: H, width: C } = this.config;
     const [B, T] = h.shape;
     const D = C / H;
     const split = (t: tf.Tensor) => tf.transpose(tf.reshape(t, [B, T, H, D]), [0, 2, 1, 3]) as tf.Tensor4D; // [B, H, T, D]
-    const q = split(linear(h, this.p(`h${l}.attn.wq`), this.p(`h${l}.attn.bq`)));
-    const newKv = { k: split(linear(h, this.p(`h${l}.attn.wk`), this.p(`h${l}.attn.bk`))), v: split(linear(h, this.p(`h${l}.attn.wv`), this.p(`h${l}.attn.bv`))) };
+    const place = rotate ?? ((t: tf.Tensor4D) => t);
+    const q = place(split(linear(h, this.p(`h${l}.attn.wq`), this.p(`h${l}.attn.bq`))));
+    const newKv = { k: place(split(linear(h, this.p(`h${l}.attn.wk`), this.p(`h${l}.attn.bk`)))), v: split(linear(h, this.p(`h${l}.attn.wv`), this.p(`h${l}.attn.bv`))) };
     let { k, v } = newKv;
     if (prefix.length > 0) {
       k = tf.concat([...prefix.map((p) => p.k), k], 2) as tf.Tensor4D; // [B, H, S, D]
@@ -191,7 +212,7 @@ function initParams(c: LmConfig, rng: Rng, prefix: string): Map<string, tf.Varia
     params.set(name, variableFrom(tf.tensor(values, shape, 'float32'), true, `${prefix}.${name}#${uniqueSuffix()}`));
   };
   add('wte', [c.vocabSize, C], 'normal');
-  add('wpe', [c.contextLength, C], 'normal');
+  if (c.positions === 'learned') add('wpe', [c.contextLength, C], 'normal');
   for (let l = 0; l < c.layers; l++) {
     add(`h${l}.ln1.g`, [C], 'ones');
     add(`h${l}.ln1.b`, [C], 'zeros');
@@ -216,6 +237,46 @@ function initParams(c: LmConfig, rng: Rng, prefix: string): Map<string, tf.Varia
 let counter = 0;
 function uniqueSuffix(): number {
   return counter++;
+}
+
+interface RotaryTables {
+  cos: tf.Tensor2D; // [contextLength, D]
+  sin: tf.Tensor2D; // [contextLength, D]
+  /** rotateHalf as a matrix: x·R = [−x₂, x₁] for x = [x₁, x₂] (a matMul, no slicing in the gradient). */
+  half: tf.Tensor2D; // [D, D]
+}
+
+/** cos/sin of position p · θ_i, with pair i made of channels i and i + D/2 (the rotate-half layout). */
+function rotaryTables(contextLength: number, D: number): RotaryTables {
+  const half = D / 2;
+  const cos = new Float32Array(contextLength * D);
+  const sin = new Float32Array(contextLength * D);
+  for (let p = 0; p < contextLength; p++) {
+    for (let j = 0; j < D; j++) {
+      const angle = p * Math.pow(ROTARY_BASE, (-2 * (j % half)) / D);
+      cos[p * D + j] = Math.cos(angle);
+      sin[p * D + j] = Math.sin(angle);
+    }
+  }
+  const r = new Float32Array(D * D);
+  for (let i = 0; i < half; i++) {
+    r[(i + half) * D + i] = -1; // out[i] = −x[i + D/2]
+    r[i * D + i + half] = 1; // out[i + D/2] = x[i]
+  }
+  return { cos: tf.keep(tf.tensor2d(cos, [contextLength, D])), sin: tf.keep(tf.tensor2d(sin, [contextLength, D])), half: tf.keep(tf.tensor2d(r, [D, D])) };
+}
+
+/** The rotation of queries or keys [B, H, T, D] at positions [B, T]: x·cos + rotateHalf(x)·sin. */
+function rotation(r: RotaryTables, pos: tf.Tensor2D): (t: tf.Tensor4D) => tf.Tensor4D {
+  const [B, T] = pos.shape;
+  const D = r.half.shape[0];
+  const cos = tf.reshape(tf.gather(r.cos, pos), [B, 1, T, D]); // [B, 1, T, D]
+  const sin = tf.reshape(tf.gather(r.sin, pos), [B, 1, T, D]);
+  return (t) => {
+    const H = t.shape[1];
+    const turned = tf.reshape(tf.matMul(tf.reshape(t, [B * H * T, D]), r.half), [B, H, T, D]); // [B, H, T, D]
+    return tf.add(tf.mul(t, cos), tf.mul(turned, sin)) as tf.Tensor4D;
+  };
 }
 
 function defaultPositions(B: number, T: number, start: number, contextLength: number): tf.Tensor2D {

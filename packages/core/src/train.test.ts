@@ -37,7 +37,7 @@ describe('train', () => {
     expect(res.losses[0]).toBeGreaterThan(2);
     expect(res.losses[res.losses.length - 1]).toBeLessThan(0.05);
     lm.dispose();
-  });
+  }, 30_000); // 150 steps on the cpu backend: ≈ 5 s alone, more beside other test files
 
   it('same seed gives identical losses; the tensor count stays flat over 20 steps', async () => {
     const counts: number[] = [];

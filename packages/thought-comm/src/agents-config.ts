@@ -5,7 +5,7 @@
  * §1.12 accuracy and consensus). The task and its data are the lab's: this config holds
  * everything else. Every value cites methods.md or says `chosen:` with a reason.
  */
-import { parseConfig } from '@telepath/core';
+import { parseConfig, type LmConfig, type PositionKind } from '@telepath/core';
 import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_READOUT_CONFIG, validateAutoencoderConfig, type AutoencoderConfig, type ReadoutConfig } from './config.js';
 
 /** 'no-cot': question → ### answer; 'cot': question → steps → ### answer (same segments as @telepath/cot). */
@@ -19,7 +19,7 @@ export type AdapterObjective = 'paper' | 'task';
 /** 'random': the prefix replaced by Gaussian vectors of the same norm; 'shuffle': thoughts of another question. */
 export type CommControl = 'random' | 'shuffle';
 
-export interface AgentLmSettings { layers: number; heads: number; width: number; mlpRatio: number; dropout: number; layerNormEps: number; initStd: number; contextLength: number }
+export type AgentLmSettings = Omit<LmConfig, 'vocabSize'>;
 
 export interface AgentTrainingConfig {
   variant: AgentVariant;
@@ -75,7 +75,7 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
   description: '',
   seeds: [0],
   agents: 3, // third-party (methods.md §1.10): "3 agents, 2 rounds (main)"
-  lm: { layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02, contextLength: 0 }, // chosen: the quickstart's reference LM
+  lm: { positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02, contextLength: 0 }, // chosen: the quickstart's reference LM
   agentTraining: {
     variant: 'no-cot', // chosen: No-CoT beat CoT on Countdown-3 at 1,000 steps in the quickstart, and decodes 3× fewer tokens
     steps: 1000, // chosen: the quickstart's No-CoT budget
