@@ -52,6 +52,20 @@ describe('checkpoints', () => {
     [lm, wider].forEach((m) => m.dispose());
   });
 
+  it('reads an LM config saved before lm.positions existed as learned positions, and refuses it for a rotary model', async () => {
+    const lm = tinyLm();
+    const path = join(dir, 'old.ckpt');
+    const { positions: _dropped, ...oldConfig } = lm.config;
+    await saveCheckpoint({ path, params: lm.params, modelConfig: oldConfig, step: 1 });
+    const same = tinyLm({}, 5);
+    const ck = await readCheckpoint(path);
+    restoreCheckpoint(path, ck, { params: same.params, modelConfig: same.config });
+    expect(Array.from(same.params.get('wpe')!.dataSync())).toEqual(Array.from(lm.params.get('wpe')!.dataSync()));
+    const rotary = tinyLm({ positions: 'rotary' });
+    expect(() => restoreCheckpoint(path, ck, { params: rotary.params, modelConfig: rotary.config })).toThrow(/positions: checkpoint "learned", model "rotary"/);
+    [lm, same, rotary].forEach((m) => m.dispose());
+  });
+
   it('detects truncated, corrupted and foreign files with the path in the message', async () => {
     const path = join(dir, 'c.bin');
     await writeTensorFile(path, { x: { dtype: 'float32', shape: [2, 2], values: new Float32Array([1, 2, 3, 4]) } }, { hello: 1 });
