@@ -34,6 +34,7 @@ import { evaluate } from './evaluate.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { Progress } from './progress.js';
+import { acquireRunLock } from './run-lock.js';
 
 export interface ArmSummary {
   experiment: string;
@@ -90,11 +91,29 @@ export function armRunDir(runsDir: string, exp: ExperimentConfig, name: string, 
 }
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
+  const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
+  if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readSummary(dir);
+  const lock = await acquireRunLock(dir, {
+    shouldStop: o.shouldStop,
+    onWait: (h) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: process ${h.pid} has been training ${dir} since ${h.since}; waiting for it`),
+  });
+  if (!lock) return 'interrupted';
+  try {
+    if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readSummary(dir); // finished by the process it waited for
+    return await runLockedArm(o, dir);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function readSummary(dir: string): Promise<ArmSummary> {
+  return JSON.parse(await fs.readFile(path.join(dir, 'summary.json'), 'utf8')) as ArmSummary;
+}
+
+async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary | 'interrupted'> {
   const { exp, arm, seed, data } = o;
-  const dir = runDirOf(o.runsDir, exp.name, arm.name, seed);
   const summaryFile = path.join(dir, 'summary.json');
   if (o.force) await fs.rm(dir, { recursive: true, force: true });
-  else if (existsSync(summaryFile)) return JSON.parse(await fs.readFile(summaryFile, 'utf8')) as ArmSummary;
 
   const method = methodById(arm.method, `arm ${arm.name}`);
   const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one

@@ -1,0 +1,64 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initBackend } from '@telepath/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { validateExperiment } from './experiment.js';
+import { runExperiment } from './run-experiment.js';
+import { acquireRunLock, lockFileOf } from './run-lock.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+describe('run directory locks', () => {
+  it('a second taker waits until the first releases, then holds the lock itself', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'lock-')), 'exp', 'arm', 's0');
+    const first = await acquireRunLock(dir);
+    expect(JSON.parse(readFileSync(lockFileOf(dir), 'utf8')).pid).toBe(process.pid);
+    const events: string[] = [];
+    const second = acquireRunLock(dir, { pollMs: 5, onWait: (h) => events.push(`wait ${h.pid}`) }).then((l) => {
+      events.push('second');
+      return l;
+    });
+    await new Promise((r) => setTimeout(r, 40));
+    events.push('release');
+    await first!.release();
+    const l2 = await second;
+    expect(events).toEqual([`wait ${process.pid}`, 'release', 'second']);
+    await l2!.release();
+    expect(existsSync(lockFileOf(dir))).toBe(false);
+  });
+
+  it('takes over a lock whose process has exited, and stops waiting on request', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'lock-')), 's0');
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    mkdirSync(join(dir, '..'), { recursive: true });
+    writeFileSync(lockFileOf(dir), JSON.stringify({ pid: gone, host: hostname(), since: 'then' }));
+    const taken = await acquireRunLock(dir, { pollMs: 5 });
+    expect(JSON.parse(readFileSync(lockFileOf(dir), 'utf8')).pid).toBe(process.pid);
+    expect(await acquireRunLock(dir, { pollMs: 5, shouldStop: () => true })).toBeNull();
+    await taken!.release();
+  });
+});
+
+it('two runs of one experiment at once train each arm once; the second reads the first one\'s record', async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'lab-lock-'));
+  const micro = {
+    name: 'micro',
+    task: 'countdown',
+    data: { n: 3, trainCount: 40, testCount: 6, seed: 0 },
+    seeds: [0],
+    lm: { layers: 1, heads: 2, width: 16 },
+    train: { batchSize: 4, logEvery: 1, checkpointEvery: 2, optim: { lr: 0.003, warmupSteps: 1 } },
+    eval: { batchSize: 3, maxNewTokens: 24, controls: [] },
+    arms: [{ name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 6 } }],
+  };
+  const run = () => runExperiment(validateExperiment(micro, 'micro.json'), { runsDir: runs, quiet: true, log: () => {} });
+  const [a, b] = await Promise.all([run(), run()]);
+  expect(b.results).toEqual(a.results);
+  const steps = readFileSync(join(runs, 'micro', 'no-cot', 's0', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).step as number);
+  expect(steps).toEqual([1, 2, 3, 4, 5, 6, 1]); // six training steps (logged once each) and the test line
+  expect(existsSync(lockFileOf(join(runs, 'micro', 'no-cot', 's0')))).toBe(false);
+});
