@@ -36,6 +36,8 @@ then prints the comparison table and writes table.md / table.csv beside the runs
 A config with a top-level "kind" (thought-comm-synthetic, thought-comm-agents) runs that kind's own
 experiment instead, with its records under <runs>/<name>/ and its own table (or JSON with --json).
   --set key=value   override a config value (JSON-parsed), e.g. --set train.batchSize=16 --set arms.cot.config.steps=200
+  --set profile=P   apply the config's profiles.P overrides (and the same profile of every experiment it reuses);
+                    its records go under <name>-P, e.g. --set profile=large, sized for a GPU
   --json            print {"experiment", "arms": [...]} on stdout instead of the table
   --force           retrain finished arms instead of reading their records
 Ctrl-C stops after the current step with checkpoints written; the same command resumes.`;

@@ -65,6 +65,8 @@ const DEFAULTS = {
   train: { batchSize: 32, logEvery: 25, checkpointEvery: 100, optim: { ...DEFAULT_OPTIM_CONFIG, warmupSteps: 50 } } satisfies TrainSettings,
   eval: { batchSize: 64, maxExamples: 0, maxNewTokens: 0, temperature: 0, topP: 1, controls: ['zero', 'shuffle', 'random'] } satisfies EvalSettings,
   arms: [] as unknown[],
+  /** Named sets of `--set` overrides, chosen with `--set profile=<name>` (e.g. "large", sized for a GPU). */
+  profiles: null as unknown,
   why: null as unknown,
 };
 
@@ -106,6 +108,9 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
   });
   for (const ctl of c.eval.controls) {
     if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never)) throw new Error(`${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`);
+  }
+  for (const [name, sets] of Object.entries((c.profiles ?? {}) as Record<string, unknown>)) {
+    if (!SLUG.test(name) || !Array.isArray(sets) || !sets.every((x) => typeof x === 'string' && x.includes('='))) throw new Error(`${where}: profiles.${name}: expected a slug naming a list of "key=value" overrides (the --set syntax)`);
   }
   const why = (c.why ?? {}) as Record<string, unknown>;
   for (const [k, v] of Object.entries(why)) if (typeof v !== 'string') throw new Error(`${where}: why["${k}"] must be a string`);
@@ -180,8 +185,27 @@ export async function loadExperiment(file: string, sets: string[] = []): Promise
   } catch (e) {
     throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
   }
-  const withSets = applyArmSets(raw as Record<string, unknown>, sets);
-  return validateExperiment(withSets, path.basename(file), await readSources(withSets, path.dirname(file)));
+  const profile = sets.filter((x) => x.startsWith('profile=')).map((x) => x.slice('profile='.length)).pop();
+  const own = sets.filter((x) => !x.startsWith('profile='));
+  const where = path.basename(file);
+  const withSets = applyArmSets(profile ? withProfile(raw, profile, where) : (raw as Record<string, unknown>), own);
+  const sources = await readSources(withSets, path.dirname(file));
+  if (profile) for (const [name, src] of Object.entries(sources)) sources[name] = withProfile(src, profile, `${name}.json (reused by ${where})`);
+  return validateExperiment(withSets, where, sources);
+}
+
+/**
+ * The experiment under profile `name`: its `profiles[name]` overrides applied, and `-<name>` added
+ * to its name so the profile's runs never mix with the default ones.
+ */
+function withProfile(raw: unknown, name: string, where: string): Record<string, unknown> {
+  const c = raw as { name?: unknown; profiles?: unknown };
+  const profiles = (typeof c?.profiles === 'object' && c.profiles !== null ? c.profiles : {}) as Record<string, unknown>;
+  const sets = profiles[name];
+  if (sets === undefined) throw new Error(`${where}: no profile "${name}". Profiles: ${Object.keys(profiles).join(', ') || '(none)'}`);
+  if (!Array.isArray(sets) || !sets.every((x) => typeof x === 'string' && x.includes('='))) throw new Error(`${where}: profiles.${name} must be a list of "key=value" overrides (the --set syntax)`);
+  const out = applyArmSets(raw as Record<string, unknown>, sets as string[]);
+  return { ...out, name: `${String(c.name)}-${name}` };
 }
 
 /** `arms.<name>.x=v` addresses the arm called <name>; everything else is a plain key path. */

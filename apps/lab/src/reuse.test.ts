@@ -62,6 +62,27 @@ describe('reused arms', () => {
     expect(exp.arms[0].reuse?.arm).toBe('no-cot-more');
   });
 
+  it('--set profile=<name> applies that profile to the experiment and to every source it reuses, under "-<name>" names', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reuse-profile-'));
+    const big = ['lm.width=32', 'train.batchSize=8'];
+    writeFileSync(join(dir, 'base.json'), JSON.stringify({ ...BASE, profiles: { large: big } }));
+    writeFileSync(join(dir, 'user.json'), JSON.stringify({ ...USER, profiles: { large: [...big, 'arms.soft.config.steps=5'] } }));
+    const exp = await loadExperiment(join(dir, 'user.json'), ['profile=large', 'seeds=[1]']);
+    expect(exp.name).toBe('user-large');
+    expect(exp.lm.width).toBe(32);
+    expect(exp.train.batchSize).toBe(8);
+    expect(exp.seeds).toEqual([1]);
+    expect(exp.arms[1].config.steps).toBe(5);
+    expect(exp.arms[0].reuse?.experiment.name).toBe('base-large');
+    expect(exp.arms[0].reuse?.experiment.lm.width).toBe(32);
+    expect((await loadExperiment(join(dir, 'user.json'))).lm.width).toBe(16); // the default profile is untouched
+    await expect(loadExperiment(join(dir, 'user.json'), ['profile=huge'])).rejects.toThrow(/user.json: no profile "huge". Profiles: large/);
+    // A source without the profile cannot stay like for like: named in the error.
+    writeFileSync(join(dir, 'base.json'), JSON.stringify(BASE));
+    await expect(loadExperiment(join(dir, 'user.json'), ['profile=large'])).rejects.toThrow(/base.json \(reused by user.json\): no profile "large"/);
+    expect(() => validateExperiment({ ...BASE, profiles: { large: [3] } }, 'base.json')).toThrow(/profiles.large: expected a slug naming a list of "key=value" overrides/);
+  });
+
   it('train the source arm (and what it starts from) once, in the source run directory', async () => {
     const runs = mkdtempSync(join(tmpdir(), 'reuse-runs-'));
     const quiet = { quiet: true, log: () => {} };
