@@ -1,6 +1,7 @@
 /**
  * The `telepath` CLI. Commands: run, eval, report, list. `telepath <command> --help` for each.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import * as path from 'node:path';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
@@ -10,7 +11,9 @@ import { EXPERIMENT_KINDS, readKind } from './kinds.js';
 import { listCommand } from './list.js';
 import { loadExperiment } from './experiment.js';
 import { reportCommand } from './report.js';
+import type { ArmSummary } from './run-arm.js';
 import { runExperiment } from './run-experiment.js';
+import { loadSweep, writeSweepReport } from './sweep.js';
 import { aggregate, resultsJson, tableText } from './table.js';
 
 const HELP = `telepath — latent reasoning experiments
@@ -35,6 +38,9 @@ Trains and evaluates each arm for each seed, writing run records under <runs>/<e
 then prints the comparison table and writes table.md / table.csv beside the runs.
 A config with a top-level "kind" (thought-comm-synthetic, thought-comm-agents) runs that kind's own
 experiment instead, with its records under <runs>/<name>/ and its own table (or JSON with --json).
+A config with "sweep": { "key": "data.n", "values": [3, 4, 5, 6] } runs one experiment per value
+(<name>-n3, <name>-n4, …), then writes the accuracy of every arm against the value to
+<runs>/<name>/sweep/ (sweep.md, sweep.csv, accuracy-vs-n.svg/.png).
   --set key=value   override a config value (JSON-parsed), e.g. --set train.batchSize=16 --set arms.cot.config.steps=200
   --set profile=P   apply the config's profiles.P overrides (and the same profile of every experiment it reuses);
                     its records go under <name>-P, e.g. --set profile=large, sized for a GPU
@@ -80,7 +86,8 @@ async function runCommand(args: string[]): Promise<number> {
     return 2;
   }
   const kind = await readKind(positionals[0], values.set);
-  const exp = kind ? null : await loadExperiment(positionals[0], values.set);
+  const sweep = kind ? null : await loadSweep(positionals[0], values.set);
+  const exp = kind || sweep ? null : await loadExperiment(positionals[0], values.set);
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
   let stopRequested = false;
@@ -96,14 +103,24 @@ async function runCommand(args: string[]): Promise<number> {
       console.log(values.json ? JSON.stringify(r.json) : `\n${r.text}`);
       return r.interrupted ? 130 : 0;
     }
-    if (!exp) return 2;
-    const { results, interrupted } = await runExperiment(exp, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: () => stopRequested, quiet: values.quiet });
-    if (values.json) console.log(JSON.stringify(resultsJson(exp.name, results)));
-    else if (results.length) console.log(`\n${exp.name} (${exp.task})\n${tableText(aggregate(results))}`);
-    if (interrupted) return 130;
-    if (!values.json) {
-      const report = await reportCommand([exp.name, '--runs', values.runs!, '--quiet']);
-      if (report !== 0) return report;
+    const experiments = sweep ? sweep.experiments : exp ? [exp] : [];
+    const done: ArmSummary[][] = [];
+    for (const e of experiments) {
+      const { results, interrupted } = await runExperiment(e, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: () => stopRequested, quiet: values.quiet });
+      if (!values.json && results.length) console.log(`\n${e.name} (${e.task})\n${tableText(aggregate(results))}`);
+      if (interrupted) return 130;
+      done.push(results);
+      if (!values.json) {
+        const report = await reportCommand([e.name, '--runs', values.runs!, '--quiet']);
+        if (report !== 0) return report;
+      }
+    }
+    if (values.json) {
+      const json = experiments.map((e, i) => resultsJson(e.name, done[i]));
+      console.log(JSON.stringify(sweep ? { sweep: sweep.name, key: sweep.key, values: sweep.values, experiments: json } : json[0]));
+    } else if (sweep) {
+      const files = await writeSweepReport(sweep, done.map(aggregate), done, path.resolve(values.runs!));
+      console.log(`\n${sweep.name}: accuracy against ${sweep.key}\n${readFileSync(files[0], 'utf8')}`);
     }
     return 0;
   } finally {

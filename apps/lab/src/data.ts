@@ -48,7 +48,13 @@ export function checkTaskName(name: unknown, where: string): LabTaskName {
 }
 
 export function parseData(task: LabTaskName, data: unknown, where: string): object {
-  return parseConfig(DATA_DEFAULTS[task], data, `${where} data`);
+  const d = parseConfig(DATA_DEFAULTS[task], data, `${where} data`);
+  if (task === 'countdown') {
+    const c = d as CountdownData;
+    // The generator's range, checked here so a bad value stops the run before any training.
+    if (!Number.isInteger(c.n) || c.n < 2 || c.n > 6) throw new Error(`${where} data.n: Countdown takes 2 to 6 numbers, got ${JSON.stringify(c.n)}`);
+  }
+  return d;
 }
 
 const limit = (xs: Example[], n: number) => (n > 0 ? xs.slice(0, n) : xs);

@@ -67,6 +67,8 @@ const DEFAULTS = {
   arms: [] as unknown[],
   /** Named sets of `--set` overrides, chosen with `--set profile=<name>` (e.g. "large", sized for a GPU). */
   profiles: null as unknown,
+  /** `{ "key", "values" }`: one experiment per value (sweep.ts); only `telepath run` expands it. */
+  sweep: null as unknown,
   why: null as unknown,
 };
 
@@ -85,6 +87,7 @@ const SLUG = /^[a-z0-9][a-z0-9._-]*$/i;
 export function validateExperiment(raw: unknown, where: string, sources: Record<string, unknown> = {}, seen: string[] = []): ExperimentConfig {
   const c = parseConfig(DEFAULTS, raw, where);
   if (!c.name || !SLUG.test(c.name)) throw new Error(`${where}: "name" must be a non-empty slug (letters, digits, . _ -), got ${JSON.stringify(c.name)}`);
+  if (c.sweep !== null) throw new Error(`${where}: a sweep (one experiment per value of ${JSON.stringify((c.sweep as { key?: unknown }).key)}); telepath run expands it, loadSweep reads it`);
   const task = checkTaskName(c.task, `${where}: "task"`);
   const data = parseData(task, c.data ?? {}, where);
   if (c.seeds.length === 0 || !c.seeds.every((s) => Number.isInteger(s))) throw new Error(`${where}: "seeds" must be a non-empty list of integers`);
@@ -185,6 +188,11 @@ export async function loadExperiment(file: string, sets: string[] = []): Promise
   } catch (e) {
     throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
   }
+  return experimentFromRaw(raw, file, sets);
+}
+
+/** loadExperiment on an already parsed config (a sweep's per-value experiment); `file` locates reused sources and names errors. */
+export async function experimentFromRaw(raw: unknown, file: string, sets: string[] = []): Promise<ExperimentConfig> {
   const profile = sets.filter((x) => x.startsWith('profile=')).map((x) => x.slice('profile='.length)).pop();
   const own = sets.filter((x) => !x.startsWith('profile='));
   const where = path.basename(file);
