@@ -11,6 +11,7 @@ import { validateExperiment } from './experiment.js';
 import { readSummaries, writeReport } from './report.js';
 import { runExperiment } from './run-experiment.js';
 import { aggregate, tableMarkdown } from './table.js';
+import { MICRO_SETTINGS } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -18,12 +19,7 @@ beforeAll(async () => {
 
 const MICRO = {
   name: 'micro',
-  task: 'countdown',
-  data: { n: 3, trainCount: 40, testCount: 6, seed: 0 },
-  seeds: [0],
-  lm: { layers: 1, heads: 2, width: 16 },
-  train: { batchSize: 4, logEvery: 1, checkpointEvery: 2, optim: { lr: 0.003, warmupSteps: 1 } },
-  eval: { batchSize: 3, maxNewTokens: 24 },
+  ...MICRO_SETTINGS,
   arms: [
     { name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 4 } },
     { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4 } },

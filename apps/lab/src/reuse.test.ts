@@ -10,19 +10,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadExperiment, validateExperiment } from './experiment.js';
 import { readSummaries } from './report.js';
 import { runExperiment } from './run-experiment.js';
+import { MICRO_SETTINGS } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
 
-const SETTINGS = {
-  task: 'countdown',
-  data: { n: 3, trainCount: 40, testCount: 6, seed: 0 },
-  seeds: [0],
-  lm: { layers: 1, heads: 2, width: 16 },
-  train: { batchSize: 4, logEvery: 1, checkpointEvery: 2, optim: { lr: 0.003, warmupSteps: 1 } },
-  eval: { batchSize: 3, maxNewTokens: 24, controls: [] },
-};
+const SETTINGS = MICRO_SETTINGS;
 const BASE = { name: 'base', ...SETTINGS, arms: [{ name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 3 } }, { name: 'no-cot-more', method: 'cot', initFrom: 'no-cot', config: { variant: 'no-cot', steps: 2 } }] };
 const USER = {
   name: 'user',

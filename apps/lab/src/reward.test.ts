@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { validateExperiment } from './experiment.js';
 import { rewardFromTask } from './run-arm.js';
 import { runExperiment } from './run-experiment.js';
+import { MICRO_SETTINGS } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -31,11 +32,9 @@ describe('rewards and per-phase optimizer settings', () => {
     const runs = mkdtempSync(join(tmpdir(), 'lab-rl-'));
     const exp = validateExperiment({
       name: 'micro-rl',
-      task: 'countdown',
-      data: { n: 3, trainCount: 40, testCount: 4, seed: 0 },
-      seeds: [0],
-      lm: { layers: 1, heads: 2, width: 16 },
-      train: { batchSize: 4, logEvery: 1, checkpointEvery: 0, optim: { lr: 0.003, warmupSteps: 1 } },
+      ...MICRO_SETTINGS,
+      data: { ...MICRO_SETTINGS.data, testCount: 4 },
+      train: { ...MICRO_SETTINGS.train, checkpointEvery: 0 },
       eval: { batchSize: 4, maxNewTokens: 24, controls: ['zero'] },
       arms: [
         { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 2 } },

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { validateExperiment } from './experiment.js';
 import { runExperiment } from './run-experiment.js';
 import { acquireRunLock, lockFileOf } from './run-lock.js';
+import { MICRO_SETTINGS } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -22,7 +23,8 @@ describe('run directory locks', () => {
       events.push('second');
       return l;
     });
-    await new Promise((r) => setTimeout(r, 40));
+    while (events.length === 0) await new Promise((r) => setTimeout(r, 5)); // until the second is waiting
+    await new Promise((r) => setTimeout(r, 30)); // and has polled a few times
     events.push('release');
     await first!.release();
     const l2 = await second;
@@ -47,12 +49,7 @@ it('two runs of one experiment at once train each arm once; the second reads the
   const runs = mkdtempSync(join(tmpdir(), 'lab-lock-'));
   const micro = {
     name: 'micro',
-    task: 'countdown',
-    data: { n: 3, trainCount: 40, testCount: 6, seed: 0 },
-    seeds: [0],
-    lm: { layers: 1, heads: 2, width: 16 },
-    train: { batchSize: 4, logEvery: 1, checkpointEvery: 2, optim: { lr: 0.003, warmupSteps: 1 } },
-    eval: { batchSize: 3, maxNewTokens: 24, controls: [] },
+    ...MICRO_SETTINGS,
     arms: [{ name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 6 } }],
   };
   const run = () => runExperiment(validateExperiment(micro, 'micro.json'), { runsDir: runs, quiet: true, log: () => {} });

@@ -5,15 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { main } from './cli.js';
 import { loadExperiment, validateExperiment } from './experiment.js';
 import { loadSweep } from './sweep.js';
+import { MICRO_SETTINGS } from './testing.js';
 
 const MICRO = {
   name: 'micro',
-  task: 'countdown',
-  data: { n: 3, trainCount: 30, testCount: 4, seed: 0 },
-  seeds: [0],
-  lm: { layers: 1, heads: 2, width: 16 },
-  train: { batchSize: 4, logEvery: 1, checkpointEvery: 2, optim: { lr: 0.003, warmupSteps: 1 } },
-  eval: { batchSize: 4, maxNewTokens: 24, controls: [] },
+  ...MICRO_SETTINGS,
+  data: { ...MICRO_SETTINGS.data, testCount: 4 },
   arms: [{ name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 2 } }],
   sweep: { key: 'data.n', values: [3, 4] },
 };
