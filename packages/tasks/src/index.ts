@@ -22,6 +22,7 @@ export { generateProsqa, DEFAULT_PROSQA_GEN_CONFIG, PROSQA_GENERATOR_VERSION, ty
 export { prosqaStats, type ProsqaStats } from './prosqa/stats.js';
 export { compareProsqa, type ComparisonRow } from './prosqa/compare.js';
 export { prosqaTask, answerConcept } from './prosqa/task.js';
+export { checkProsqaReasoning } from './prosqa/reasoning.js';
 export { PROSQA_PERSON_NAMES, PROSQA_CONCEPT_NAMES } from './prosqa/names.js';
 
 export { COUNTDOWN_RULES, type CountdownRules } from './countdown/rules.js';
