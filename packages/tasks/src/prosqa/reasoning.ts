@@ -23,7 +23,8 @@ export function checkProsqaReasoning(example: Example, reasoning: string): Reaso
     const from = m ? id.get(m[1] ?? m[2]) : undefined;
     const to = m ? id.get(m[3]) : undefined;
     const where = `step ${i + 1} "${s}."`;
-    if (from === undefined || to === undefined) return { ok: false, reason: 'unparsed', detail: `${where}: not "Name is a X." / "Every X is a Y." over the question's names` };
+    if (!m) return { ok: false, reason: 'unparsed', detail: `${where}: not "Name is a X." / "Every X is a Y."` };
+    if (from === undefined || to === undefined) return { ok: false, reason: 'hallucinated-edge', detail: `${where}: names ${from === undefined ? m[1] ?? m[2] : m[3]}, who is not in the question` };
     if (!edges.has(`${from}>${to}`)) return { ok: false, reason: 'hallucinated-edge', detail: `${where}: not a fact of the question` };
     if (from !== at) return { ok: false, reason: 'broken-chain', detail: `${where}: starts from ${g.symbols[from]}, the chain is at ${g.symbols[at]}` };
     at = to;
