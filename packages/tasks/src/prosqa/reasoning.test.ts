@@ -25,7 +25,7 @@ describe('ProsQA reasoning check', () => {
     expect(verdict('Sam is a numpus.')).toBe('broken-chain'); // a real fact, but not about Tom
     expect(verdict('Tom is a rempus. Every rempus is a lorpus.')).toBe('wrong-target');
     expect(verdict('Tom likes cats.')).toBe('unparsed');
-    expect(checkProsqaReasoning(example, 'Tom is a dragon.')).toMatchObject({ reason: 'hallucinated-edge', detail: 'step 1 "Tom is a dragon.": names dragon, who is not in the question' });
+    expect(checkProsqaReasoning(example, 'Tom is a dragon.')).toMatchObject({ reason: 'hallucinated-edge', detail: 'step 1 "Tom is a dragon.": names dragon, not in the question' });
     expect(verdict('Every dragon is a zumpus.')).toBe('hallucinated-edge');
     expect(verdict('  ')).toBe('empty');
     expect(checkProsqaReasoning(example, 'Tom is a wumpus. Every wumpus is a yumpus.').detail).toBe('step 2 "Every wumpus is a yumpus.": not a fact of the question');

@@ -24,7 +24,7 @@ export function checkProsqaReasoning(example: Example, reasoning: string): Reaso
     const to = m ? id.get(m[3]) : undefined;
     const where = `step ${i + 1} "${s}."`;
     if (!m) return { ok: false, reason: 'unparsed', detail: `${where}: not "Name is a X." / "Every X is a Y."` };
-    if (from === undefined || to === undefined) return { ok: false, reason: 'hallucinated-edge', detail: `${where}: names ${from === undefined ? m[1] ?? m[2] : m[3]}, who is not in the question` };
+    if (from === undefined || to === undefined) return { ok: false, reason: 'hallucinated-edge', detail: `${where}: names ${from === undefined ? m[1] ?? m[2] : m[3]}, not in the question` };
     if (!edges.has(`${from}>${to}`)) return { ok: false, reason: 'hallucinated-edge', detail: `${where}: not a fact of the question` };
     if (from !== at) return { ok: false, reason: 'broken-chain', detail: `${where}: starts from ${g.symbols[from]}, the chain is at ${g.symbols[at]}` };
     at = to;
