@@ -5,12 +5,15 @@
  */
 import { parseConfig, type Example } from '@telepath/core';
 import {
+  COUNTDOWN_MAX_N,
+  COUNTDOWN_MIN_N,
   countdownAllNumbersTask,
   countdownTask,
   examplesSha256,
   generateCountdown,
   generateProsqa,
   gsm8kTask,
+  isCountdownSize,
   loadCountdownJsonl,
   loadGsm8k,
   loadProsqa,
@@ -49,10 +52,9 @@ export function checkTaskName(name: unknown, where: string): LabTaskName {
 
 export function parseData(task: LabTaskName, data: unknown, where: string): object {
   const d = parseConfig(DATA_DEFAULTS[task], data, `${where} data`);
-  if (task === 'countdown') {
-    const c = d as CountdownData;
-    // The generator's range, checked here so a bad value stops the run before any training.
-    if (!Number.isInteger(c.n) || c.n < 2 || c.n > 6) throw new Error(`${where} data.n: Countdown takes 2 to 6 numbers, got ${JSON.stringify(c.n)}`);
+  // The generator's range, checked here so a bad value stops the run before any training.
+  if (task === 'countdown' && !isCountdownSize((d as CountdownData).n)) {
+    throw new Error(`${where} data.n: Countdown takes ${COUNTDOWN_MIN_N} to ${COUNTDOWN_MAX_N} numbers, got ${JSON.stringify((d as CountdownData).n)}`);
   }
   return d;
 }

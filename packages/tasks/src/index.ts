@@ -28,7 +28,7 @@ export { PROSQA_PERSON_NAMES, PROSQA_CONCEPT_NAMES } from './prosqa/names.js';
 export { COUNTDOWN_RULES, type CountdownRules } from './countdown/rules.js';
 export {
   generateCountdown, generateCountdownSplits, countdownTargets, DEFAULT_COUNTDOWN_GEN_CONFIG, DEFAULT_COUNTDOWN_SIZES,
-  COUNTDOWN_GENERATOR_VERSION, COUNTDOWN_SPLITS, type CountdownSplit, type CountdownMeta, type CountdownGenConfig,
+  COUNTDOWN_GENERATOR_VERSION, COUNTDOWN_SPLITS, COUNTDOWN_MIN_N, COUNTDOWN_MAX_N, isCountdownSize, type CountdownSplit, type CountdownMeta, type CountdownGenConfig,
   type GenerateCountdownOptions,
 } from './countdown/generate.js';
 export { sosFirstSolution, sosNaiveTreeSize } from './countdown/sos-dfs.js';

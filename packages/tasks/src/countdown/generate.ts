@@ -63,9 +63,17 @@ export interface GenerateCountdownOptions {
   avoidSolutions?: ReadonlySet<string>;
 }
 
+/** The numbers per instance the generator supports. */
+export const COUNTDOWN_MIN_N = 2;
+export const COUNTDOWN_MAX_N = 6;
+
+export function isCountdownSize(n: unknown): n is number {
+  return Number.isInteger(n) && (n as number) >= COUNTDOWN_MIN_N && (n as number) <= COUNTDOWN_MAX_N;
+}
+
 /** Solvable SoS instances as Examples (meta: nums, target, n, split, rules 'sos'). */
 export function generateCountdown(o: GenerateCountdownOptions): Example[] {
-  if (!Number.isInteger(o.n) || o.n < 2 || o.n > 6) throw new Error(`generateCountdown: n must be an integer in 2..6, got ${o.n}`);
+  if (!isCountdownSize(o.n)) throw new Error(`generateCountdown: n must be an integer in ${COUNTDOWN_MIN_N}..${COUNTDOWN_MAX_N}, got ${o.n}`);
   const cfg = o.config ?? DEFAULT_COUNTDOWN_GEN_CONFIG;
   const { train, heldOut } = countdownTargets(cfg);
   const targets = o.split === 'val_target' ? heldOut : train;
