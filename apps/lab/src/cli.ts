@@ -1,7 +1,6 @@
 /**
  * The `telepath` CLI. Commands: run, eval, report, list. `telepath <command> --help` for each.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import * as path from 'node:path';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
@@ -119,8 +118,8 @@ async function runCommand(args: string[]): Promise<number> {
       const json = experiments.map((e, i) => resultsJson(e.name, done[i]));
       console.log(JSON.stringify(sweep ? { sweep: sweep.name, key: sweep.key, values: sweep.values, experiments: json } : json[0]));
     } else if (sweep) {
-      const files = await writeSweepReport(sweep, done.map(aggregate), done, path.resolve(values.runs!));
-      console.log(`\n${sweep.name}: accuracy against ${sweep.key}\n${readFileSync(files[0], 'utf8')}`);
+      const { markdown } = await writeSweepReport(sweep, done, path.resolve(values.runs!));
+      console.log(`\n${sweep.name}: accuracy against ${sweep.key}\n${markdown}`);
     }
     return 0;
   } finally {

@@ -113,7 +113,7 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
     if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never)) throw new Error(`${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`);
   }
   for (const [name, sets] of Object.entries((c.profiles ?? {}) as Record<string, unknown>)) {
-    if (!SLUG.test(name) || !Array.isArray(sets) || !sets.every((x) => typeof x === 'string' && x.includes('='))) throw new Error(`${where}: profiles.${name}: expected a slug naming a list of "key=value" overrides (the --set syntax)`);
+    if (!SLUG.test(name) || !isOverrideList(sets)) throw new Error(`${where}: profiles.${name}: expected a slug naming a list of "key=value" overrides (the --set syntax)`);
   }
   const why = (c.why ?? {}) as Record<string, unknown>;
   for (const [k, v] of Object.entries(why)) if (typeof v !== 'string') throw new Error(`${where}: why["${k}"] must be a string`);
@@ -193,13 +193,22 @@ export async function loadExperiment(file: string, sets: string[] = []): Promise
 
 /** loadExperiment on an already parsed config (a sweep's per-value experiment); `file` locates reused sources and names errors. */
 export async function experimentFromRaw(raw: unknown, file: string, sets: string[] = []): Promise<ExperimentConfig> {
-  const profile = sets.filter((x) => x.startsWith('profile=')).map((x) => x.slice('profile='.length)).pop();
-  const own = sets.filter((x) => !x.startsWith('profile='));
+  const { profile, own } = splitProfile(sets);
   const where = path.basename(file);
   const withSets = applyArmSets(profile ? withProfile(raw, profile, where) : (raw as Record<string, unknown>), own);
   const sources = await readSources(withSets, path.dirname(file));
   if (profile) for (const [name, src] of Object.entries(sources)) sources[name] = withProfile(src, profile, `${name}.json (reused by ${where})`);
   return validateExperiment(withSets, where, sources);
+}
+
+/** `--set profile=<name>` (the last one wins) apart from the plain overrides. */
+export function splitProfile(sets: string[]): { profile: string | undefined; own: string[] } {
+  const isProfile = (x: string) => x.startsWith('profile=');
+  return { profile: sets.filter(isProfile).map((x) => x.slice('profile='.length)).pop(), own: sets.filter((x) => !isProfile(x)) };
+}
+
+function isOverrideList(sets: unknown): sets is string[] {
+  return Array.isArray(sets) && sets.every((x) => typeof x === 'string' && x.includes('='));
 }
 
 /**
@@ -211,8 +220,8 @@ function withProfile(raw: unknown, name: string, where: string): Record<string, 
   const profiles = (typeof c?.profiles === 'object' && c.profiles !== null ? c.profiles : {}) as Record<string, unknown>;
   const sets = profiles[name];
   if (sets === undefined) throw new Error(`${where}: no profile "${name}". Profiles: ${Object.keys(profiles).join(', ') || '(none)'}`);
-  if (!Array.isArray(sets) || !sets.every((x) => typeof x === 'string' && x.includes('='))) throw new Error(`${where}: profiles.${name} must be a list of "key=value" overrides (the --set syntax)`);
-  const out = applyArmSets(raw as Record<string, unknown>, sets as string[]);
+  if (!isOverrideList(sets)) throw new Error(`${where}: profiles.${name} must be a list of "key=value" overrides (the --set syntax)`);
+  const out = applyArmSets(raw as Record<string, unknown>, sets);
   return { ...out, name: `${String(c.name)}-${name}` };
 }
 

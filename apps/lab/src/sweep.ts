@@ -9,9 +9,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { applySetOverrides, writeFileAtomic } from '@telepath/core';
 import * as aq from 'arquero';
-import { experimentFromRaw, type ExperimentConfig } from './experiment.js';
+import { experimentFromRaw, splitProfile, type ExperimentConfig } from './experiment.js';
 import type { ArmSummary } from './run-arm.js';
-import type { ArmRow } from './table.js';
+import { aggregate, type ArmRow } from './table.js';
 
 export interface Sweep {
   name: string;
@@ -42,7 +42,7 @@ export async function loadSweep(file: string, sets: string[] = []): Promise<Swee
     const one = applySetOverrides({ ...rest, name: `${String(rest.name)}-${label}${v}` }, [`${key}=${JSON.stringify(v)}`]);
     experiments.push(await experimentFromRaw(one, file, sets));
   }
-  const profile = sets.filter((x) => x.startsWith('profile=')).map((x) => x.slice('profile='.length)).pop();
+  const { profile } = splitProfile(sets);
   return { name: `${String(rest.name)}${profile ? `-${profile}` : ''}`, key, label, values, experiments };
 }
 
@@ -94,13 +94,18 @@ export function sweepSpec(sweep: Sweep, rowsPerValue: ArmRow[][]): object {
   };
 }
 
-/** <runs>/<name>/sweep/: sweep.md, sweep.csv and accuracy-vs-<label>.svg/.png. */
-export async function writeSweepReport(sweep: Sweep, rowsPerValue: ArmRow[][], results: ArmSummary[][], runsDir: string): Promise<string[]> {
+/**
+ * <runs>/<name>/sweep/: sweep.md, sweep.csv and accuracy-vs-<label>.svg/.png, from each value's
+ * results (in the sweep's value order). Returns the files and sweep.md's text.
+ */
+export async function writeSweepReport(sweep: Sweep, results: ArmSummary[][], runsDir: string): Promise<{ files: string[]; markdown: string }> {
   const out = path.join(runsDir, sweep.name, 'sweep');
+  const rowsPerValue = results.map(aggregate);
   const table = aq.from(sweepRows(sweep, rowsPerValue));
   const seeds = results.map((rs) => [...new Set(rs.map((r) => r.seed))].join(', '));
   const note = `Accuracy % (mean over seeds ± binomial standard error) of every arm of ${sweep.name} against ${sweep.key}; seeds per value: ${seeds.map((s, i) => `${sweep.values[i]}: ${s || '–'}`).join('; ')}.`;
-  await writeFileAtomic(path.join(out, 'sweep.md'), `${note}\n\n${table.toMarkdown()}\n`);
+  const markdown = `${note}\n\n${table.toMarkdown()}\n`;
+  await writeFileAtomic(path.join(out, 'sweep.md'), markdown);
   await writeFileAtomic(path.join(out, 'sweep.csv'), table.toCSV());
   const { renderChart } = await import('@telepath/analysis'); // heavy: loaded only for reports
   const { svg, png } = await renderChart(sweepSpec(sweep, rowsPerValue) as Parameters<typeof renderChart>[0]);
@@ -108,5 +113,5 @@ export async function writeSweepReport(sweep: Sweep, rowsPerValue: ArmRow[][], r
   await fs.mkdir(out, { recursive: true });
   await fs.writeFile(path.join(out, `${chart}.svg`), svg);
   await fs.writeFile(path.join(out, `${chart}.png`), png);
-  return ['sweep.md', 'sweep.csv', `${chart}.svg`, `${chart}.png`].map((f) => path.join(out, f));
+  return { files: ['sweep.md', 'sweep.csv', `${chart}.svg`, `${chart}.png`].map((f) => path.join(out, f)), markdown };
 }
