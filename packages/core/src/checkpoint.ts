@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { AdamW } from './optim.js';
 import type { RngState } from './rng.js';
 import { readTensorFile, writeTensorFile, type StoredTensor } from './tensor-file.js';
+import { lmConfig } from './tiny-lm.js';
 
 export const CHECKPOINT_FORMAT = 'telepath-checkpoint';
 export const CHECKPOINT_VERSION = 1;
@@ -92,10 +93,13 @@ export function restoreCheckpoint(path: string, ck: LoadedCheckpoint, o: { param
   if (unused.length > 0) throw new Error(`${path}: checkpoint has parameters the model lacks: ${unused.slice(0, 5).join(', ')}${unused.length > 5 ? ', …' : ''}`);
 }
 
-/** Checkpoints written before `lm.positions` existed hold LM configs without it: they used learned positions. */
+/**
+ * A stored LM config is read through `lmConfig`, as the lab reads model.json: one saved before a
+ * setting existed (e.g. `positions`) gets that setting's default, the value those models used.
+ */
 function upgradeModelConfig(c: unknown): unknown {
-  const isOldLmConfig = typeof c === 'object' && c !== null && 'contextLength' in c && 'layers' in c && !('positions' in c);
-  return isOldLmConfig ? { ...c, positions: 'learned' } : c;
+  const isLmConfig = typeof c === 'object' && c !== null && 'vocabSize' in c && 'contextLength' in c && 'layers' in c;
+  return isLmConfig ? lmConfig(c) : c;
 }
 
 function configDiff(a: unknown, b: unknown, prefix = ''): string[] {
