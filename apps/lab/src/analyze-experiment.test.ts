@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '@telepath/core';
 import { analyzeExperiment, meanSd } from './analyze-experiment.js';
@@ -45,7 +45,7 @@ describe('analyzeExperiment', () => {
     expect(single.summary.hOff).toBeCloseTo(soft.hOff[0], 12);
     const md = readFileSync(join(runs, 'exp', 'analysis', 'subspace-arms.md'), 'utf8');
     expect(md).toContain(`|soft|0, 1|${soft.slots[0]}|${soft.hOff[0].toFixed(2)} ± 0.00|`);
-    expect(md).toContain(`${join(runs, 'exp', 'lost', 's0')}: no latents.bin`);
+    expect(md).toContain(`- ${join(basename(runs), 'exp', 'lost', 's0')}: no latents.bin`);
     expect(readFileSync(join(runs, 'exp', 'analysis', 'subspace-arms.csv'), 'utf8').trim().split('\n')).toHaveLength(4);
   }, 120_000);
 

@@ -79,7 +79,8 @@ export async function analyzeExperiment(experimentDir: string, o: ExperimentAnal
   const arms = [...byArm.values()];
   const table = aq.from(arms.map(displayRow));
   const note = `Subspace analysis of every latent arm of ${path.basename(experimentDir)}: each statistic is the mean ± sd over the seeds analysed (PCA at ${o.varianceThreshold} of each slot's variance); per-run tables and heatmaps are in each run's analysis/.`;
-  const skippedNote = skipped.length ? `\n\nNot analysed:\n${skipped.map((k) => `- ${k.run}: ${k.reason}`).join('\n')}` : '';
+  const shown = (run: string) => path.relative(path.dirname(path.dirname(experimentDir)), run); // runs/<experiment>/<arm>/s<seed>
+  const skippedNote = skipped.length ? `\n\nNot analysed:\n${skipped.map((k) => `- ${shown(k.run)}: ${k.reason}`).join('\n')}` : '';
   const markdown = `${note}\n\n${arms.length ? table.toMarkdown() : '(no run could be analysed)\n'}${skippedNote}\n`;
   const out = path.join(experimentDir, 'analysis');
   const files = [path.join(out, 'subspace-arms.md'), path.join(out, 'subspace-arms.csv')];
