@@ -1,6 +1,7 @@
 /**
  * `telepath run`: every arm × seed of an experiment, in order, then the comparison table.
- * Finished arms are read back from their records; unfinished ones resume.
+ * Finished arms are read back from their records; unfinished ones resume; arms another process is
+ * training are taken last (two runs of one experiment share its arms instead of queueing).
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
@@ -8,6 +9,7 @@ import { writeFileAtomic } from '@telepath/core';
 import { loadTaskData, type TaskData } from './data.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { armRunDir, runArm, runDirOf, type ArmSummary } from './run-arm.js';
+import { liveLockHolder } from './run-lock.js';
 import { aggregate, tableCsv, tableMarkdown } from './table.js';
 
 export interface RunExperimentOptions { runsDir: string; force?: boolean; shouldStop?: () => boolean; quiet?: boolean; log?: (line: string) => void }
@@ -17,23 +19,54 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
   const data = await loadTaskData(exp.task, exp.data);
   log(`[telepath] data: ${data.train.length} train, ${data.test.length} test examples`);
-  const results: ArmSummary[] = [];
-  for (const arm of exp.arms) {
-    for (const seed of exp.seeds) {
-      const r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet });
-      if (r === 'interrupted') {
-        log(`[telepath] interrupted during ${arm.name} s${seed}; checkpoints are saved — run the same command again to resume`);
-        return { results, interrupted: true };
-      }
-      log(`[telepath] ${arm.name} s${seed}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
-      results.push(r);
+  // Arm × seed in config order; one that another process is training (or that starts from such an
+  // arm) is left for a second pass, where it waits for that process and reads its record.
+  const jobs = exp.arms.flatMap((arm) => exp.seeds.map((seed) => ({ arm, seed })));
+  const done = new Map<(typeof jobs)[number], ArmSummary>();
+  const deferred: typeof jobs = [];
+  for (const job of jobs) {
+    if (await busyElsewhere(exp, job.arm.name, job.seed, o.runsDir)) {
+      log(`[telepath] ${job.arm.name} s${job.seed}: another process is training it or the arm it starts from; going on with the next arm, back to it at the end`);
+      deferred.push(job);
+      continue;
     }
+    if (!(await runJob(job))) return { results: finished(), interrupted: true };
   }
+  for (const job of deferred) {
+    if (!(await runJob(job))) return { results: finished(), interrupted: true };
+  }
+  const results = finished();
   const rows = aggregate(results);
   const dir = path.join(o.runsDir, exp.name);
   await writeFileAtomic(path.join(dir, 'table.md'), tableMarkdown(rows) + '\n');
   await writeFileAtomic(path.join(dir, 'table.csv'), tableCsv(rows));
   return { results, interrupted: false };
+
+  function finished(): ArmSummary[] {
+    return jobs.filter((j) => done.has(j)).map((j) => done.get(j)!);
+  }
+
+  async function runJob(job: (typeof jobs)[number]): Promise<boolean> {
+    const { arm, seed } = job;
+    const r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet });
+    if (r === 'interrupted') {
+      log(`[telepath] interrupted during ${arm.name} s${seed}; checkpoints are saved — run the same command again to resume`);
+      return false;
+    }
+    log(`[telepath] ${arm.name} s${seed}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
+    done.set(job, r);
+    return true;
+  }
+}
+
+/** Whether arm `name` × seed (in its source experiment when reused) is unfinished and locked by a live process, or starts from such an arm. */
+async function busyElsewhere(exp: ExperimentConfig, name: string, seed: number, runsDir: string): Promise<boolean> {
+  const arm = exp.arms.find((a) => a.name === name)!;
+  if (arm.reuse) return busyElsewhere(arm.reuse.experiment, arm.reuse.arm, seed, runsDir);
+  const dir = runDirOf(runsDir, exp.name, name, seed);
+  if (existsSync(path.join(dir, 'summary.json'))) return false;
+  if (await liveLockHolder(dir)) return true;
+  return arm.initFrom ? busyElsewhere(exp, arm.initFrom, seed, runsDir) : false;
 }
 
 /**

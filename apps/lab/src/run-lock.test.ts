@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,4 +58,35 @@ it('two runs of one experiment at once train each arm once; the second reads the
   const steps = readFileSync(join(runs, 'micro', 'no-cot', 's0', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).step as number);
   expect(steps).toEqual([1, 2, 3, 4, 5, 6, 1]); // six training steps (logged once each) and the test line
   expect(existsSync(lockFileOf(join(runs, 'micro', 'no-cot', 's0')))).toBe(false);
+});
+
+it('a run goes on with other arms while another process trains one, and comes back to it at the end', async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'lab-defer-'));
+  const micro = {
+    name: 'micro',
+    ...MICRO_SETTINGS,
+    arms: [
+      { name: 'a', method: 'cot', config: { variant: 'no-cot', steps: 3 } },
+      { name: 'from-a', method: 'cot', initFrom: 'a', config: { variant: 'no-cot', steps: 2 } },
+      { name: 'b', method: 'cot', config: { variant: 'no-cot', steps: 3 } },
+    ],
+  };
+  // Another live process holds a's lock; it "finishes" (exits) once b is done here.
+  const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+  const aDir = join(runs, 'micro', 'a', 's0');
+  mkdirSync(join(aDir, '..'), { recursive: true });
+  writeFileSync(lockFileOf(aDir), JSON.stringify({ pid: other.pid, host: hostname(), since: 'now' }));
+  const lines: string[] = [];
+  const res = await runExperiment(validateExperiment(micro, 'micro.json'), {
+    runsDir: runs,
+    quiet: true,
+    log: (l) => {
+      lines.push(l.replace(/: accuracy.*/, ': done'));
+      if (l.startsWith('[telepath] b s0: accuracy')) other.kill();
+    },
+  });
+  const events = lines.filter((l) => / s0: /.test(l)).map((l) => l.replace('[telepath] ', '').replace(/: another process.*/, ': deferred'));
+  expect(events).toEqual(['a s0: deferred', 'from-a s0: deferred', 'b s0: done', 'a s0: done', 'from-a s0: done']);
+  expect(res.results.map((r) => r.arm)).toEqual(['a', 'from-a', 'b']); // the table keeps the config's order
+  expect(existsSync(lockFileOf(aDir))).toBe(false);
 });

@@ -3,6 +3,7 @@
  * A second `telepath run` of the same experiment (e.g. another seed range in another terminal)
  * waits for an arm another live process holds, then reads its record, instead of training the
  * same checkpoints twice. A lock whose process is gone (killed, machine restarted) is taken over.
+ * `liveLockHolder` lets a run go on with other arms first (run-experiment.ts).
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -64,12 +65,18 @@ export async function acquireRunLock(dir: string, o: LockOptions = {}): Promise<
   }
 }
 
+/** The live process holding `dir`'s lock, or null when it is free (or held by a process that is gone). */
+export async function liveLockHolder(dir: string): Promise<LockHolder | null> {
+  const holder = await readHolder(lockFileOf(dir));
+  return holder && isAlive(holder) ? holder : null;
+}
+
 async function readHolder(file: string): Promise<LockHolder | null> {
   try {
     const h = JSON.parse(await fs.readFile(file, 'utf8')) as LockHolder;
     return Number.isInteger(h.pid) ? h : null;
   } catch {
-    return null; // vanished between the failed link and this read: retried
+    return null; // absent, or vanished between the failed link and this read
   }
 }
 
