@@ -10,7 +10,7 @@ import * as aq from 'arquero';
 import { writeFileAtomic } from '@telepath/core';
 import type { SubspaceSummary } from '@telepath/analysis';
 import { readSummaries } from './report.js';
-import type { ArmSummary } from './run-arm.js';
+import { runDirOf, type ArmSummary } from './run-arm.js';
 
 export interface ExperimentAnalysisOptions {
   /** PCA explained-variance threshold per slot. */
@@ -41,10 +41,11 @@ export interface ExperimentAnalysis {
   markdown: string;
 }
 
-/** The run directory holding an arm × seed's latents: its own, or the trained arm's when reused. */
-export function latentRunDir(experimentDir: string, s: ArmSummary): string {
-  if (s.reusedFrom) return path.join(path.dirname(experimentDir), s.reusedFrom, `s${s.seed}`);
-  return path.join(experimentDir, s.arm, `s${s.seed}`);
+/** The run directory holding an arm × seed's latents: its own, or the trained arm's when reused ("<experiment>/<arm>"). */
+function latentRunDir(experimentDir: string, s: ArmSummary): string {
+  const runsDir = path.dirname(experimentDir);
+  const [experiment, arm] = s.reusedFrom ? s.reusedFrom.split('/') : [path.basename(experimentDir), s.arm];
+  return runDirOf(runsDir, experiment, arm, s.seed);
 }
 
 export async function analyzeExperiment(experimentDir: string, o: ExperimentAnalysisOptions): Promise<ExperimentAnalysis> {
