@@ -3,7 +3,7 @@
  * shipped files or the seeded generators of @telepath/tasks. Each task has a typed data config
  * with defaults (unknown keys rejected) and reports the dataset hashes for env.json.
  */
-import { parseConfig, type Example } from '@telepath/core';
+import { parseConfig, type BuildOptions, type Example } from '@telepath/core';
 import {
   COUNTDOWN_MAX_N,
   COUNTDOWN_MIN_N,
@@ -27,13 +27,21 @@ export interface TaskData {
   test: Example[];
   /** name → sha256 of the examples (files are also checked by the loaders). */
   hashes: Record<string, string>;
+  /** How the run's tokenizer is built from `train` (core's `runTokenizer`). */
+  vocabulary: BuildOptions;
 }
 
 export interface CountdownData { n: number; trainCount: number; testCount: number; testSplit: 'val' | 'val_target'; seed: number; rules: 'sos' | 'all-numbers'; testFile: string }
 export const DEFAULT_COUNTDOWN_DATA: CountdownData = { n: 3, trainCount: 2000, testCount: 200, testSplit: 'val', seed: 0, rules: 'sos', testFile: '' };
 
-export interface Gsm8kData { trainLimit: number; testSplit: 'valid' | 'test'; testLimit: number }
-export const DEFAULT_GSM8K_DATA: Gsm8kData = { trainLimit: 0, testSplit: 'test', testLimit: 0 };
+export interface Gsm8kData {
+  trainLimit: number;
+  testSplit: 'valid' | 'test';
+  testLimit: number;
+  /** Words seen fewer times in the training split encode as <unk> (1 keeps every word; digits are always kept). */
+  vocabMinCount: number;
+}
+export const DEFAULT_GSM8K_DATA: Gsm8kData = { trainLimit: 0, testSplit: 'test', testLimit: 0, vocabMinCount: 1 };
 
 export interface ProsqaData { trainCount: number; seed: number; testSplit: 'valid' | 'test'; testLimit: number }
 export const DEFAULT_PROSQA_DATA: ProsqaData = { trainCount: 2000, seed: 0, testSplit: 'test', testLimit: 0 };
@@ -56,6 +64,10 @@ export function parseData(task: LabTaskName, data: unknown, where: string): obje
   if (task === 'countdown' && !isCountdownSize((d as CountdownData).n)) {
     throw new Error(`${where} data.n: Countdown takes ${COUNTDOWN_MIN_N} to ${COUNTDOWN_MAX_N} numbers, got ${JSON.stringify((d as CountdownData).n)}`);
   }
+  if (task === 'gsm8k') {
+    const m = (d as Gsm8kData).vocabMinCount;
+    if (!Number.isInteger(m) || m < 1) throw new Error(`${where} data.vocabMinCount: expected an integer ≥ 1 (1 keeps every word of the training split), got ${JSON.stringify(m)}`);
+  }
   return d;
 }
 
@@ -73,20 +85,20 @@ export async function loadTaskData(task: LabTaskName, data: object): Promise<Tas
         const avoid = new Set(train.map((e) => e.steps.join(', ')));
         test = generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: d.testSplit, avoidSolutions: avoid });
       }
-      return { task: scoring, train, test, hashes: { [`countdown-n${d.n}/train`]: examplesSha256(train), [`countdown-n${d.n}/${d.testFile || d.testSplit}`]: examplesSha256(test) } };
+      return { task: scoring, train, test, hashes: { [`countdown-n${d.n}/train`]: examplesSha256(train), [`countdown-n${d.n}/${d.testFile || d.testSplit}`]: examplesSha256(test) }, vocabulary: {} };
     }
     case 'gsm8k': {
       const d = data as Gsm8kData;
       const train = limit((await loadGsm8k('train')).examples, d.trainLimit);
       const test = limit((await loadGsm8k(d.testSplit)).examples, d.testLimit);
-      return { task: gsm8kTask, train, test, hashes: { 'gsm8k/train': examplesSha256(train), [`gsm8k/${d.testSplit}`]: examplesSha256(test) } };
+      return { task: gsm8kTask, train, test, hashes: { 'gsm8k/train': examplesSha256(train), [`gsm8k/${d.testSplit}`]: examplesSha256(test) }, vocabulary: { minCount: d.vocabMinCount } };
     }
     case 'prosqa': {
       const d = data as ProsqaData;
       const real = [...(await loadProsqa('valid')).examples, ...(await loadProsqa('test')).examples];
       const train = generateProsqa({ count: d.trainCount, seed: d.seed, exclude: new Set(real.map((e) => e.question)) });
       const test = limit((await loadProsqa(d.testSplit)).examples, d.testLimit);
-      return { task: prosqaTask, train, test, hashes: { 'prosqa-generated/train': examplesSha256(train), [`prosqa/${d.testSplit}`]: examplesSha256(test) } };
+      return { task: prosqaTask, train, test, hashes: { 'prosqa-generated/train': examplesSha256(train), [`prosqa/${d.testSplit}`]: examplesSha256(test) }, vocabulary: {} };
     }
   }
 }

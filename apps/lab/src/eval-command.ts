@@ -42,7 +42,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   console.error(describeBackend(info));
   const method = methodById(resolved.arm.method, `${configFile} arm`);
   const exp = { ...resolved, name: resolved.experiment } as unknown as ExperimentConfig;
-  const { state, lm } = await buildArm(method, dir, exp, resolved.arm, resolved.seed, [], examples, path.dirname(path.dirname(path.dirname(dir))));
+  const { state, lm } = await buildArm(method, dir, exp, resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, path.dirname(path.dirname(path.dirname(dir))));
   try {
     for (const { phase } of method.phases(resolved.arm.config)) {
       const file = path.join(dir, `${phase}.ckpt`);

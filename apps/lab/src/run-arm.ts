@@ -12,12 +12,11 @@ import {
   restoreCheckpoint,
   saveCheckpoint,
   encodeExample,
-  exampleTexts,
   Rng,
   RunRecord,
   TinyLm,
   lmConfig,
-  Tokenizer,
+  runTokenizer,
   train,
   writeFileAtomic,
   writeLatentTrace,
@@ -119,7 +118,7 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
   const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one
   const resolved = { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
   const record = await RunRecord.open(dir, resolved, { resume: true, datasets: data.hashes });
-  const built = await buildArm(method, dir, exp, arm, seed, data.train, [...data.train, ...data.test], o.runsDir, rewardFromTask(data.task));
+  const built = await buildArm(method, dir, exp, arm, seed, data, [...data.train, ...data.test], o.runsDir, rewardFromTask(data.task));
   const { state, lm } = built;
   try {
     const rng = new Rng(seed);
@@ -204,10 +203,8 @@ export function rewardFromTask(task: Task): RewardFn {
 }
 
 /** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
-export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, train: Example[], all: Example[], runsDir: string, reward?: RewardFn) {
-  const tokFile = path.join(dir, 'tokenizer.json');
-  const tokenizer = existsSync(tokFile) ? await Tokenizer.load(tokFile) : Tokenizer.build(exampleTexts(train));
-  if (!existsSync(tokFile)) await tokenizer.save(tokFile);
+export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary'>, all: Example[], runsDir: string, reward?: RewardFn) {
+  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
   const modelFile = path.join(dir, 'model.json');
   let lmConfig: LmConfig;
   if (existsSync(modelFile)) lmConfig = JSON.parse(await fs.readFile(modelFile, 'utf8')) as LmConfig;

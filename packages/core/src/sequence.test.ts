@@ -1,7 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
-import { answerFromIds, encodeExample, exampleTexts, leftPadRows, packSegments } from './sequence.js';
+import { answerFromIds, encodeExample, exampleTexts, leftPadRows, packSegments, runTokenizer } from './sequence.js';
 import { Tokenizer } from './tokenizer.js';
 
 beforeAll(async () => {
@@ -39,5 +42,22 @@ describe('leftPadRows', () => {
   it('left-pads ids, masks the padding and counts positions from each row\'s first real token; leading slots come first in mask and positions', () => {
     expect(leftPadRows([[5, 6, 7], [8]], 0)).toEqual({ ids: [5, 6, 7, 0, 0, 8], mask: [1, 1, 1, 0, 0, 1], positions: [0, 1, 2, 0, 0, 0], T: 3 });
     expect(leftPadRows([[5, 6], [8]], 0, 1)).toEqual({ ids: [5, 6, 0, 8], mask: [1, 1, 1, 1, 0, 1], positions: [0, 0, 1, 0, 0, 0], T: 2 });
+  });
+});
+
+describe('runTokenizer', () => {
+  const train = [ex, { id: 'y', question: 'Use 2 4 to reach 6', steps: ['2+4=6'], answer: '6' }];
+
+  it('builds from the training texts with the options, saves, and a second call reads the saved one', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'run-tok-')), 'tokenizer.json');
+    const rare = await runTokenizer(file, train, { minCount: 2 });
+    expect(rare.tokens).toEqual(Tokenizer.build(exampleTexts(train), { minCount: 2 }).tokens);
+    expect(rare.encode(' to')).not.toContain(rare.unkId); // seen twice
+    expect(rare.encode(' make')).toEqual([rare.unkId]); // seen once
+    const every = Tokenizer.build(exampleTexts(train));
+    expect(every.encode(' make')).not.toContain(every.unkId);
+    // A resumed run keeps the vocabulary it started with, whatever is passed now.
+    const again = await runTokenizer(file, [], {});
+    expect(again.tokens).toEqual(rare.tokens);
   });
 });

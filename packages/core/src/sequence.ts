@@ -7,9 +7,10 @@
  * Tasks decide what the question, step and answer strings say; methods decide which of the
  * parts they use; the lab scores the text after the last ###. Letters: B batch, T tokens.
  */
+import { existsSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs-core';
 import type { Example } from './method.js';
-import type { Tokenizer } from './tokenizer.js';
+import { Tokenizer, type BuildOptions } from './tokenizer.js';
 
 export interface EncodedExample {
   prompt: number[];
@@ -31,6 +32,17 @@ export function exampleTexts(examples: Iterable<Example>): string[] {
   const out: string[] = [];
   for (const ex of examples) out.push(`${ex.question}\n`, `${ex.steps.join('\n')}\n`, ` ${ex.answer}`);
   return out;
+}
+
+/**
+ * A run's tokenizer: read from `file` when the run already saved one (a resumed run keeps its
+ * vocabulary), else built from the training split's texts with `options` and saved there.
+ */
+export async function runTokenizer(file: string, train: Iterable<Example>, options: BuildOptions = {}): Promise<Tokenizer> {
+  if (existsSync(file)) return Tokenizer.load(file);
+  const tokenizer = Tokenizer.build(exampleTexts(train), options);
+  await tokenizer.save(file);
+  return tokenizer;
 }
 
 export interface PackedBatch {

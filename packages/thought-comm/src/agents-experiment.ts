@@ -17,7 +17,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { DEFAULT_OPTIM_CONFIG, encodeExample, exampleTexts, Rng, RunRecord, TinyLm, Tokenizer, train, writeFileAtomic, writeTensorFile, type Example, type LmConfig, type RewardFn } from '@telepath/core';
+import { DEFAULT_OPTIM_CONFIG, encodeExample, Rng, RunRecord, runTokenizer, TinyLm, train, writeFileAtomic, writeTensorFile, type BuildOptions, type Example, type LmConfig, type RewardFn } from '@telepath/core';
 import { adapterLoss } from './adapter-loss.js';
 import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
 import { agentLoss, embeddingNorm, type Agent, type AgentResponse } from './agents.js';
@@ -27,7 +27,14 @@ import { fitAutoencoder } from './fit.js';
 import { encode } from './model.js';
 import { readStructure } from './structure.js';
 
-export interface AgentsTaskData { train: Example[]; test: Example[]; isCorrect: RewardFn; hashes: Record<string, string> }
+export interface AgentsTaskData {
+  train: Example[];
+  test: Example[];
+  isCorrect: RewardFn;
+  hashes: Record<string, string>;
+  /** How the agents' shared tokenizer is built from `train` (core's `runTokenizer`; default: every piece). */
+  vocabulary?: BuildOptions;
+}
 export interface AgentsRunOptions { outDir: string; force?: boolean; log?: (line: string) => void; shouldStop?: () => boolean }
 
 export interface AgentsSeedSummary {
@@ -81,9 +88,7 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     return out;
   };
 
-  const tokFile = path.join(dir, 'tokenizer.json');
-  const tokenizer = existsSync(tokFile) ? await Tokenizer.load(tokFile) : Tokenizer.build(exampleTexts(data.train));
-  if (!existsSync(tokFile)) await tokenizer.save(tokFile);
+  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
   const longest = Math.max(...[...data.train, ...test].map((ex) => {
     const e = encodeExample(tokenizer, ex);
     return e.prompt.length + e.reasoning.length + e.answer.length;
