@@ -48,21 +48,38 @@ describe('BufferPool', () => {
 
   it('keeps idle bytes under the cap, evicting the least recently requested size', () => {
     const pool = new BufferPool(4000);
-    const old = pool.alloc(500); // 2000 bytes
-    const recent = pool.alloc(400); // 1600 bytes
-    for (const a of [old, recent]) pool.noteWrite(a);
-    pool.release(old);
-    pool.release(recent);
+    const cycle = (n: number) => {
+      const a = pool.alloc(n);
+      pool.noteWrite(a);
+      pool.release(a);
+      return a;
+    };
+    cycle(500); // 2000 bytes; one at a time, so at most 2000 bytes are ever live and the cap stays 4000
+    const recent = cycle(400); // 1600 bytes
     expect(pool.stats().idleBytes).toBe(3600);
-    const big = pool.alloc(300); // 1200 bytes: evicts the 500-size class on release
-    pool.noteWrite(big);
-    pool.release(big);
+    cycle(300); // 1200 bytes: evicts the 500-size class on release
     expect(pool.stats().idleBytes).toBe(2800);
     expect(pool.alloc(400)).toBe(recent);
-    const huge = pool.alloc(2000); // 8000 bytes: larger than the cap, dropped
-    pool.noteWrite(huge);
-    pool.release(huge);
-    expect(pool.stats().idleBytes).toBe(1200);
+  });
+
+  it('raises the cap to 1.5 × the most bytes ever live at once, so a step bigger than the cap keeps its buffers', () => {
+    const pool = new BufferPool(4000);
+    const step = () => {
+      const live = [pool.alloc(2000), pool.alloc(2000)]; // 16,000 bytes live: four times the cap
+      for (const a of live) pool.noteWrite(a);
+      for (const a of live) pool.release(a);
+      return live;
+    };
+    const first = step();
+    expect(pool.stats()).toMatchObject({ idleBytes: 16_000, peakLiveBytes: 16_000, dropped: 0 });
+    const second = step();
+    expect(new Set([...first, ...second]).size).toBe(2); // the second step reused both buffers
+    expect(pool.stats()).toMatchObject({ hits: 2, misses: 2, dropped: 0 });
+    // Beyond the raised cap (24,000 bytes) the least recently requested size still makes room.
+    const other = pool.alloc(2500); // 10,000 bytes
+    pool.noteWrite(other);
+    pool.release(other);
+    expect(pool.stats()).toMatchObject({ idleBytes: 10_000, dropped: 2 });
   });
 });
 

@@ -27,7 +27,7 @@ function counted(name: string, f: NativeKernelFunc): NativeKernelFunc {
 export interface RegisterOptions {
   /** Worker threads incl. the caller (default TELEPATH_NATIVE_THREADS, else the available cores, at most 8). */
   threads?: number;
-  /** Cap on idle pooled output buffers in MiB (default TELEPATH_NATIVE_POOL_MB, else 1024; steady state holds about one training step's peak). */
+  /** Cap on idle pooled output buffers in MiB, raised to 1.5 × the most bytes ever live at once (default TELEPATH_NATIVE_POOL_MB, else 1024; steady state holds about one training step's peak). */
   poolMiB?: number;
   /** Backend priority for tfjs's automatic choice (default 3: above wasm and cpu). */
   priority?: number;
