@@ -39,7 +39,7 @@ A config with a top-level "kind" (thought-comm-synthetic, thought-comm-agents) r
 experiment instead, with its records under <runs>/<name>/ and its own table (or JSON with --json).
 A config with "sweep": { "key": "data.n", "values": [3, 4, 5, 6] } runs one experiment per value
 (<name>-n3, <name>-n4, …), then writes the accuracy of every arm against the value to
-<runs>/<name>/sweep/ (sweep.md, sweep.csv, accuracy-vs-n.svg/.png).
+<runs>/<name>/sweep/ (sweep.md, sweep.csv, accuracy-vs-n.svg/.png); --set 'sweep.values=[3,6]' runs a subset.
   --set key=value   override a config value (JSON-parsed), e.g. --set train.batchSize=16 --set arms.cot.config.steps=200
   --set profile=P   apply the config's profiles.P overrides (and the same profile of every experiment it reuses);
                     its records go under <name>-P, e.g. --set profile=large, sized for a GPU

@@ -32,6 +32,14 @@ describe('sweeps', () => {
     expect(await loadSweep(write(plain))).toBeNull();
   });
 
+  it('--set sweep.values changes the sweep itself (a subset of values), other --set keys each experiment', async () => {
+    const sweep = await loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3, 4, 5] } }), ['sweep.values=[3,5]', 'seeds=[2]']);
+    expect(sweep!.values).toEqual([3, 5]);
+    expect(sweep!.experiments.map((e) => e.name)).toEqual(['micro-n3', 'micro-n5']);
+    expect(sweep!.experiments.every((e) => e.seeds[0] === 2)).toBe(true);
+    await expect(loadSweep(write(MICRO), ['sweep.values=[3]'])).rejects.toThrow(/sweep: "values" must list at least two values/);
+  });
+
   it('reject a malformed sweep and refuse to load one as a plain experiment', async () => {
     await expect(loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3] } }))).rejects.toThrow(/micro.json: sweep: "values" must list at least two values/);
     await expect(loadSweep(write({ ...MICRO, sweep: { key: 'arms.x', values: [3, 4] } }))).rejects.toThrow(/"key" must be a config path outside name and arms/);

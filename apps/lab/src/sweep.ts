@@ -34,13 +34,16 @@ export async function loadSweep(file: string, sets: string[] = []): Promise<Swee
   }
   if (typeof raw !== 'object' || raw === null || raw.sweep === undefined) return null;
   const where = path.basename(file);
-  const { key, values } = checkSweep(raw.sweep, where);
+  // `--set sweep.values=[3,6]` changes the sweep itself; every other --set applies to each experiment.
+  const ownSets = sets.filter((s) => /^sweep[.=]/.test(s));
+  const { sweep } = applySetOverrides({ sweep: raw.sweep }, ownSets) as { sweep: unknown };
+  const { key, values } = checkSweep(sweep, where);
   const { sweep: _sweep, ...rest } = raw;
   const label = key.split('.').pop()!;
   const experiments: ExperimentConfig[] = [];
   for (const v of values) {
     const one = applySetOverrides({ ...rest, name: `${String(rest.name)}-${label}${v}` }, [`${key}=${JSON.stringify(v)}`]);
-    experiments.push(await experimentFromRaw(one, file, sets));
+    experiments.push(await experimentFromRaw(one, file, sets.filter((s) => !ownSets.includes(s))));
   }
   const { profile } = splitProfile(sets);
   return { name: `${String(rest.name)}${profile ? `-${profile}` : ''}`, key, label, values, experiments };
