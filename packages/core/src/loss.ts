@@ -44,14 +44,3 @@ export function maskedCrossEntropy(logits: tf.Tensor3D, targets: tf.Tensor2D, ma
     return loss(tf.reshape(logits, [N, V])) as tf.Scalar;
   });
 }
-
-/** Per-row mean NLL [B] over masked positions (for sequence log-likelihood scoring). */
-export function sequenceNll(logits: tf.Tensor3D, targets: tf.Tensor2D, mask: tf.Tensor2D): tf.Tensor1D {
-  const V = logits.shape[2];
-  return tf.tidy(() => {
-    const lse = tf.logSumExp(logits, -1); // [B, T]
-    const picked = tf.sum(tf.mul(logits, tf.oneHot(targets as unknown as tf.Tensor1D, V)), -1); // [B, T]
-    const m = tf.cast(mask, 'float32');
-    return tf.div(tf.sum(tf.mul(tf.sub(lse, picked), m), -1), tf.maximum(tf.sum(m, -1), 1)) as tf.Tensor1D;
-  });
-}
