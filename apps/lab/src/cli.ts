@@ -12,6 +12,7 @@ import { loadExperiment } from './experiment.js';
 import { reportCommand } from './report.js';
 import type { ArmSummary } from './run-arm.js';
 import { runExperiment } from './run-experiment.js';
+import { statusCommand } from './status.js';
 import { loadSweep, writeSweepReport } from './sweep.js';
 import { aggregate, resultsJson, tableText } from './table.js';
 
@@ -21,6 +22,7 @@ Usage: telepath <command> [options]
 
 Commands:
   run <experiment.json>    train and evaluate every arm × seed, print the comparison table
+  status <experiment.json> where every arm × seed stands: done, training, stopped or not started
   eval <run dir> --data F  evaluate a trained arm on another file of the same task
   report <name | dir>      rebuild tables, charts and the HTML report from run records
   analyze <run dir>        subspace analysis of a latent arm's latents (tables, heatmaps)
@@ -64,8 +66,10 @@ export async function main(argv: string[]): Promise<number> {
       return analyzeCommand(rest);
     case 'list':
       return listCommand(rest);
+    case 'status':
+      return statusCommand(rest);
     default:
-      console.error(`telepath: unknown command "${command}". Expected one of: run, eval, report, analyze, list\n\n${HELP}`);
+      console.error(`telepath: unknown command "${command}". Expected one of: run, status, eval, report, analyze, list\n\n${HELP}`);
       return 2;
   }
 }

@@ -1,0 +1,128 @@
+/**
+ * `telepath status <experiment.json>`: where every arm × seed of an experiment stands, read from
+ * its run records and locks (no data, no backend): done (its accuracy), training (the process and
+ * its last logged step), stopped (its last logged step — the same `telepath run` resumes it), or
+ * not started. A reused arm is looked up in the experiment that trains it.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadExperiment, type Arm, type ExperimentConfig } from './experiment.js';
+import { methodById } from './methods.js';
+import { readKind } from './kinds.js';
+import { runDirOf, type ArmSummary } from './run-arm.js';
+import { liveLockHolder } from './run-lock.js';
+import { loadSweep } from './sweep.js';
+
+export type ArmStateName = 'done' | 'training' | 'stopped' | 'not started';
+
+export interface ArmState {
+  arm: string;
+  seed: number;
+  state: ArmStateName;
+  /** Accuracy when done, the last logged step otherwise; where a reused arm trains. */
+  detail: string;
+}
+
+const HELP = `Usage: telepath status <experiment.json> [--set key=value ...] [--runs DIR]
+
+Where every arm × seed of the experiment stands, from its run records and locks:
+  done          finished (accuracy ± s.e.)
+  training      a live process holds its lock (pid, last logged step of the phase)
+  stopped       started and interrupted; the same telepath run resumes it from its checkpoint
+  not started
+A reused arm is looked up in the experiment that trains it. A sweep lists each of its experiments.`;
+
+export async function statusCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { set: { type: 'string', multiple: true, default: [] }, runs: { type: 'string', default: 'runs' }, help: { type: 'boolean', short: 'h', default: false } },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    console.error(`telepath status: expected one experiment file, got ${positionals.length}\n\n${HELP}`);
+    return 2;
+  }
+  const file = positionals[0];
+  if (await readKind(file, values.set!)) {
+    console.error(`telepath status: ${file} is a "kind" experiment; status reads arm experiments (its records are under ${values.runs}/<name>/)`);
+    return 2;
+  }
+  const sweep = await loadSweep(file, values.set);
+  const experiments = sweep ? sweep.experiments : [await loadExperiment(file, values.set)];
+  for (const exp of experiments) {
+    const states = await experimentStatus(exp, path.resolve(values.runs!));
+    console.log(formatStatus(exp.name, states));
+  }
+  return 0;
+}
+
+export async function experimentStatus(exp: ExperimentConfig, runsDir: string): Promise<ArmState[]> {
+  const out: ArmState[] = [];
+  for (const seed of exp.seeds) {
+    for (const arm of exp.arms) out.push(await armState(exp, arm, seed, runsDir));
+  }
+  return out;
+}
+
+async function armState(exp: ExperimentConfig, arm: Arm, seed: number, runsDir: string): Promise<ArmState> {
+  const source = trainedAt(exp, arm);
+  const dir = runDirOf(runsDir, source.exp.name, source.arm.name, seed);
+  const where = arm.reuse ? ` (reused: ${source.exp.name}/${source.arm.name})` : '';
+  const summaryFile = path.join(dir, 'summary.json');
+  if (existsSync(summaryFile)) {
+    const s = JSON.parse(await fs.readFile(summaryFile, 'utf8')) as ArmSummary;
+    return { arm: arm.name, seed, state: 'done', detail: `${(100 * s.accuracy).toFixed(1)} % ± ${(100 * s.stderr).toFixed(1)}${where}` };
+  }
+  const holder = await liveLockHolder(dir);
+  const step = await lastStep(dir, source.arm);
+  if (holder) return { arm: arm.name, seed, state: 'training', detail: `pid ${holder.pid} since ${holder.since}${step ? `, ${step}` : ''}${where}` };
+  if (step) return { arm: arm.name, seed, state: 'stopped', detail: `${step}${where}` };
+  return { arm: arm.name, seed, state: 'not started', detail: where.trim() };
+}
+
+/** The experiment and arm that train `arm` (itself, or the end of its reuse chain). */
+function trainedAt(exp: ExperimentConfig, arm: Arm): { exp: ExperimentConfig; arm: Arm } {
+  if (!arm.reuse) return { exp, arm };
+  const src = arm.reuse.experiment;
+  return trainedAt(src, src.arms.find((a) => a.name === arm.reuse!.arm)!);
+}
+
+/** "sft step 125 / 200" from the last training line of metrics.jsonl, or null before any. */
+async function lastStep(dir: string, arm: Arm): Promise<string | null> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(dir, 'metrics.jsonl'), 'utf8');
+  } catch {
+    return null;
+  }
+  const lines = text.trim().split('\n').reverse();
+  for (const line of lines) {
+    let rec: Record<string, unknown>;
+    try {
+      rec = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue; // a line cut by a crash
+    }
+    const lossKey = Object.keys(rec).find((k) => k.endsWith('/loss'));
+    if (!lossKey || typeof rec.step !== 'number') continue;
+    const phase = lossKey.slice(0, -'/loss'.length);
+    const phases = methodById(arm.method, `arm ${arm.name}`).phases(arm.config);
+    const total = phases.find((p) => p.phase === phase)?.steps;
+    const evaluating = rec.step === total && phases[phases.length - 1].phase === phase;
+    return `${phase} step ${rec.step}${total ? ` / ${total}` : ''}${evaluating ? ' (training done; evaluating)' : ''}`;
+  }
+  return null;
+}
+
+export function formatStatus(name: string, states: ArmState[]): string {
+  const count = (s: ArmStateName) => states.filter((x) => x.state === s).length;
+  const head = `${name}: ${count('done')}/${states.length} done, ${count('training')} training, ${count('stopped')} stopped, ${count('not started')} not started`;
+  const width = Math.max(3, ...states.map((s) => s.arm.length));
+  const rows = states.map((s) => `  ${s.arm.padEnd(width)}  s${String(s.seed).padEnd(3)} ${s.state.padEnd(11)}  ${s.detail}`.trimEnd());
+  return [head, ...rows].join('\n');
+}
