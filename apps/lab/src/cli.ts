@@ -3,6 +3,7 @@
  */
 import { parseArgs } from 'node:util';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
 import { analyzeCommand } from './analyze-command.js';
 import { evalCommand } from './eval-command.js';
@@ -13,6 +14,7 @@ import { reportCommand } from './report.js';
 import type { ArmSummary } from './run-arm.js';
 import { runExperiment } from './run-experiment.js';
 import { statusCommand } from './status.js';
+import { startWorkers, withoutWorkers } from './workers.js';
 import { loadSweep, writeSweepReport } from './sweep.js';
 import { aggregate, resultsJson, tableText } from './table.js';
 
@@ -47,6 +49,8 @@ A config with "sweep": { "key": "data.n", "values": [3, 4, 5, 6] } runs one expe
                     its records go under <name>-P, e.g. --set profile=large, sized for a GPU
   --json            print {"experiment", "arms": [...]} on stdout instead of the table
   --force           retrain finished arms instead of reading their records
+  --workers N       run N processes that split the arms (each arm still trains once), e.g. one per core;
+                    each gets ⌊cores / N⌋ native threads unless TELEPATH_NATIVE_THREADS is set
 Ctrl-C stops after the current step with checkpoints written; the same command resumes.`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -78,7 +82,7 @@ async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { set: { type: 'string', multiple: true, default: [] }, json: { type: 'boolean', default: false }, force: { type: 'boolean', default: false }, runs: { type: 'string', default: 'runs' }, backend: { type: 'string' }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: { set: { type: 'string', multiple: true, default: [] }, json: { type: 'boolean', default: false }, force: { type: 'boolean', default: false }, runs: { type: 'string', default: 'runs' }, backend: { type: 'string' }, quiet: { type: 'boolean', default: false }, workers: { type: 'string', default: '1' }, help: { type: 'boolean', short: 'h', default: false } },
   });
   if (values.help) {
     console.log(RUN_HELP);
@@ -91,43 +95,62 @@ async function runCommand(args: string[]): Promise<number> {
   const kind = await readKind(positionals[0], values.set);
   const sweep = kind ? null : await loadSweep(positionals[0], values.set);
   const exp = kind || sweep ? null : await loadExperiment(positionals[0], values.set);
-  const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
-  console.error(describeBackend(info));
-  let stopRequested = false;
-  const onSigint = () => {
-    if (stopRequested) process.exit(130);
-    stopRequested = true;
-    console.error('\n[telepath] stopping after the current step (Ctrl-C again to quit now)…');
-  };
-  process.on('SIGINT', onSigint);
-  try {
-    if (kind) {
-      const r = await EXPERIMENT_KINDS[kind.kind].run(kind.raw, { file: path.basename(positionals[0]), runsDir: path.resolve(values.runs!), json: values.json, force: values.force, shouldStop: () => stopRequested, log: (l) => console.error(l) });
-      console.log(values.json ? JSON.stringify(r.json) : `\n${r.text}`);
-      return r.interrupted ? 130 : 0;
-    }
-    const experiments = sweep ? sweep.experiments : exp ? [exp] : [];
-    const done: ArmSummary[][] = [];
-    for (const e of experiments) {
-      const { results, interrupted } = await runExperiment(e, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: () => stopRequested, quiet: values.quiet });
-      if (!values.json && results.length) console.log(`\n${e.name} (${e.task})\n${tableText(aggregate(results))}`);
-      if (interrupted) return 130;
-      done.push(results);
-      if (!values.json) {
-        const report = await reportCommand([e.name, '--runs', values.runs!, '--quiet']);
-        if (report !== 0) return report;
+  const workerCount = Number(values.workers);
+  if (!Number.isInteger(workerCount) || workerCount < 1) {
+    console.error(`telepath run: --workers takes a positive integer (processes that split the arms), got ${JSON.stringify(values.workers)}`);
+    return 2;
+  }
+  if (workerCount > 1 && (kind || values.force)) {
+    console.error(`telepath run: --workers splits the arms of an arm experiment between processes; it cannot be combined with ${kind ? `a "kind" experiment (${kind.kind})` : '--force'}`);
+    return 2;
+  }
+  const workers = workerCount === 1 ? null : startWorkers(fileURLToPath(import.meta.url), withoutWorkers(args), workerCount);
+  const code = await runInThisProcess();
+  if (!workers) return code;
+  const codes = await workers.exited;
+  const failed = codes.map((c, i) => [i + 2, c]).filter(([, c]) => c !== 0);
+  if (failed.length) console.error(`[telepath] ${failed.map(([w, c]) => `worker ${w} exited with ${c}`).join(', ')}`);
+  return code !== 0 ? code : failed.length ? failed[0][1] : 0;
+
+  async function runInThisProcess(): Promise<number> {
+    const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
+    console.error(describeBackend(info));
+    let stopRequested = false;
+    const onSigint = () => {
+      if (stopRequested) process.exit(130);
+      stopRequested = true;
+      console.error('\n[telepath] stopping after the current step (Ctrl-C again to quit now)…');
+    };
+    process.on('SIGINT', onSigint);
+    try {
+      if (kind) {
+        const r = await EXPERIMENT_KINDS[kind.kind].run(kind.raw, { file: path.basename(positionals[0]), runsDir: path.resolve(values.runs!), json: values.json, force: values.force, shouldStop: () => stopRequested, log: (l) => console.error(l) });
+        console.log(values.json ? JSON.stringify(r.json) : `\n${r.text}`);
+        return r.interrupted ? 130 : 0;
       }
+      const experiments = sweep ? sweep.experiments : exp ? [exp] : [];
+      const done: ArmSummary[][] = [];
+      for (const e of experiments) {
+        const { results, interrupted } = await runExperiment(e, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: () => stopRequested, quiet: values.quiet });
+        if (!values.json && results.length) console.log(`\n${e.name} (${e.task})\n${tableText(aggregate(results))}`);
+        if (interrupted) return 130;
+        done.push(results);
+        if (!values.json) {
+          const report = await reportCommand([e.name, '--runs', values.runs!, '--quiet']);
+          if (report !== 0) return report;
+        }
+      }
+      if (values.json) {
+        const json = experiments.map((e, i) => resultsJson(e.name, done[i]));
+        console.log(JSON.stringify(sweep ? { sweep: sweep.name, key: sweep.key, values: sweep.values, experiments: json } : json[0]));
+      } else if (sweep) {
+        const { markdown } = await writeSweepReport(sweep, done, path.resolve(values.runs!));
+        console.log(`\n${sweep.name}: accuracy against ${sweep.key}\n${markdown}`);
+      }
+      return 0;
+    } finally {
+      process.off('SIGINT', onSigint);
     }
-    if (values.json) {
-      const json = experiments.map((e, i) => resultsJson(e.name, done[i]));
-      console.log(JSON.stringify(sweep ? { sweep: sweep.name, key: sweep.key, values: sweep.values, experiments: json } : json[0]));
-    } else if (sweep) {
-      const { markdown } = await writeSweepReport(sweep, done, path.resolve(values.runs!));
-      console.log(`\n${sweep.name}: accuracy against ${sweep.key}\n${markdown}`);
-    }
-    return 0;
-  } finally {
-    process.off('SIGINT', onSigint);
   }
 }
 
