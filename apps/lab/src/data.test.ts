@@ -1,7 +1,7 @@
-import { runTokenizer } from '@telepath/core';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runTokenizer } from '@telepath/core';
 import { describe, expect, it } from 'vitest';
 import { loadTaskData, parseData, type Gsm8kData } from './data.js';
 
