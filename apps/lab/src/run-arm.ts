@@ -82,11 +82,19 @@ export function runDirOf(runsDir: string, exp: string, arm: string, seed: number
   return path.join(runsDir, exp, arm, `s${seed}`);
 }
 
+/** The experiment and arm that train `arm`: itself, or the end of its reuse chain. */
+export function trainedAt(exp: ExperimentConfig, arm: Arm): { exp: ExperimentConfig; arm: Arm } {
+  if (!arm.reuse) return { exp, arm };
+  const src = arm.reuse.experiment;
+  return trainedAt(src, src.arms.find((a) => a.name === arm.reuse!.arm)!);
+}
+
 /** Where arm `name` of `exp` trains and keeps its records: a reused arm's are in its source experiment's run directory. */
 export function armRunDir(runsDir: string, exp: ExperimentConfig, name: string, seed: number): string {
   const arm = exp.arms.find((a) => a.name === name);
-  if (arm?.reuse) return armRunDir(runsDir, arm.reuse.experiment, arm.reuse.arm, seed);
-  return runDirOf(runsDir, exp.name, name, seed);
+  if (!arm) return runDirOf(runsDir, exp.name, name, seed);
+  const source = trainedAt(exp, arm);
+  return runDirOf(runsDir, source.exp.name, source.arm.name, seed);
 }
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { loadExperiment, type Arm, type ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { readKind } from './kinds.js';
-import { runDirOf, type ArmSummary } from './run-arm.js';
+import { runDirOf, trainedAt, type ArmSummary } from './run-arm.js';
 import { liveLockHolder } from './run-lock.js';
 import { loadSweep } from './sweep.js';
 
@@ -83,13 +83,6 @@ async function armState(exp: ExperimentConfig, arm: Arm, seed: number, runsDir: 
   if (holder) return { arm: arm.name, seed, state: 'training', detail: `pid ${holder.pid} since ${holder.since}${step ? `, ${step}` : ''}${where}` };
   if (step) return { arm: arm.name, seed, state: 'stopped', detail: `${step}${where}` };
   return { arm: arm.name, seed, state: 'not started', detail: where.trim() };
-}
-
-/** The experiment and arm that train `arm` (itself, or the end of its reuse chain). */
-function trainedAt(exp: ExperimentConfig, arm: Arm): { exp: ExperimentConfig; arm: Arm } {
-  if (!arm.reuse) return { exp, arm };
-  const src = arm.reuse.experiment;
-  return trainedAt(src, src.arms.find((a) => a.name === arm.reuse!.arm)!);
 }
 
 /** "sft step 125 / 200" from the last training line of metrics.jsonl, or null before any. */
