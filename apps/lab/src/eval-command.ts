@@ -12,7 +12,7 @@ import type { CountdownData } from './data.js';
 import { evaluate } from './evaluate.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
-import { buildArm } from './run-arm.js';
+import { buildArm, FINAL_CHECKPOINT } from './run-arm.js';
 
 const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--backend NAME]
 
@@ -41,12 +41,22 @@ export async function evalCommand(args: string[]): Promise<number> {
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
   const method = methodById(resolved.arm.method, `${configFile} arm`);
-  const exp = { ...resolved, name: resolved.experiment } as unknown as ExperimentConfig;
-  const { state, lm } = await buildArm(method, dir, exp, resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, path.dirname(path.dirname(path.dirname(dir))));
+  // The record keeps the arm, not the experiment's other arms: an initFrom source is looked for
+  // among this experiment's runs, beside this run directory.
+  const exp = { ...resolved, name: resolved.experiment, arms: [] } as unknown as ExperimentConfig;
+  const final = path.join(dir, FINAL_CHECKPOINT);
+  // final.ckpt holds every variable the arm ended with, frozen ones included, so the arm it started
+  // from is not needed. Records written before final.ckpt existed: the initFrom source, then each
+  // phase's checkpoint.
+  const arm = existsSync(final) ? { ...resolved.arm, initFrom: '' } : resolved.arm;
+  const { state, lm } = await buildArm(method, dir, exp, arm, resolved.seed, { train: [], vocabulary: {} }, examples, path.dirname(path.dirname(path.dirname(dir))));
   try {
-    for (const { phase } of method.phases(resolved.arm.config)) {
-      const file = path.join(dir, `${phase}.ckpt`);
-      restoreCheckpoint(file, await readCheckpoint(file), { params: state.trainable(phase), modelConfig: lm.config });
+    if (existsSync(final)) restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
+    else {
+      for (const { phase } of method.phases(resolved.arm.config)) {
+        const file = path.join(dir, `${phase}.ckpt`);
+        restoreCheckpoint(file, await readCheckpoint(file), { params: state.trainable(phase), modelConfig: lm.config });
+      }
     }
     const max = Number(values.max);
     const subset = max > 0 ? examples.slice(0, max) : examples;

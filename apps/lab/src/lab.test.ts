@@ -101,6 +101,23 @@ describe('telepath run on a micro experiment', () => {
     await expect(evalCommand([join(runs, 'micro'), '--data', file])).rejects.toThrow(/not a run directory/);
   });
 
+  it('telepath eval rebuilds an arm that started from another (initFrom) from its own record, wherever the record is', async () => {
+    const { evalCommand } = await import('./eval-command.js');
+    const { cpSync } = await import('node:fs');
+    const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[0], { name: 'liu', method: 'coprocessor', initFrom: 'no-cot', config: { variant: 'liu', latentTokens: 1, steps: 2 } }] }, 'micro.json');
+    await runExperiment(exp, { runsDir: runs, ...quiet });
+    // Moved away from the run of its Base (no-cot): its final.ckpt holds the frozen Base too.
+    const moved = join(mkdtempSync(join(tmpdir(), 'lab-moved-')), 'exp', 'liu', 's0');
+    cpSync(join(runs, 'micro', 'liu', 's0'), moved, { recursive: true });
+    const samples = readFileSync(join(moved, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { question: string; gold: string; prediction: string });
+    const file = join(runs, 'test-again.jsonl');
+    const asInput = (q: string) => { const m = /^Make (\d+) from ([\d ]+)\.$/.exec(q)!; return { input: m[2].split(' ').join(','), output: m[1] }; };
+    writeFileSync(file, samples.map((s) => JSON.stringify(asInput(s.question))).join('\n') + '\n');
+    expect(await evalCommand([moved, '--data', file, '--backend', 'cpu'])).toBe(0);
+    const again = readFileSync(join(moved, 'eval-test-again.jsonl.samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prediction: string });
+    expect(again.map((s) => s.prediction)).toEqual(samples.map((s) => s.prediction));
+  });
+
   it('initialises an arm from an earlier arm\'s trained LM (initFrom)', async () => {
     const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1], { name: 'cot-again', method: 'cot', initFrom: 'cot', config: { variant: 'cot', steps: 0 } }] }, 'micro.json');
     const res = await runExperiment(exp, { runsDir: runs, ...quiet });

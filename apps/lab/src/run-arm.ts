@@ -73,7 +73,7 @@ export interface RunArmOptions {
 }
 
 /** All the variables a trained arm ends with (see runArm). */
-const FINAL_CHECKPOINT = 'final.ckpt';
+export const FINAL_CHECKPOINT = 'final.ckpt';
 
 /** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
 const CONTEXT_MARGIN = 32;
