@@ -35,6 +35,22 @@ describe('BufferPool', () => {
     expect(pool.stats().idleBytes).toBe(0);
   });
 
+  it('trims idle sizes nobody asked for lately, even when the allocation that triggers the trim asks for one of them', () => {
+    // The trim runs every 4,096 allocations. Here the 4,096th asks for the stale size 100 itself:
+    // it must get a fresh buffer (a trimmed one is no longer the pool's), not the dropped one.
+    const pool = new BufferPool(1 << 20, 1_000);
+    const stale = pool.alloc(100);
+    pool.noteWrite(stale);
+    pool.release(stale);
+    for (let i = 0; i < 4_094; i++) pool.release(pool.alloc(7)); // never attached: not pooled
+    const next = pool.alloc(100); // allocation 4,096
+    expect(next).not.toBe(stale);
+    expect(pool.stats()).toMatchObject({ dropped: 1, idleBytes: 0 });
+    pool.noteWrite(next);
+    pool.release(next);
+    expect(pool.alloc(100)).toBe(next); // pooled as usual afterwards
+  });
+
   it('ignores arrays it did not allocate and buffers never attached', () => {
     const pool = new BufferPool(1 << 20);
     const user = new Float32Array(10);

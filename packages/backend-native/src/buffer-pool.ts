@@ -79,9 +79,9 @@ export class BufferPool {
   /** A Float32Array of n elements with undefined contents. */
   alloc(n: number): Float32Array {
     if (n === 0) return new Float32Array(0);
-    const c = this.classes.get(n);
     this.tick++;
-    if ((this.tick & 4095) === 0) this.trimStale();
+    if ((this.tick & 4095) === 0) this.trimStale(); // before the lookup: it may drop this very size
+    const c = this.classes.get(n);
     this.s.liveBytes += 4 * n;
     if (this.s.liveBytes > this.s.peakLiveBytes) this.s.peakLiveBytes = this.s.liveBytes;
     if (c) {
@@ -171,6 +171,7 @@ export class BufferPool {
         this.s.idleBytes -= a.byteLength;
         this.s.dropped++;
       }
+      c.free.length = 0;
       this.classes.delete(size);
     }
   }
