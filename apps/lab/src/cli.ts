@@ -160,6 +160,10 @@ if (isMain) {
     (code) => process.exit(code),
     (e: Error) => {
       console.error(`telepath: ${e.message}`);
+      // A bad config or file is a plain Error with its own clear message; anything else is a bug,
+      // and its stack is what a report of it needs.
+      const bug = [e, e.cause].find((x): x is Error => x instanceof Error && x.constructor !== Error);
+      if (bug?.stack) console.error(bug.stack);
       process.exit(1);
     },
   );

@@ -163,7 +163,7 @@ describe('telepath run on a micro experiment', () => {
   it('gives clear errors for an unwritable run directory and a corrupt record', async () => {
     const blocker = join(mkdtempSync(join(tmpdir(), 'lab-bad-')), 'file');
     writeFileSync(blocker, 'not a directory');
-    await expect(runExperiment(validateExperiment(MICRO, 'micro.json'), { runsDir: blocker, ...quiet })).rejects.toThrow(/cannot write to run directory .*file\/micro\/no-cot\/s0/);
+    await expect(runExperiment(validateExperiment(MICRO, 'micro.json'), { runsDir: blocker, ...quiet })).rejects.toThrow(/^micro no-cot s0: cannot write to run directory .*file\/micro\/no-cot\/s0/);
     const corrupt = mkdtempSync(join(tmpdir(), 'lab-corrupt-'));
     mkdirSync(join(corrupt, 'micro', 'cot', 's0'), { recursive: true });
     writeFileSync(join(corrupt, 'micro', 'cot', 's0', 'summary.json'), '{"arm": ');

@@ -48,7 +48,12 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
 
   async function runJob(job: (typeof jobs)[number]): Promise<boolean> {
     const { arm, seed } = job;
-    const r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet });
+    let r: Awaited<ReturnType<typeof runArm>>;
+    try {
+      r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet });
+    } catch (e) {
+      throw new Error(`${exp.name} ${arm.name} s${seed}: ${(e as Error).message}`, { cause: e });
+    }
     if (r === 'interrupted') {
       log(`[telepath] interrupted during ${arm.name} s${seed}; checkpoints are saved — run the same command again to resume`);
       return false;
