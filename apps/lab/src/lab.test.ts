@@ -69,6 +69,19 @@ describe('telepath run on a micro experiment', () => {
     expect(again.results).toEqual(first.results);
   });
 
+  it('reads a finished arm recorded with another config, and says which keys differ', async () => {
+    const lines: string[] = [];
+    const same = await runExperiment(validateExperiment(MICRO, 'micro.json'), { runsDir: runs, quiet: true, log: (l) => lines.push(l) });
+    expect(lines.filter((l) => l.includes('another config'))).toEqual([]);
+    const edited = { ...MICRO, eval: { ...MICRO.eval, batchSize: 2 }, arms: [MICRO.arms[0], { ...MICRO.arms[1], config: { ...MICRO.arms[1].config, maxNewTokens: 30 } }] };
+    const again = await runExperiment(validateExperiment(edited, 'micro.json'), { runsDir: runs, quiet: true, log: (l) => lines.push(l) });
+    expect(again.results).toEqual(same.results); // the records, not a retraining
+    const notices = lines.filter((l) => l.includes('another config'));
+    expect(notices).toHaveLength(2);
+    expect(notices[0]).toMatch(/no-cot s0: .*\(eval\.batchSize: 3 → 2\).*--force retrains it/);
+    expect(notices[1]).toMatch(/cot s0: .*\(eval\.batchSize: 3 → 2; arm\.config\.maxNewTokens: 64 → 30\)/);
+  });
+
   it('resumes an interrupted run and ends with the same losses and results as an uninterrupted one', async () => {
     const other = mkdtempSync(join(tmpdir(), 'lab-resume-'));
     const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1]] }, 'micro.json');

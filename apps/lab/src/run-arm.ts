@@ -7,6 +7,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import {
+  configDifferences,
   currentBackend,
   readCheckpoint,
   restoreCheckpoint,
@@ -70,6 +71,8 @@ export interface RunArmOptions {
   force?: boolean;
   shouldStop?: () => boolean;
   quiet?: boolean;
+  /** Where notices go (a finished arm recorded with another config); default stderr. */
+  warn?: (line: string) => void;
 }
 
 /** All the variables a trained arm ends with (see runArm). */
@@ -99,22 +102,37 @@ export function armRunDir(runsDir: string, exp: ExperimentConfig, name: string, 
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
-  if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readSummary(dir);
+  if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir);
   const lock = await acquireRunLock(dir, {
     shouldStop: o.shouldStop,
     onWait: (h) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: process ${h.pid} has been training ${dir} since ${h.since}; waiting for it`),
   });
   if (!lock) return 'interrupted';
   try {
-    if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readSummary(dir); // finished by the process it waited for
+    if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir); // finished by the process it waited for
     return await runLockedArm(o, dir);
   } finally {
     await lock.release();
   }
 }
 
-async function readSummary(dir: string): Promise<ArmSummary> {
+/**
+ * A finished arm's record. One made with another config than the experiment's now (an edited
+ * config file, a --set) is still read — retraining is --force's decision — but the difference is
+ * named, so a table never silently mixes settings. Keys the record lacks (settings added since it
+ * was written) are not named.
+ */
+async function readFinished(o: RunArmOptions, dir: string): Promise<ArmSummary> {
+  const recorded = JSON.parse(await fs.readFile(path.join(dir, 'config.resolved.json'), 'utf8')) as unknown;
+  const changed = configDifferences(recorded, JSON.parse(JSON.stringify(resolvedConfig(o.exp, o.arm, o.seed))), { skipNewKeys: true });
+  if (changed.length > 0) (o.warn ?? console.error)(`[telepath] ${o.arm.name} s${o.seed}: its record (${dir}) was made with another config than this one (${changed.join('; ')}); showing that record — --force retrains it`);
   return JSON.parse(await fs.readFile(path.join(dir, 'summary.json'), 'utf8')) as ArmSummary;
+}
+
+/** What a run directory records as its config: everything that decides the arm's result. */
+function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
+  const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one
+  return { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
 }
 
 async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary | 'interrupted'> {
@@ -123,9 +141,7 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
   if (o.force) await fs.rm(dir, { recursive: true, force: true });
 
   const method = methodById(arm.method, `arm ${arm.name}`);
-  const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one
-  const resolved = { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
-  const record = await RunRecord.open(dir, resolved, { resume: true, datasets: data.hashes });
+  const record = await RunRecord.open(dir, resolvedConfig(exp, arm, seed), { resume: true, datasets: data.hashes });
   const built = await buildArm(method, dir, exp, arm, seed, data, [...data.train, ...data.test], o.runsDir, rewardFromTask(data.task));
   const { state, lm } = built;
   try {

@@ -50,7 +50,7 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
     const { arm, seed } = job;
     let r: Awaited<ReturnType<typeof runArm>>;
     try {
-      r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet });
+      r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
     } catch (e) {
       throw new Error(`${exp.name} ${arm.name} s${seed}: ${(e as Error).message}`, { cause: e });
     }
@@ -98,5 +98,5 @@ async function runWithSources(exp: ExperimentConfig, name: string, seed: number,
     const dep = await runWithSources(exp, arm.initFrom, seed, data, o);
     if (dep === 'interrupted') return dep;
   }
-  return runArm({ exp, arm, seed, data, runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet });
+  return runArm({ exp, arm, seed, data, runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
-import { readJsonl, RunRecord } from './run-record.js';
+import { configDifferences, readJsonl, RunRecord } from './run-record.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -46,11 +46,20 @@ describe('RunRecord', () => {
     await expect(readJsonl(rec.file('metrics.jsonl'))).rejects.toThrow(/metrics\.jsonl:2: not valid JSON/);
   });
 
+  it('configDifferences names each changed, added or removed key by its path', () => {
+    const recorded = { arm: { config: { steps: 10, maxNewTokens: 64 } }, seeds: [0, 1], gone: true };
+    const current = { arm: { config: { steps: 10, maxNewTokens: 128, extra: 'x' } }, seeds: [0, 2] };
+    expect(configDifferences(recorded, current)).toEqual(['arm.config.maxNewTokens: 64 → 128', 'arm.config.extra: absent → "x"', 'seeds: [0,1] → [0,2]', 'gone: true → absent']);
+    expect(configDifferences(recorded, structuredClone(recorded))).toEqual([]);
+    expect(configDifferences({ a: 1, b: 1, c: 1 }, { a: 2, b: 2, c: 2 }, { limit: 2 })).toEqual(['a: 1 → 2', 'b: 1 → 2', '1 more']);
+    expect(configDifferences(recorded, current, { skipNewKeys: true })).toEqual(['arm.config.maxNewTokens: 64 → 128', 'seeds: [0,1] → [0,2]', 'gone: true → absent']);
+  });
+
   it('refuses to overwrite a run, resumes one with the same config only', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'rec-')), 'run');
     await RunRecord.open(dir, { a: 1 });
     await expect(RunRecord.open(dir, { a: 1 })).rejects.toThrow(/already holds a run/);
-    await expect(RunRecord.open(dir, { a: 2 }, { resume: true })).rejects.toThrow(/different config/);
+    await expect(RunRecord.open(dir, { a: 2 }, { resume: true })).rejects.toThrow(/different config \(a: 1 → 2\)/);
     await RunRecord.open(dir, { a: 1 }, { resume: true });
   });
 

@@ -19,6 +19,30 @@ import { appendLine, writeFileAtomic } from './atomic.js';
 import { currentBackend, type BackendInfo } from './backend.js';
 import { activeFusedKernels } from './fused.js';
 
+/**
+ * Where two resolved configs differ, as "path: recorded → current" (JSON values; at most `limit`,
+ * then a count), e.g. ["arm.config.maxNewTokens: 64 → 128"]. Empty when they are equal. With
+ * `skipNewKeys`, keys the recorded config lacks are not differences: a record written before a
+ * setting existed (new settings default to the old behaviour).
+ */
+export function configDifferences(recorded: unknown, current: unknown, o: { limit?: number; skipNewKeys?: boolean } = {}): string[] {
+  const limit = o.limit ?? 5;
+  const out: string[] = [];
+  const walk = (a: unknown, b: unknown, at: string): void => {
+    if (a === undefined && o.skipNewKeys) return;
+    const objects = typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b);
+    if (objects && !Array.isArray(a)) {
+      const ra = a as Record<string, unknown>;
+      const rb = b as Record<string, unknown>;
+      for (const k of new Set([...Object.keys(ra), ...Object.keys(rb)])) walk(ra[k], rb[k], at ? `${at}.${k}` : k);
+    } else if (JSON.stringify(a) !== JSON.stringify(b)) {
+      out.push(`${at || '(root)'}: ${JSON.stringify(a) ?? 'absent'} → ${JSON.stringify(b) ?? 'absent'}`);
+    }
+  };
+  walk(recorded, current, '');
+  return out.length > limit ? [...out.slice(0, limit), `${out.length - limit} more`] : out;
+}
+
 export interface RunEnv {
   createdAt: string;
   git: { sha: string | null; dirty: boolean | null };
@@ -57,8 +81,9 @@ export class RunRecord {
     const rec = new RunRecord(dir);
     const existing = await readJsonIfExists(path.join(dir, 'config.resolved.json'));
     if (existing !== undefined && !o.resume) throw new Error(`RunRecord: ${dir} already holds a run; pass resume to continue it`);
-    if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(resolvedConfig)) {
-      throw new Error(`RunRecord: ${dir} was started with a different config; refusing to resume it`);
+    const changed = existing === undefined ? [] : configDifferences(existing, resolvedConfig);
+    if (changed.length > 0) {
+      throw new Error(`RunRecord: ${dir} was started with a different config (${changed.join('; ')}); refusing to resume it`);
     }
     await writeFileAtomic(path.join(dir, 'config.resolved.json'), JSON.stringify(resolvedConfig, null, 2) + '\n');
     await writeFileAtomic(path.join(dir, 'env.json'), JSON.stringify(collectEnv(o.datasets ?? {}), null, 2) + '\n');
