@@ -48,10 +48,11 @@ export async function evalCommand(args: string[]): Promise<number> {
   // final.ckpt holds every variable the arm ended with, frozen ones included, so the arm it started
   // from is not needed. Records written before final.ckpt existed: the initFrom source, then each
   // phase's checkpoint.
-  const arm = existsSync(final) ? { ...resolved.arm, initFrom: '' } : resolved.arm;
+  const hasFinal = existsSync(final);
+  const arm = hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm;
   const { state, lm } = await buildArm(method, dir, exp, arm, resolved.seed, { train: [], vocabulary: {} }, examples, path.dirname(path.dirname(path.dirname(dir))));
   try {
-    if (existsSync(final)) restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
+    if (hasFinal) restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
     else {
       for (const { phase } of method.phases(resolved.arm.config)) {
         const file = path.join(dir, `${phase}.ckpt`);

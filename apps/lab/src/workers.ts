@@ -14,9 +14,8 @@ export interface Workers {
   exited: Promise<number[]>;
 }
 
-/** `args`: the run command's own arguments, with any --workers already removed. */
+/** `args`: the run command's own arguments, with any --workers already removed; `n` ≥ 2, as the CLI checked. */
 export function startWorkers(cli: string, args: string[], n: number): Workers {
-  if (!Number.isInteger(n) || n < 1) throw new Error(`telepath run: --workers must be a positive integer, got ${JSON.stringify(n)}`);
   process.env.TELEPATH_NATIVE_THREADS ??= String(Math.max(1, Math.floor(availableParallelism() / n)));
   const children = Array.from({ length: n - 1 }, (_, i) => {
     const child = spawn(process.execPath, [...process.execArgv, cli, 'run', ...args, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
