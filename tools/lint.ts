@@ -1,5 +1,5 @@
 /**
- * Telepath's lint: the dependency directions of DEVELOPERS.md and the house rules that a
+ * Telepath's lint: the dependency directions of docs/contributing.md §3 and the house rules that a
  * machine can check. Usage: `tsx tools/lint.ts [package-dir ...]` (default: every workspace
  * package). Exits 1 listing each violation as file:line: message.
  *

@@ -1,6 +1,6 @@
 /**
  * The only place that knows every method: a literal table from method id to its implementation
- * (house-style §4: no registries, no side-effect registration). Methods still to come are listed
+ * (docs/contributing.md §4: no registries, no side-effect registration). Methods still to come are listed
  * with the issue that brings them, so `telepath list` and config errors can say so.
  */
 import { colar } from '@telepath/colar';

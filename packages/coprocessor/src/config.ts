@@ -25,7 +25,7 @@ export interface VariantSpec {
 }
 
 export const VARIANTS: Record<CoprocessorVariant, VariantSpec> = {
-  liu: { injection: 'embeddings', trainBase: false }, // Liu arXiv 2412.17747 abstract: "a frozen LLM" augmented by a coprocessor; "decoder frozen" (methods.md §2 [paper])
+  liu: { injection: 'embeddings', trainBase: false }, // Liu arXiv 2412.17747 abstract: "a frozen LLM" augmented by a coprocessor; "decoder frozen" (docs/methods.md §2 [paper])
   h1: { injection: 'kv', trainBase: false }, // paper A H1: per-layer [K_l ; K_l^φ], [V_l ; V_l^φ], Base frozen
   h2: { injection: 'kv', trainBase: true }, // paper A H2: "unfreeze the base"; path not stated — chosen: H1's
   'h2-embed': { injection: 'embeddings', trainBase: true }, // the other H2 path, offered because it is free
@@ -83,6 +83,6 @@ export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
   // vs 0.78 for H1, whose KV takes no ids). Not shifting keeps Liu and H1 on one answer layout, so
   // they differ only in the injection, which is the comparison paper A makes.
   shiftAnswerPositions: false, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
-  lr: 0, // Liu arXiv 2412.17747: learning rate "not found" (methods.md §2); chosen: the experiment's
+  lr: 0, // Liu arXiv 2412.17747: learning rate "not found" (docs/methods.md §2); chosen: the experiment's
   maxNewTokens: 32, // chosen: answers are short (Countdown equation, ProsQA sentence, GSM8K number)
 };

@@ -125,7 +125,7 @@ export function describeBackend(info: BackendInfo): string {
 
 async function loadUnion(loaders: BackendLoaders): Promise<void> {
   if (unionLoaded) return;
-  // Gradients are registered only by the union package (engineering.md §8).
+  // Gradients are registered only by the union package (docs/engineering.md §8).
   await loaders.importModule('@tensorflow/tfjs');
   unionLoaded = true;
 }

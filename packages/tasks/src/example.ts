@@ -1,7 +1,7 @@
 /**
- * The one record schema every task converts to (datasets.md §1; house-style §1 "one record
+ * The one record schema every task converts to (docs/datasets.md §1; docs/contributing.md §1 "one record
  * schema for every task") is core's `Example` `{id, question, steps, answer, meta?}`, re-exported
- * here; `id` = `<dataset>/<split>/<line index>`. A task definition (house-style §1, lm-eval) is
+ * here; `id` = `<dataset>/<split>/<line index>`. A task definition (docs/contributing.md §1, lm-eval) is
  * versioned and carries its answer extraction and scoring.
  */
 
@@ -12,7 +12,7 @@ export type TaskName = 'gsm8k' | 'gsm-hard' | 'svamp' | 'prosqa' | 'countdown';
 
 export interface Task {
   readonly name: TaskName;
-  /** Bump whenever parsing, formatting or scoring changes (house-style §1, lm-eval). */
+  /** Bump whenever parsing, formatting or scoring changes (docs/contributing.md §1, lm-eval). */
   readonly version: number;
   /** The answer part of a model's output, or null when none can be found. */
   extractAnswer(output: string): string | null;

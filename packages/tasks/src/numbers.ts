@@ -1,5 +1,5 @@
 /**
- * Numeric answer normalisation (datasets.md §10): strip thousands commas, a leading "+", a "$"
+ * Numeric answer normalisation (docs/datasets.md §10): strip thousands commas, a leading "+", a "$"
  * and whitespace; write "-0" as "0"; drop trailing fractional zeros ("72.0" → "72", "0.50" →
  * "0.5") and leading integer zeros. Two answers match when their canonical forms are equal.
  */
@@ -58,7 +58,7 @@ export function numbersEqual(a: string, b: string): boolean {
 
 /**
  * Numeric match with a relative tolerance: |pred − gold| ≤ tol·max(1, |gold|)
- * (datasets.md §6, [inferred] there; used for GSM-Hard, whose targets are floats).
+ * (docs/datasets.md §6, [inferred] there; used for GSM-Hard, whose targets are floats).
  */
 export function numbersClose(pred: string, gold: string, tol = 1e-4): boolean {
   const p = canonicalNumber(pred);

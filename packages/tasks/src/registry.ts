@@ -1,7 +1,7 @@
 /**
- * The shipped dataset files: a literal table (house-style §1, transformers.js "literal registry
+ * The shipped dataset files: a literal table (docs/contributing.md §1, transformers.js "literal registry
  * tables"). The sha256, byte and example counts are those recorded in each folder's
- * PROVENANCE.md and in datasets/README.md (datasets.md §0); `registry.test.ts` checks that the
+ * PROVENANCE.md and in datasets/README.md (docs/datasets.md §0); `registry.test.ts` checks that the
  * three agree, and the loaders check every file against this table before parsing it.
  */
 

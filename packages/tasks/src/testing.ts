@@ -1,5 +1,5 @@
 /**
- * Small fixtures for other packages' tests (house-style §1: a `./testing` entry point so nobody
+ * Small fixtures for other packages' tests (docs/contributing.md §1: a `./testing` entry point so nobody
  * deep-imports): a handful of Examples per task, built in memory without reading datasets/.
  */
 import type { Example } from './example.js';

@@ -1,5 +1,5 @@
 /**
- * Countdown generator with Stream-of-Search rules (datasets.md §8.1, described from
+ * Countdown generator with Stream-of-Search rules (docs/datasets.md §8.1, described from
  * kanishkg/stream-of-search, not copied):
  * - targets are the integers 10..maxTarget (91 values), shuffled with a seed; the first
  *   ⌊91/10⌋ = 9 are held out (split 'val_target'), the other 82 are train targets. The target
@@ -101,7 +101,7 @@ export function generateCountdown(o: GenerateCountdownOptions): Example[] {
   return out;
 }
 
-/** Telepath's default Countdown split sizes per n (chosen; SoS uses 500,000 / 1,000 / 1,000, datasets.md §8.1). */
+/** Telepath's default Countdown split sizes per n (chosen; SoS uses 500,000 / 1,000 / 1,000, docs/datasets.md §8.1). */
 export const DEFAULT_COUNTDOWN_SIZES: Record<CountdownSplit, number> = { train: 1_000, val: 1_000, val_target: 1_000 };
 
 /** The three splits for one n: train, then val avoiding train's solutions, then val_target. */

@@ -1,5 +1,5 @@
 /**
- * Countdown arithmetic under two rule sets (datasets.md §8–§9):
+ * Countdown arithmetic under two rule sets (docs/datasets.md §8–§9):
  * - 'sos' (Stream-of-Search): on a pair a, b only a+b, a·b, larger − smaller and exact
  *   larger ÷ smaller (smaller ≠ 0); every intermediate is a non-negative integer.
  * - 'all-numbers' (TinyZero's variant): any order and parenthesisation of + − × ÷ over exact
@@ -55,7 +55,7 @@ export function opViolation(a: Rational, op: Op, b: Rational, result: Rational |
 
 /**
  * The SoS moves on an unordered pair, in SoS order +, ×, −, ÷, written larger-first for − and ÷
- * (datasets.md §8.1). Each entry: [left, op, right, result].
+ * (docs/datasets.md §8.1). Each entry: [left, op, right, result].
  */
 export function sosMoves(a: number, b: number): [number, Op, number, number][] {
   const [hi, lo] = a >= b ? [a, b] : [b, a];

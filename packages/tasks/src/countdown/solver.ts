@@ -31,8 +31,8 @@ function popcount(x: number): number {
 
 /**
  * The moves on values a (from one half) and b (from the other), as [aIsLeft, op, result].
- * 'sos': a+b, a·b, larger − smaller, exact larger ÷ smaller (datasets.md §8.1).
- * 'all-numbers': + × and both orders of − ÷ over rationals (datasets.md §9).
+ * 'sos': a+b, a·b, larger − smaller, exact larger ÷ smaller (docs/datasets.md §8.1).
+ * 'all-numbers': + × and both orders of − ÷ over rationals (docs/datasets.md §9).
  */
 function moves(a: Rational, b: Rational, rules: CountdownRules, out: [boolean, Op, Rational][]): void {
   out.length = 0;

@@ -1,5 +1,5 @@
 /**
- * The Stream-of-Search reference search (datasets.md §8.1): depth-first over pairs (i < j) in
+ * The Stream-of-Search reference search (docs/datasets.md §8.1): depth-first over pairs (i < j) in
  * index order and operations in the order +, ×, −, ÷; the result replaces both operands and is
  * appended at the end of the remaining list (operands removed by index, not by value — see
  * §8.2's caveat); success when one number remains and equals the target. The first solution
@@ -34,7 +34,7 @@ export function sosFirstSolution(nums: readonly number[], target: number): strin
   return search([...nums]) ? steps : null;
 }
 
-/** SoS's naive tree size used as max_nodes in its rating (datasets.md §8.4): Π over depths of 4·C(m, 2). */
+/** SoS's naive tree size used as max_nodes in its rating (docs/datasets.md §8.4): Π over depths of 4·C(m, 2). */
 export function sosNaiveTreeSize(n: number): number {
   let size = 1;
   for (let m = n; m >= 2; m--) size *= 4 * ((m * (m - 1)) / 2);

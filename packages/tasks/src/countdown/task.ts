@@ -38,7 +38,7 @@ function makeTask(rules: CountdownRules): CountdownTask {
   };
 }
 
-/** Stream-of-Search rules (datasets.md §8). */
+/** Stream-of-Search rules (docs/datasets.md §8). */
 export const countdownTask: CountdownTask = makeTask('sos');
-/** TinyZero's rules (datasets.md §9). */
+/** TinyZero's rules (docs/datasets.md §9). */
 export const countdownAllNumbersTask: CountdownTask = makeTask('all-numbers');

@@ -82,7 +82,7 @@ describe('Countdown verifier', () => {
 });
 
 describe('Countdown solvers', () => {
-  it('SoS search returns the documented first solution (datasets.md §8.1)', () => {
+  it('SoS search returns the documented first solution (docs/datasets.md §8.1)', () => {
     expect(sosFirstSolution(NUMS, T)).toEqual(['14+34=48', '48/4=12', '28+12=40']);
     expect(stepsToExpression(NUMS, ['14+34=48', '48/4=12', '28+12=40'])).toBe('28+(14+34)/4');
     expect(sosFirstSolution([1, 1, 1], 100)).toBeNull();
@@ -129,7 +129,7 @@ describe('Countdown solvers', () => {
     expect(verifySteps([28, 86, 33, 42], 96, ['28/42=(2/3)', '86/(2/3)=129', '129-33=96'], 'sos').reason).toBe('inexact-division');
   });
 
-  it('naive tree sizes match datasets.md §8.4', () => {
+  it('naive tree sizes match docs/datasets.md §8.4', () => {
     expect([2, 3, 4, 5, 6].map(sosNaiveTreeSize)).toEqual([4, 48, 1152, 46080, 2764800]);
   });
 });

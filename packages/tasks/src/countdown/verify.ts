@@ -1,5 +1,5 @@
 /**
- * Countdown verifier (datasets.md §8.4, §9): scores an answer — an expression or a list of
+ * Countdown verifier (docs/datasets.md §8.4, §9): scores an answer — an expression or a list of
  * steps "a op b=c" — against the numbers and the target under 'sos' or 'all-numbers' rules,
  * with exact rational arithmetic. Each number must be used exactly as often as it is given
  * (operands are consumed as a multiset, unlike SoS's own checker, §8.3 caveat); every

@@ -19,11 +19,11 @@ describe('GSM8K loaders on the real files', () => {
       steps: ['48/2=24', '48+24=72'],
       answer: '72',
     });
-    // datasets.md §2 measured: 7,378 / 1,301 with ≥ 1 annotation; 79 / 14 answers with a comma.
+    // docs/datasets.md §2 measured: 7,378 / 1,301 with ≥ 1 annotation; 79 / 14 answers with a comma.
     expect(train.examples.filter((e) => e.steps.length > 0).length).toBe(7378);
     expect(test.examples.filter((e) => e.steps.length > 0).length).toBe(1301);
     expect(train.examples.filter((e) => e.answer.includes(',')).length).toBe(79);
-    // datasets.md §3: empty chains 6 (valid) / 18 (test); step histogram of valid.
+    // docs/datasets.md §3: empty chains 6 (valid) / 18 (test); step histogram of valid.
     expect(valid.examples.filter((e) => e.steps.length === 0).length).toBe(6);
     expect(augTest.examples.filter((e) => e.steps.length === 0).length).toBe(18);
     const hist = Array.from({ length: 9 }, (_, k) => valid.examples.filter((e) => e.steps.length === k).length);

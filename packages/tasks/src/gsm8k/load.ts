@@ -1,5 +1,5 @@
 /**
- * GSM8K loaders and Telepath's splits (datasets.md §2–§3; issue 3 "GSM8K"):
+ * GSM8K loaders and Telepath's splits (docs/datasets.md §2–§3; issue 3 "GSM8K"):
  * - train = GSM8K train minus the 500 questions of GSM8k-Aug valid (matched on the exact question
  *   string; all 500 must match) = 6,973 problems ("gsm8k-eq", the stand-in for GSM8k-Aug train).
  *   The 89 of them without any annotation are kept with `steps = []` (valid/test hold such lines too).

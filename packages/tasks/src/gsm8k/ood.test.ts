@@ -11,7 +11,7 @@ describe('out-of-distribution sets', () => {
     expect(e.steps.length).toBe(1);
     expect(e.steps[0]).toMatch(/def solution\(\):/);
     expect(e.answer).toBe('-9867630');
-    // datasets.md §6: 146 negative, 303 non-integer targets.
+    // docs/datasets.md §6: 146 negative, 303 non-integer targets.
     expect(r.examples.filter((x) => x.answer.startsWith('-')).length).toBe(146);
     expect(r.examples.filter((x) => x.answer.includes('.')).length).toBe(303);
   });

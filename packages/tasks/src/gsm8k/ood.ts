@@ -1,5 +1,5 @@
 /**
- * Out-of-distribution GSM test sets, converted as CoLaR does (datasets.md §6–§7):
+ * Out-of-distribution GSM test sets, converted as CoLaR does (docs/datasets.md §6–§7):
  * - GSM-Hard: question = `input`, steps = [`code`] (the PAL program), answer = String(target).
  * - SVAMP: question = Body.strip(". ") + ". " + Question.strip(), steps = [Equation],
  *   answer = String(Answer). Python's `strip(". ")` removes any run of "." and " " at both ends.

@@ -1,11 +1,11 @@
 /**
- * GSM8K record parsing (datasets.md §2–§3).
+ * GSM8K record parsing (docs/datasets.md §2–§3).
  * - Original JSONL: `{question, answer}`; steps are the calculator annotations `<<48/2=24>>`
  *   (written `48/2=24`, the equation-only chain of GSM8k-Aug); the answer follows `####`.
  * - iCoT text: `question||<<e1>> <<e2>> ... #### answer`; question = text before `||`, steps =
  *   the space-separated `<<…>>` between `||` and `####`, answer = text after the last `####`;
- *   an empty chain gives `steps = []` (datasets.md §3).
- * `formatIcotLine` rebuilds an iCoT line from an original record with the rule of datasets.md §3
+ *   an empty chain gives `steps = []` (docs/datasets.md §3).
+ * `formatIcotLine` rebuilds an iCoT line from an original record with the rule of docs/datasets.md §3
  * (`question + "||" + annotations.join(" ") + " #### " + answer`), byte-exact for all 500 valid
  * and 1,319 test lines.
  */
@@ -26,7 +26,7 @@ export interface RecordSource {
 }
 
 const ANNOTATION = /<<([^<>]*)>>/g;
-/** datasets.md §2: the annotation alphabet is exactly 0-9 + - * / ( ) . = and every one has "=". */
+/** docs/datasets.md §2: the annotation alphabet is exactly 0-9 + - * / ( ) . = and every one has "=". */
 const ANNOTATION_BODY = /^[0-9+\-*/().]+(?:=[0-9+\-*/().]+)+$/;
 
 /** The bodies of the `<<…>>` annotations of a GSM8K answer text, checked for balance and form. */
@@ -102,7 +102,7 @@ export function parseIcotLine(line: string, src: RecordSource): Gsm8kParsed {
   return { question, steps: bodies, answer: finalAnswer(rest.slice(hashes + 4), src, 'answer') };
 }
 
-/** The iCoT line for a parsed record (datasets.md §3's rule). */
+/** The iCoT line for a parsed record (docs/datasets.md §3's rule). */
 export function formatIcotLine(r: Gsm8kParsed): string {
   return `${r.question}||${r.steps.map((s) => `<<${s}>>`).join(' ')} #### ${r.answer}`;
 }

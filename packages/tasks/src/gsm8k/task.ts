@@ -1,5 +1,5 @@
 /**
- * Scoring for the GSM family (datasets.md §10): the answer is the first number after the last
+ * Scoring for the GSM family (docs/datasets.md §10): the answer is the first number after the last
  * `###` of the output; GSM8K and SVAMP compare it exactly after normalisation (commas, signs,
  * trailing ".0"), GSM-Hard numerically with a relative tolerance of 1e-4 (its targets are floats).
  */
@@ -27,7 +27,7 @@ function numericTask(name: Task['name'], same: (pred: string, gold: string) => b
 export const gsm8kTask: Task = numericTask('gsm8k', numbersEqual);
 export const svampTask: Task = numericTask('svamp', numbersEqual);
 
-/** Relative tolerance for GSM-Hard (datasets.md §6: |pred − gold| ≤ 1e-4·max(1, |gold|), [inferred] there). */
+/** Relative tolerance for GSM-Hard (docs/datasets.md §6: |pred − gold| ≤ 1e-4·max(1, |gold|), [inferred] there). */
 export const GSM_HARD_TOLERANCE = 1e-4;
 
 export const gsmHardTask: Task = numericTask('gsm-hard', (pred, gold) => numbersClose(pred, gold, GSM_HARD_TOLERANCE));

@@ -78,7 +78,7 @@ export function compareProsqa(gen: ProsqaStats, valid: ProsqaStats, test: Prosqa
   share('target named first', (s) => s.targetFirstPct, 3);
   share('root is node 1', (s) => s.rootIsNode1Pct, 3);
   exact('ids in creation order (%)', (s) => s.creationOrderPct, 100);
-  exact('examples violating a datasets.md §4 invariant', (s) => s.invariantViolations, 0);
+  exact('examples violating a docs/datasets.md §4 invariant', (s) => s.invariantViolations, 0);
   exact('person names used', (s) => s.personNames.join(' '));
   exact('concept names used', (s) => s.conceptNames.join(' '));
   return rows;

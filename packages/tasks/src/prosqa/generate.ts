@@ -1,5 +1,5 @@
 /**
- * ProsQA-like generator (datasets.md §5.1, which follows Coconut App. A.2 / Alg. 1 as transcribed
+ * ProsQA-like generator (docs/datasets.md §5.1, which follows Coconut App. A.2 / Alg. 1 as transcribed
  * [third-party]). Where the transcription is silent or its literal reading does not reproduce the
  * real files, the choice is marked "inferred" with the measurement behind it (prosqa/compare.ts
  * puts every statistic side by side; generate.test.ts asserts the tolerances).
@@ -48,7 +48,7 @@ export interface ProsqaGenConfig {
 }
 
 export const DEFAULT_PROSQA_GEN_CONFIG: ProsqaGenConfig = {
-  // datasets.md §5.1 step 1 (inferred there): the pooled valid + test histogram of §5.2.
+  // docs/datasets.md §5.1 step 1 (inferred there): the pooled valid + test histogram of §5.2.
   nodeCounts: { 14: 1, 17: 6, 18: 7, 19: 31, 20: 53, 21: 97, 22: 142, 23: 155, 24: 149, 25: 98, 26: 47, 27: 12, 28: 2 },
   pNotFromNode1: 0.35, // Coconut App. A.2 [third-party]: "with p = 0.35 it may not descend from node 1"
   // inferred: App. A.2 [third-party] says 0.35, but the real graphs are asymmetric — node 1 has 10.75
@@ -65,7 +65,7 @@ export const DEFAULT_PROSQA_GEN_CONFIG: ProsqaGenConfig = {
   // inferred: with 'max' the longest person→leaf path has mode 7 (mean 7.2) against the real 6 (6.43).
   depthRule: 'min',
   rootChoice: 'either', // inferred: reproduces root = node 1 in ≈ 62% (real 63.6%)
-  // datasets.md §5.1 step 9: shortest path 3..6 only; pooled real counts 326 / 350 / 105 / 19 of 800.
+  // docs/datasets.md §5.1 step 9: shortest path 3..6 only; pooled real counts 326 / 350 / 105 / 19 of 800.
   stepShares: { 3: 326, 4: 350, 5: 105, 6: 19 },
 };
 
@@ -212,7 +212,7 @@ function toExample(rng: Rng, id: string, a: Answer, parentsOf: number[][]): Exam
 export interface GenerateProsqaOptions {
   count: number;
   seed: number;
-  /** Questions to avoid (the real valid/test questions; datasets.md §5.1 step 9). */
+  /** Questions to avoid (the real valid/test questions; docs/datasets.md §5.1 step 9). */
   exclude?: ReadonlySet<string>;
   config?: ProsqaGenConfig;
   /** Ids are `<idPrefix>/<index>`; default "prosqa-gen/train". */

@@ -1,5 +1,5 @@
 /**
- * The ProsQA graph (datasets.md §4): nodes are named by `symbols` (index = node id), edges
+ * The ProsQA graph (docs/datasets.md §4): nodes are named by `symbols` (index = node id), edges
  * [u, v] read "every u is a v" (or "Name is a v" when u is a person), `root` is the queried
  * person, `target` the correct concept and `negTarget` the wrong one. Helpers for the properties
  * the loader checks and the statistics report measures.
@@ -109,7 +109,7 @@ export function longestPathFrom(children: number[][], src: number, memo = new Ma
   return best;
 }
 
-/** The sentence stating edge u→v (datasets.md §4: always "a", never "an"). */
+/** The sentence stating edge u→v (docs/datasets.md §4: always "a", never "an"). */
 export function edgeSentence(symbols: readonly string[], u: number, v: number, isPerson: (i: number) => boolean): string {
   return isPerson(u) ? `${symbols[u]} is a ${symbols[v]}.` : `Every ${symbols[u]} is a ${symbols[v]}.`;
 }

@@ -1,5 +1,5 @@
 /**
- * The properties that hold in every real ProsQA example (datasets.md §4, [measured]); the
+ * The properties that hold in every real ProsQA example (docs/datasets.md §4, [measured]); the
  * generator must satisfy them too. Returns the list of violations (empty when all hold).
  */
 import type { Example } from '../example.js';

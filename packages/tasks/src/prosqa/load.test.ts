@@ -19,13 +19,13 @@ describe('ProsQA loader on the real files', () => {
     }
   });
 
-  it('every real example satisfies the invariants of datasets.md §4', async () => {
+  it('every real example satisfies the invariants of docs/datasets.md §4', async () => {
     const all = [...(await loadProsqa('valid')).examples, ...(await loadProsqa('test')).examples];
     const bad = all.map((e) => [e.id, prosqaViolations(e)] as const).filter(([, v]) => v.length > 0);
     expect(bad).toEqual([]);
   });
 
-  it('measures the published statistics (datasets.md §5.2)', async () => {
+  it('measures the published statistics (docs/datasets.md §5.2)', async () => {
     const v = prosqaStats((await loadProsqa('valid')).examples);
     const t = prosqaStats((await loadProsqa('test')).examples);
     expect(v.nodes.mean).toBeCloseTo(22.82, 2);

@@ -1,5 +1,5 @@
 /**
- * ProsQA loader (datasets.md §4): each file is one JSON array (on a single line) of records
+ * ProsQA loader (docs/datasets.md §4): each file is one JSON array (on a single line) of records
  * `{question, answer, steps, idx_to_symbol, edges, root, target, neg_target}`. Records become
  * Examples with the graph in `meta.graph`; `toProsqaRecord` writes an Example back in the
  * original format (used for generated sets).

@@ -1,6 +1,6 @@
 /**
  * Name pools of ProsQA: the 17 person names and 38 concept names that occur across the real
- * valid and test files (datasets.md §4, [measured]). Persons are capitalised, concepts are not.
+ * valid and test files (docs/datasets.md §4, [measured]). Persons are capitalised, concepts are not.
  */
 
 export const PROSQA_PERSON_NAMES = [

@@ -1,5 +1,5 @@
 /**
- * ProsQA statistics (datasets.md §5.2): graph size, answer-path depth, shortest-path
+ * ProsQA statistics (docs/datasets.md §5.2): graph size, answer-path depth, shortest-path
  * multiplicity, persons, parents, distractor properties, vocabulary, question template, node-id
  * layout and sequence lengths, computed the same way for real and generated sets.
  */
@@ -51,7 +51,7 @@ export interface ProsqaStats {
   creationOrderPct: number;
   personNames: string[];
   conceptNames: string[];
-  /** Examples violating any invariant of datasets.md §4. */
+  /** Examples violating any invariant of docs/datasets.md §4. */
   invariantViolations: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * ProsQA scoring (datasets.md §10; issue 3 "the chosen concept equals the answer's"): the
+ * ProsQA scoring (docs/datasets.md §10; issue 3 "the chosen concept equals the answer's"): the
  * concept is the last word of the answer text after the last `###` ("Tom is a lempus." →
  * "lempus"; a bare "lempus" works too). Written reasoning is checked as a path through the
  * question's graph (reasoning.ts).
