@@ -125,6 +125,7 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
   const data = parseData(task, c.data ?? {}, where);
   if (c.seeds.length === 0 || !c.seeds.every((s) => Number.isInteger(s))) throw new Error(`${where}: "seeds" must be a non-empty list of integers`);
   if (!Array.isArray(c.arms) || c.arms.length === 0) throw new Error(`${where}: "arms" must list at least one arm`);
+  checkNumbers(c, where);
   const names = new Set<string>();
   const arms = c.arms.map((a, i) => {
     const at = `${where}: arms[${i}]`;
@@ -154,7 +155,6 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
   for (const [k, v] of Object.entries({ layers: c.lm.layers, heads: c.lm.heads, width: c.lm.width, batchSize: c.train.batchSize, evalBatch: c.eval.batchSize })) {
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${where}: ${k} must be a positive integer, got ${v}`);
   }
-  checkNumbers(c, where);
   const exp = { ...c, task, data, arms, why: why as Record<string, string>, lm: c.lm, train: c.train, eval: c.eval } as ExperimentConfig;
   for (const arm of arms) {
     if (!arm.reuse) continue;
