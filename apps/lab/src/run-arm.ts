@@ -212,7 +212,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
     const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
     const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
     if (ev === 'interrupted') return 'interrupted';
-    await fs.writeFile(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    await writeFileAtomic(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     const controls: NonNullable<ArmSummary['controls']> = {};
     if (ev.reasoningKind === 'latents') {
       for (const control of exp.eval.controls as LatentControl[]) {
@@ -271,7 +271,7 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
   const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
   const modelFile = path.join(dir, 'model.json');
   let lmConfig: LmConfig;
-  if (existsSync(modelFile)) lmConfig = JSON.parse(await fs.readFile(modelFile, 'utf8')) as LmConfig;
+  if (existsSync(modelFile)) lmConfig = await readJsonFile<LmConfig>(modelFile);
   else {
     const longest = Math.max(...all.map((ex) => {
       const e = encodeExample(tokenizer, ex);
@@ -302,11 +302,11 @@ async function readSource(source: string, dir: string): Promise<InitSource> {
   if (!existsSync(path.join(source, 'summary.json'))) throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
   for (const f of ['tokenizer.json', 'model.json']) {
     // model.json through lmConfig, so one written before a setting existed reads with its default.
-    const read = async (d: string) => (f === 'model.json' ? JSON.stringify(lmConfig(JSON.parse(await fs.readFile(path.join(d, f), 'utf8')))) : fs.readFile(path.join(d, f), 'utf8'));
+    const read = async (d: string) => JSON.stringify(f === 'model.json' ? lmConfig(await readJsonFile(path.join(d, f))) : await readJsonFile(path.join(d, f)));
     const [a, b] = await Promise.all([read(source), read(dir)]);
     if (a !== b) throw new Error(`initFrom: ${f} of ${source} differs from this arm's (${dir}); both arms must use the same data and LM settings`);
   }
-  const resolved = JSON.parse(await fs.readFile(path.join(source, 'config.resolved.json'), 'utf8')) as { arm: Arm };
+  const resolved = await readJsonFile<{ arm: Arm }>(path.join(source, 'config.resolved.json'));
   let file = path.join(source, FINAL_CHECKPOINT);
   if (!existsSync(file)) {
     // Runs recorded before final.ckpt existed: their last phase's checkpoint.
