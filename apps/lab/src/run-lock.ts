@@ -61,7 +61,8 @@ export async function acquireRunLock(dir: string, o: LockOptions = {}): Promise<
     // Written whole under a private name, then hard-linked into place: the link either appears with
     // its full content or fails with EEXIST, so a reader never sees a half-written lock.
     const tmp = `${file}.${process.pid}-${attempts++}.tmp`; // unique within the process too (two runs in one process)
-    await fs.writeFile(tmp, JSON.stringify(mine) + '\n').catch((e) => {
+    await fs.writeFile(tmp, JSON.stringify(mine) + '\n').catch(async (e) => {
+      await fs.rm(tmp, { force: true }); // a full disk: no half-written private file left behind
       throw unwritable(e);
     });
     try {
