@@ -144,6 +144,14 @@ describe('telepath on a finished micro run', () => {
     const again = await runExperiment(exp, { runsDir: runs, ...quiet });
     expect(finishedAt(again.results[0])).toBe(finishedAt(done.results[0])); // the swap completed, nothing retrained
     expect(existsSync(join(dir, 'summary.json'))).toBe(true);
+    // A crash before the swap: the old record at dir, the complete retrain beside it.
+    const { cpSync } = await import('node:fs');
+    cpSync(dir, retrainDirOf(dir), { recursive: true });
+    const retrained = JSON.parse(readFileSync(join(retrainDirOf(dir), 'summary.json'), 'utf8')) as { finishedAt: string };
+    writeFileSync(join(retrainDirOf(dir), 'summary.json'), JSON.stringify({ ...retrained, finishedAt: 'retrained' }));
+    const swapped = await runExperiment(exp, { runsDir: runs, ...quiet });
+    expect(finishedAt(swapped.results[0])).toBe('retrained');
+    expect(existsSync(retrainDirOf(dir))).toBe(false);
   });
 });
 

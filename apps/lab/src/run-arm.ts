@@ -105,7 +105,8 @@ export function armRunDir(runsDir: string, exp: ExperimentConfig, name: string, 
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
-  if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir);
+  const retrained = existsSync(path.join(retrainDirOf(dir), 'summary.json')); // to swap in (finishSwap)
+  if (!o.force && !retrained && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir);
   const lock = await acquireRunLock(dir, {
     shouldStop: o.shouldStop,
     onWait: (h, why) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: ${dir} is being trained (since ${h.since}) by ${why}; waiting for it`),
@@ -141,7 +142,8 @@ export function retrainDirOf(dir: string): string {
 /**
  * Puts a complete retrain in place of the finished record: the old one moves aside, the new one
  * takes its name, the old one goes. A crash between the two renames leaves no record at `dir`
- * (never a wrong one); `finishSwap` completes the swap on the next run.
+ * (never a wrong one); `finishSwap` completes the swap on the next run, as it does for a retrain
+ * that finished but was not swapped in yet.
  */
 async function swapIn(dir: string): Promise<void> {
   const replaced = `${dir}.replaced`;
@@ -151,10 +153,10 @@ async function swapIn(dir: string): Promise<void> {
   await fs.rm(replaced, { recursive: true, force: true });
 }
 
-/** Completes a swap a crash interrupted (see swapIn); called with the arm's lock held. */
+/** Completes a swap a crash interrupted, before or between its renames (see swapIn); called with the arm's lock held. */
 async function finishSwap(dir: string): Promise<void> {
-  if (!existsSync(dir) && existsSync(path.join(retrainDirOf(dir), 'summary.json'))) await fs.rename(retrainDirOf(dir), dir);
-  if (existsSync(dir)) await fs.rm(`${dir}.replaced`, { recursive: true, force: true });
+  if (existsSync(path.join(retrainDirOf(dir), 'summary.json'))) await swapIn(dir);
+  else if (existsSync(dir)) await fs.rm(`${dir}.replaced`, { recursive: true, force: true });
 }
 
 /** What a run directory records as its config: everything that decides the arm's result. */
