@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
+import { describeBackend, initBackend, isUserError, type BackendCandidate } from '@telepath/core';
 import { analyzeCommand } from './analyze-command.js';
 import { evalCommand } from './eval-command.js';
 import { EXPERIMENT_KINDS, readKind } from './kinds.js';
@@ -154,16 +154,23 @@ async function runCommand(args: string[]): Promise<number> {
   }
 }
 
+/**
+ * What the CLI prints for an error that ends a command. A bad config, value or file (core's
+ * UserError — ConfigError, DataError, a corrupt checkpoint — or a plain Error with its own clear
+ * message) is one line, no stack; anything else is a bug, and its stack is what a report needs.
+ */
+export function cliErrorText(e: unknown): string {
+  if (!(e instanceof Error)) return `telepath: ${String(e)}`;
+  const bug = [e, e.cause].find((x): x is Error => x instanceof Error && !isUserError(x));
+  return bug?.stack ? `telepath: ${e.message}\n${bug.stack}` : `telepath: ${e.message}`;
+}
+
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname);
 if (isMain) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e: Error) => {
-      console.error(`telepath: ${e.message}`);
-      // A bad config or file is a plain Error with its own clear message; anything else is a bug,
-      // and its stack is what a report of it needs.
-      const bug = [e, e.cause].find((x): x is Error => x instanceof Error && x.constructor !== Error);
-      if (bug?.stack) console.error(bug.stack);
+      console.error(cliErrorText(e));
       process.exit(1);
     },
   );

@@ -3,7 +3,7 @@
  * shipped files or the seeded generators of @telepath/tasks. Each task has a typed data config
  * with defaults (unknown keys rejected) and reports the dataset hashes for env.json.
  */
-import { parseConfig, type BuildOptions, type Example } from '@telepath/core';
+import { checkNumber, parseConfig, type BuildOptions, type Example } from '@telepath/core';
 import {
   COUNTDOWN_MAX_N,
   COUNTDOWN_MIN_N,
@@ -63,6 +63,21 @@ export function parseData(task: LabTaskName, data: unknown, where: string): obje
   // The generator's range, checked here so a bad value stops the run before any training.
   if (task === 'countdown' && !isCountdownSize((d as CountdownData).n)) {
     throw new Error(`${where} data.n: Countdown takes ${COUNTDOWN_MIN_N} to ${COUNTDOWN_MAX_N} numbers, got ${JSON.stringify((d as CountdownData).n)}`);
+  }
+  // Counts: a data config that would train or evaluate on nothing is an error, not "0.0 % (0/0)".
+  const count = (key: string, value: unknown, min: number, note = '') => checkNumber(`${where} data.${key}${note}`, value, { integer: true, min });
+  if (task === 'countdown') {
+    const c = d as CountdownData;
+    count('trainCount', c.trainCount, 1);
+    if (!c.testFile) count('testCount', c.testCount, 1);
+    count('seed', c.seed, 0);
+  } else if (task === 'gsm8k') {
+    count('trainLimit', (d as Gsm8kData).trainLimit, 0, ' (0: all)');
+    count('testLimit', (d as Gsm8kData).testLimit, 0, ' (0: all)');
+  } else {
+    count('trainCount', (d as ProsqaData).trainCount, 1);
+    count('testLimit', (d as ProsqaData).testLimit, 0, ' (0: all)');
+    count('seed', (d as ProsqaData).seed, 0);
   }
   if (task === 'gsm8k') {
     const m = (d as Gsm8kData).vocabMinCount;

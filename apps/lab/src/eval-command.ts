@@ -1,12 +1,15 @@
 /**
  * `telepath eval <run dir> --data FILE`: rebuilds a finished arm from its run record (tokenizer,
  * model config, phase checkpoints) and evaluates it on another file of the same task. Writes
- * eval-<file>.json and eval-<file>.samples.jsonl into the run directory.
+ * eval-<file>-<hash>.json and eval-<file>-<hash>.samples.jsonl into the run directory, the hash
+ * taken from the data file's absolute path, so two files with one base name never overwrite each
+ * other's result.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeBackend, initBackend, readCheckpoint, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
+import { describeBackend, initBackend, readCheckpoint, readJsonFile, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
 import { countdownAllNumbersTask, countdownTask, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, type Task } from '@telepath/tasks';
 import type { CountdownData } from './data.js';
 import { evaluate } from './evaluate.js';
@@ -20,7 +23,8 @@ Evaluates the trained arm in <run dir> (runs/<experiment>/<arm>/s<seed>) on FILE
   countdown  JSONL, one {"input": "a,b,c", "output": "target"} per line
   gsm8k      GSM8K's JSONL ({"question", "answer"} with <<…>> annotations and ####)
   prosqa     the ProsQA JSON format
-Writes eval-<file>.json and eval-<file>.samples.jsonl into the run directory.`;
+Writes eval-<file>-<hash>.json and eval-<file>-<hash>.samples.jsonl into the run directory
+(<hash>: 8 hex digits of the sha256 of FILE's absolute path).`;
 
 export async function evalCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { data: { type: 'string' }, max: { type: 'string', default: '0' }, json: { type: 'boolean', default: false }, backend: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } });
@@ -36,8 +40,11 @@ export async function evalCommand(args: string[]): Promise<number> {
   const configFile = path.join(dir, 'config.resolved.json');
   if (!existsSync(configFile)) throw new Error(`${dir} is not a run directory (no config.resolved.json)`);
   if (!existsSync(path.join(dir, 'summary.json'))) throw new Error(`${dir}: this run has not finished training and evaluation; finish it with telepath run first`);
-  const resolved = JSON.parse(await fs.readFile(configFile, 'utf8')) as Pick<ExperimentConfig, 'task' | 'data' | 'lm' | 'train' | 'eval'> & { experiment: string; arm: Arm; seed: number };
+  const resolved = (await readJsonFile(configFile)) as Pick<ExperimentConfig, 'task' | 'data' | 'lm' | 'train' | 'eval'> & { experiment: string; arm: Arm; seed: number };
   const { examples, task } = await loadEvalFile(resolved.task, resolved.data, values.data);
+  if (examples.length === 0) throw new Error(`${values.data}: no examples to evaluate (an empty file); an accuracy of 0/0 would mean nothing`);
+  const max = Number(values.max);
+  if (!Number.isInteger(max) || max < 0) throw new Error(`telepath eval --max: expected an integer ≥ 0 (0: every example), got ${JSON.stringify(values.max)}`);
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
   const method = methodById(resolved.arm.method, `${configFile} arm`);
@@ -59,12 +66,11 @@ export async function evalCommand(args: string[]): Promise<number> {
         restoreCheckpoint(file, await readCheckpoint(file), { params: state.trainable(phase), modelConfig: lm.config });
       }
     }
-    const max = Number(values.max);
     const subset = max > 0 ? examples.slice(0, max) : examples;
     const maxNewTokens = resolved.eval.maxNewTokens || ((resolved.arm.config.maxNewTokens as number | undefined) ?? 64);
     const ev = await evaluate(method, state, subset, task, { ...resolved.eval, maxNewTokens }, { label: `eval ${path.basename(values.data)}`, seed: resolved.seed });
     if (ev === 'interrupted') return 130;
-    const base = `eval-${path.basename(values.data).replace(/[^A-Za-z0-9._-]/g, '_')}`;
+    const base = evalResultBase(values.data);
     const { samples, ...summary } = ev;
     const out = { run: dir, data: path.resolve(values.data), arm: resolved.arm.name, seed: resolved.seed, ...summary };
     await writeFileAtomic(path.join(dir, `${base}.json`), JSON.stringify(out, null, 2) + '\n');
@@ -75,6 +81,12 @@ export async function evalCommand(args: string[]): Promise<number> {
   } finally {
     state.dispose();
   }
+}
+
+/** eval-<file name>-<8 hex of the sha256 of its absolute path>: one result per data file. */
+export function evalResultBase(dataFile: string): string {
+  const hash = createHash('sha256').update(path.resolve(dataFile)).digest('hex').slice(0, 8);
+  return `eval-${path.basename(dataFile).replace(/[^A-Za-z0-9._-]/g, '_')}-${hash}`;
 }
 
 async function loadEvalFile(taskName: string, data: object, file: string): Promise<{ examples: Example[]; task: Task }> {

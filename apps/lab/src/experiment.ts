@@ -9,7 +9,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { applySetOverrides, DEFAULT_OPTIM_CONFIG, LATENT_CONTROLS, parseConfig, type LmConfig, type OptimConfig, type PositionKind } from '@telepath/core';
+import { applySetOverrides, checkNumber, checkOptimConfig, DEFAULT_OPTIM_CONFIG, LATENT_CONTROLS, parseConfig, type LmConfig, type OptimConfig, type PositionKind } from '@telepath/core';
 import { checkTaskName, parseData, type LabTaskName } from './data.js';
 import { methodById } from './methods.js';
 
@@ -72,6 +72,39 @@ const DEFAULTS = {
   why: null as unknown,
 };
 
+/**
+ * Every numeric setting in its range (integers where counts are meant), naming the key and the
+ * range. checkpointEvery must be positive here: an arm killed without checkpoints loses every step.
+ */
+function checkNumbers(c: { lm: LmSettings; train: TrainSettings; eval: EvalSettings }, where: string): void {
+  const at = (key: string) => `${where}: ${key}`;
+  checkNumber(at('lm.contextLength (0: sized to the data)'), c.lm.contextLength, { integer: true, min: 0 });
+  checkNumber(at('lm.mlpRatio'), c.lm.mlpRatio, { min: 0, minExclusive: true });
+  checkNumber(at('lm.dropout'), c.lm.dropout, { min: 0, max: 1, maxExclusive: true });
+  checkNumber(at('lm.layerNormEps'), c.lm.layerNormEps, { min: 0, minExclusive: true });
+  checkNumber(at('lm.initStd'), c.lm.initStd, { min: 0, minExclusive: true });
+  checkNumber(at('train.logEvery'), c.train.logEvery, { integer: true, min: 1 });
+  checkNumber(at('train.checkpointEvery'), c.train.checkpointEvery, { integer: true, min: 1 });
+  checkOptimConfig(c.train.optim, at('train.optim'));
+  checkNumber(at('eval.maxExamples (0: all)'), c.eval.maxExamples, { integer: true, min: 0 });
+  checkNumber(at("eval.maxNewTokens (0: the arm's own)"), c.eval.maxNewTokens, { integer: true, min: 0 });
+  checkNumber(at('eval.temperature (0: greedy)'), c.eval.temperature, { min: 0 });
+  checkNumber(at('eval.topP'), c.eval.topP, { min: 0, max: 1, minExclusive: true });
+}
+
+/**
+ * An arm's phases: whole step counts, optimiser settings in range, and some training unless the
+ * arm starts from another arm's weights (zero steps then evaluates those). An arm that would train
+ * nothing from a random init is an error, not a "done".
+ */
+function checkArmTraining(phases: { phase: string; steps: number; optim?: Partial<OptimConfig> }[], optim: OptimConfig, initFrom: string, at: string): void {
+  for (const p of phases) {
+    checkNumber(`${at} phase ${p.phase}: steps`, p.steps, { integer: true, min: 0 });
+    checkOptimConfig({ ...optim, ...p.optim }, `${at} phase ${p.phase}: optim`);
+  }
+  if (!initFrom && phases.every((p) => p.steps === 0)) throw new Error(`${at}: trains 0 steps from a random init (phases ${phases.map((p) => p.phase).join(', ')}); give it steps, or "initFrom" an earlier arm to evaluate that arm's weights`);
+}
+
 /** Settings a reused arm's source experiment must share with the experiment reusing it (eval.controls and eval.batchSize may differ). */
 function likeForLike(e: ExperimentConfig): object {
   const { controls: _c, batchSize: _b, ...evaluation } = e.eval;
@@ -92,6 +125,7 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
   const data = parseData(task, c.data ?? {}, where);
   if (c.seeds.length === 0 || !c.seeds.every((s) => Number.isInteger(s))) throw new Error(`${where}: "seeds" must be a non-empty list of integers`);
   if (!Array.isArray(c.arms) || c.arms.length === 0) throw new Error(`${where}: "arms" must list at least one arm`);
+  checkNumbers(c, where);
   const names = new Set<string>();
   const arms = c.arms.map((a, i) => {
     const at = `${where}: arms[${i}]`;
@@ -106,6 +140,7 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
     }
     const method = methodById(arm.method, `${at} (${arm.name}) "method"`);
     const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<string, unknown>;
+    checkArmTraining(method.phases(config), c.train.optim, arm.initFrom, `${at} (${arm.name})`);
     const lm = arm.lm === null ? undefined : armLm(arm.lm, `${at} (${arm.name}) lm`);
     return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null, ...(lm ? { lm } : {}) };
   });

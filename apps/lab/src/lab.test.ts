@@ -104,18 +104,18 @@ describe('telepath run on a micro experiment', () => {
   });
 
   it('telepath eval re-evaluates a trained arm on a Countdown JSONL file', async () => {
-    const { evalCommand } = await import('./eval-command.js');
+    const { evalCommand, evalResultBase } = await import('./eval-command.js');
     const file = join(runs, 'extra.jsonl');
     writeFileSync(file, '{"input": "3,5,7", "output": "15"}\n{"input": "2,4,6", "output": "12"}\n');
     expect(await evalCommand([join(runs, 'micro', 'cot', 's0'), '--data', file, '--backend', 'cpu'])).toBe(0);
-    const out = JSON.parse(readFileSync(join(runs, 'micro', 'cot', 's0', 'eval-extra.jsonl.json'), 'utf8'));
+    const out = JSON.parse(readFileSync(join(runs, 'micro', 'cot', 's0', `${evalResultBase(file)}.json`), 'utf8'));
     expect(out.total).toBe(2);
     expect(out.accuracy).toBeGreaterThanOrEqual(0);
     await expect(evalCommand([join(runs, 'micro'), '--data', file])).rejects.toThrow(/not a run directory/);
   });
 
   it('telepath eval rebuilds an arm that started from another (initFrom) from its own record, wherever the record is', async () => {
-    const { evalCommand } = await import('./eval-command.js');
+    const { evalCommand, evalResultBase } = await import('./eval-command.js');
     const { cpSync } = await import('node:fs');
     const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[0], { name: 'liu', method: 'coprocessor', initFrom: 'no-cot', config: { variant: 'liu', latentTokens: 1, steps: 2 } }] }, 'micro.json');
     await runExperiment(exp, { runsDir: runs, ...quiet });
@@ -127,7 +127,7 @@ describe('telepath run on a micro experiment', () => {
     const asInput = (q: string) => { const m = /^Make (\d+) from ([\d ]+)\.$/.exec(q)!; return { input: m[2].split(' ').join(','), output: m[1] }; };
     writeFileSync(file, samples.map((s) => JSON.stringify(asInput(s.question))).join('\n') + '\n');
     expect(await evalCommand([moved, '--data', file, '--backend', 'cpu'])).toBe(0);
-    const again = readFileSync(join(moved, 'eval-test-again.jsonl.samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prediction: string });
+    const again = readFileSync(join(moved, `${evalResultBase(file)}.samples.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prediction: string });
     expect(again.map((s) => s.prediction)).toEqual(samples.map((s) => s.prediction));
   });
 

@@ -34,7 +34,6 @@ describe('rewards and per-phase optimizer settings', () => {
       name: 'micro-rl',
       ...MICRO_SETTINGS,
       data: { ...MICRO_SETTINGS.data, testCount: 4 },
-      train: { ...MICRO_SETTINGS.train, checkpointEvery: 0 },
       eval: { batchSize: 4, maxNewTokens: 24, controls: ['zero'] },
       arms: [
         { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 2 } },

@@ -2,7 +2,9 @@
  * One arm × one seed: build the tokenizer and LM, train every phase of the method with
  * checkpoints, evaluate, and write the run record under runs/<experiment>/<arm>/s<seed>/.
  * A finished run (summary.json present) is skipped unless forced; an unfinished one resumes from
- * its checkpoints; Ctrl-C stops after the current step with a checkpoint written.
+ * its checkpoints; Ctrl-C stops after the current step with a checkpoint written. A forced retrain
+ * builds its record beside the finished one (`<dir>.retrain`) and swaps it in when complete, so a
+ * retrain killed midway loses nothing.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -10,6 +12,7 @@ import {
   configDifferences,
   currentBackend,
   readCheckpoint,
+  readJsonFile,
   restoreCheckpoint,
   saveCheckpoint,
   encodeExample,
@@ -102,13 +105,15 @@ export function armRunDir(runsDir: string, exp: ExperimentConfig, name: string, 
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
-  if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir);
+  const retrained = existsSync(path.join(retrainDirOf(dir), 'summary.json')); // to swap in (finishSwap)
+  if (!o.force && !retrained && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir);
   const lock = await acquireRunLock(dir, {
     shouldStop: o.shouldStop,
-    onWait: (h) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: process ${h.pid} has been training ${dir} since ${h.since}; waiting for it`),
+    onWait: (h, why) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: ${dir} is being trained (since ${h.since}) by ${why}; waiting for it`),
   });
   if (!lock) return 'interrupted';
   try {
+    await finishSwap(dir);
     if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir); // finished by the process it waited for
     return await runLockedArm(o, dir);
   } finally {
@@ -123,10 +128,35 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
  * was written) are not named.
  */
 async function readFinished(o: RunArmOptions, dir: string): Promise<ArmSummary> {
-  const recorded = JSON.parse(await fs.readFile(path.join(dir, 'config.resolved.json'), 'utf8')) as unknown;
+  const recorded = await readJsonFile(path.join(dir, 'config.resolved.json'));
   const changed = configDifferences(recorded, JSON.parse(JSON.stringify(resolvedConfig(o.exp, o.arm, o.seed))), { skipNewKeys: true });
   if (changed.length > 0) (o.warn ?? console.error)(`[telepath] ${o.arm.name} s${o.seed}: its record (${dir}) was made with another config than this one (${changed.join('; ')}); showing that record — --force retrains it`);
-  return JSON.parse(await fs.readFile(path.join(dir, 'summary.json'), 'utf8')) as ArmSummary;
+  return readJsonFile<ArmSummary>(path.join(dir, 'summary.json'));
+}
+
+/** Where `--force` retrains the arm of `dir`: beside it, swapped in only when complete. */
+export function retrainDirOf(dir: string): string {
+  return `${dir}.retrain`;
+}
+
+/**
+ * Puts a complete retrain in place of the finished record: the old one moves aside, the new one
+ * takes its name, the old one goes. A crash between the two renames leaves no record at `dir`
+ * (never a wrong one); `finishSwap` completes the swap on the next run, as it does for a retrain
+ * that finished but was not swapped in yet.
+ */
+async function swapIn(dir: string): Promise<void> {
+  const replaced = `${dir}.replaced`;
+  await fs.rm(replaced, { recursive: true, force: true });
+  if (existsSync(dir)) await fs.rename(dir, replaced);
+  await fs.rename(retrainDirOf(dir), dir);
+  await fs.rm(replaced, { recursive: true, force: true });
+}
+
+/** Completes a swap a crash interrupted, before or between its renames (see swapIn); called with the arm's lock held. */
+async function finishSwap(dir: string): Promise<void> {
+  if (existsSync(path.join(retrainDirOf(dir), 'summary.json'))) await swapIn(dir);
+  else if (existsSync(dir)) await fs.rm(`${dir}.replaced`, { recursive: true, force: true });
 }
 
 /** What a run directory records as its config: everything that decides the arm's result. */
@@ -135,13 +165,18 @@ function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
   return { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
 }
 
-async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary | 'interrupted'> {
+async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSummary | 'interrupted'> {
   const { exp, arm, seed, data } = o;
-  const summaryFile = path.join(dir, 'summary.json');
-  if (o.force) await fs.rm(dir, { recursive: true, force: true });
+  const config = resolvedConfig(exp, arm, seed);
+  // A forced retrain works beside the finished record; one killed earlier resumes if its config is this one.
+  const dir = o.force ? retrainDirOf(finalDir) : finalDir;
+  if (o.force && existsSync(dir) && configDifferences(await readJsonFile(path.join(dir, 'config.resolved.json')).catch(() => null), JSON.parse(JSON.stringify(config))).length > 0) await fs.rm(dir, { recursive: true, force: true });
+  if (data.train.length === 0) throw new Error(`${exp.name} arm ${arm.name}: the training set is empty (data ${JSON.stringify(exp.data)}); nothing to train on`);
+  const test = exp.eval.maxExamples > 0 ? data.test.slice(0, exp.eval.maxExamples) : data.test;
+  if (test.length === 0) throw new Error(`${exp.name} arm ${arm.name}: the test set is empty (data ${JSON.stringify(exp.data)}); an accuracy of 0/0 would mean nothing`);
 
   const method = methodById(arm.method, `arm ${arm.name}`);
-  const record = await RunRecord.open(dir, resolvedConfig(exp, arm, seed), { resume: true, datasets: data.hashes });
+  const record = await RunRecord.open(dir, config, { resume: true, datasets: data.hashes });
   const built = await buildArm(method, dir, exp, arm, seed, data, [...data.train, ...data.test], o.runsDir, rewardFromTask(data.task));
   const { state, lm } = built;
   try {
@@ -161,20 +196,25 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
         },
         shouldStop: o.shouldStop,
+        // Steps past the checkpoint a crashed run resumes from were logged once already; they run again.
+        onStart: async (start) => {
+          await record.dropMetrics((l) => Object.keys(l).some((k) => k.startsWith(`${phase}/`)) && (l.step as number) > start);
+        },
       });
       await record.flush();
-      timing[phase] = (timing[phase] ?? 0) + res.seconds;
+      // Every segment of the phase, before a crash too (core keeps the seconds in the checkpoint);
+      // max: a record whose checkpoints predate that keeps the time timing.json already holds.
+      timing[phase] = Math.max(timing[phase] ?? 0, res.seconds);
       await writeFileAtomic(path.join(dir, 'timing.json'), JSON.stringify(timing) + '\n');
       if (res.interrupted) return 'interrupted';
     }
     // Every variable the arm ends with, frozen ones included (a phase checkpoint holds only what that
     // phase trained, e.g. CoLaR's SFT leaves out the embeddings): what a later arm's initFrom loads.
     await saveCheckpoint({ path: path.join(dir, FINAL_CHECKPOINT), params: state.variables(), modelConfig: lm.config, step: 0 });
-    const test = exp.eval.maxExamples > 0 ? data.test.slice(0, exp.eval.maxExamples) : data.test;
     const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
     const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
     if (ev === 'interrupted') return 'interrupted';
-    await fs.writeFile(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    await writeFileAtomic(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     const controls: NonNullable<ArmSummary['controls']> = {};
     if (ev.reasoningKind === 'latents') {
       for (const control of exp.eval.controls as LatentControl[]) {
@@ -203,9 +243,11 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
       ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
       ...(Object.keys(controls).length ? { controls } : {}),
     };
+    await record.dropMetrics((l) => 'test/acc' in l); // a run killed between this line and summary.json
     await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
     await record.finish(summary);
-    return JSON.parse(await fs.readFile(summaryFile, 'utf8')) as ArmSummary; // as recorded, like a skipped arm's
+    if (o.force) await swapIn(finalDir);
+    return readJsonFile<ArmSummary>(path.join(finalDir, 'summary.json')); // as recorded, like a skipped arm's
   } finally {
     state.dispose();
   }
@@ -231,7 +273,7 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
   const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
   const modelFile = path.join(dir, 'model.json');
   let lmConfig: LmConfig;
-  if (existsSync(modelFile)) lmConfig = JSON.parse(await fs.readFile(modelFile, 'utf8')) as LmConfig;
+  if (existsSync(modelFile)) lmConfig = await readJsonFile<LmConfig>(modelFile);
   else {
     const longest = Math.max(...all.map((ex) => {
       const e = encodeExample(tokenizer, ex);
@@ -262,11 +304,11 @@ async function readSource(source: string, dir: string): Promise<InitSource> {
   if (!existsSync(path.join(source, 'summary.json'))) throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
   for (const f of ['tokenizer.json', 'model.json']) {
     // model.json through lmConfig, so one written before a setting existed reads with its default.
-    const read = async (d: string) => (f === 'model.json' ? JSON.stringify(lmConfig(JSON.parse(await fs.readFile(path.join(d, f), 'utf8')))) : fs.readFile(path.join(d, f), 'utf8'));
+    const read = async (d: string) => JSON.stringify(f === 'model.json' ? lmConfig(await readJsonFile(path.join(d, f))) : await readJsonFile(path.join(d, f)));
     const [a, b] = await Promise.all([read(source), read(dir)]);
     if (a !== b) throw new Error(`initFrom: ${f} of ${source} differs from this arm's (${dir}); both arms must use the same data and LM settings`);
   }
-  const resolved = JSON.parse(await fs.readFile(path.join(source, 'config.resolved.json'), 'utf8')) as { arm: Arm };
+  const resolved = await readJsonFile<{ arm: Arm }>(path.join(source, 'config.resolved.json'));
   let file = path.join(source, FINAL_CHECKPOINT);
   if (!existsSync(file)) {
     // Runs recorded before final.ckpt existed: their last phase's checkpoint.
@@ -289,9 +331,6 @@ export function sampleBatch(train: Example[], rng: Rng, batchSize: number): Exam
 }
 
 async function readTiming(dir: string): Promise<Record<string, number>> {
-  try {
-    return JSON.parse(await fs.readFile(path.join(dir, 'timing.json'), 'utf8')) as Record<string, number>;
-  } catch {
-    return {};
-  }
+  const file = path.join(dir, 'timing.json');
+  return existsSync(file) ? readJsonFile<Record<string, number>>(file) : {};
 }

@@ -5,16 +5,18 @@
  * not started. A reused arm is looked up in the experiment that trains it.
  */
 import { existsSync, promises as fs } from 'node:fs';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
+import { readJsonFile } from '@telepath/core';
 import { parseArgs } from 'node:util';
 import { loadExperiment, type Arm, type ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { readKind } from './kinds.js';
 import { runDirOf, trainedAt, type ArmSummary } from './run-arm.js';
-import { liveLockHolder } from './run-lock.js';
+import { lockState } from './run-lock.js';
 import { loadSweep } from './sweep.js';
 
-export type ArmStateName = 'done' | 'training' | 'stopped' | 'not started';
+export type ArmStateName = 'done' | 'training' | 'stale lock' | 'stopped' | 'not started';
 
 export interface ArmState {
   arm: string;
@@ -29,6 +31,8 @@ const HELP = `Usage: telepath status <experiment.json> [--set key=value ...] [--
 Where every arm × seed of the experiment stands, from its run records and locks:
   done          finished (accuracy ± s.e.)
   training      a live process holds its lock (pid, last logged step of the phase)
+  stale lock    its lock's process is gone (exited, pid reused, machine restarted, or no heartbeat
+                from another host for 10 min); the next telepath run takes it over and resumes
   stopped       started and interrupted; the same telepath run resumes it from its checkpoint
   not started
 A reused arm is looked up in the experiment that trains it. A sweep lists each of its experiments.`;
@@ -75,12 +79,13 @@ async function armState(exp: ExperimentConfig, arm: Arm, seed: number, runsDir: 
   const where = arm.reuse ? ` (reused: ${source.exp.name}/${source.arm.name})` : '';
   const summaryFile = path.join(dir, 'summary.json');
   if (existsSync(summaryFile)) {
-    const s = JSON.parse(await fs.readFile(summaryFile, 'utf8')) as ArmSummary;
+    const s = await readJsonFile<ArmSummary>(summaryFile);
     return { arm: arm.name, seed, state: 'done', detail: `${(100 * s.accuracy).toFixed(1)} % ± ${(100 * s.stderr).toFixed(1)}${where}` };
   }
-  const holder = await liveLockHolder(dir);
+  const lock = await lockState(dir);
   const step = await lastStep(dir, source.arm);
-  if (holder) return { arm: arm.name, seed, state: 'training', detail: `pid ${holder.pid} since ${holder.since}${step ? `, ${step}` : ''}${where}` };
+  if (lock.state === 'live') return { arm: arm.name, seed, state: 'training', detail: `pid ${lock.holder.pid}${lock.holder.host === hostname() ? '' : ` on ${lock.holder.host}`} since ${lock.holder.since}${step ? `, ${step}` : ''}${where}` };
+  if (lock.state === 'stale') return { arm: arm.name, seed, state: 'stale lock', detail: `${lock.why}${step ? `; ${step}` : ''}${where}` };
   if (step) return { arm: arm.name, seed, state: 'stopped', detail: `${step}${where}` };
   return { arm: arm.name, seed, state: 'not started', detail: where.trim() };
 }
@@ -114,7 +119,8 @@ async function lastStep(dir: string, arm: Arm): Promise<string | null> {
 
 export function formatStatus(name: string, states: ArmState[]): string {
   const count = (s: ArmStateName) => states.filter((x) => x.state === s).length;
-  const head = `${name}: ${count('done')}/${states.length} done, ${count('training')} training, ${count('stopped')} stopped, ${count('not started')} not started`;
+  const stale = count('stale lock') ? `, ${count('stale lock')} with a stale lock` : '';
+  const head = `${name}: ${count('done')}/${states.length} done, ${count('training')} training${stale}, ${count('stopped')} stopped, ${count('not started')} not started`;
   const width = Math.max(3, ...states.map((s) => s.arm.length));
   const rows = states.map((s) => `  ${s.arm.padEnd(width)}  s${String(s.seed).padEnd(3)} ${s.state.padEnd(11)}  ${s.detail}`.trimEnd());
   return [head, ...rows].join('\n');

@@ -62,6 +62,7 @@ export async function readCheckpoint(path: string): Promise<LoadedCheckpoint> {
   const m = meta as Partial<CheckpointMeta>;
   if (!m || m.format !== CHECKPOINT_FORMAT) throw new Error(`${path}: not a Telepath checkpoint (format ${JSON.stringify(m?.format)})`);
   if (m.version !== CHECKPOINT_VERSION) throw new Error(`${path}: checkpoint version ${m.version}, this build reads ${CHECKPOINT_VERSION}`);
+  if (!Number.isInteger(m.step) || m.step! < 0) throw new Error(`${path}: checkpoint step ${JSON.stringify(m.step)} is not an integer ≥ 0`);
   return { meta: m as CheckpointMeta, tensors };
 }
 

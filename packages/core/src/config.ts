@@ -7,10 +7,11 @@
  * A key whose default is `null` accepts any value; arrays are checked element by element against
  * the default's first element when there is one.
  */
+import { UserError } from './errors.js';
 
 export type DeepPartial<T> = T extends readonly (infer U)[] ? U[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
 
-export class ConfigError extends Error {
+export class ConfigError extends UserError {
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
@@ -92,4 +93,24 @@ function describe(v: unknown): string {
   if (t === 'string') return `string (${JSON.stringify(v)})`;
   if (t === 'object') return 'object';
   return `${t} (${String(v)})`;
+}
+
+/**
+ * Range checks for numeric settings, each an error naming the key and the valid range:
+ *   checkNumber('train.steps', -5, { integer: true, min: 0 }) → train.steps must be an integer ≥ 0, got -5
+ */
+export function checkNumber(key: string, value: unknown, r: { integer?: boolean; min?: number; max?: number; minExclusive?: boolean; maxExclusive?: boolean }): number {
+  const lo = r.min === undefined ? '' : `${r.minExclusive ? '>' : '≥'} ${r.min}`;
+  const hi = r.max === undefined ? '' : `${r.maxExclusive ? '<' : '≤'} ${r.max}`;
+  const range = [lo, hi].filter(Boolean).join(' and ');
+  const expected = `${r.integer ? 'an integer' : 'a finite number'}${range ? ` ${range}` : ''}`;
+  const v = value as number;
+  const ok =
+    typeof value === 'number' &&
+    Number.isFinite(v) &&
+    (!r.integer || Number.isInteger(v)) &&
+    (r.min === undefined || (r.minExclusive ? v > r.min : v >= r.min)) &&
+    (r.max === undefined || (r.maxExclusive ? v < r.max : v <= r.max));
+  if (!ok) throw new ConfigError(`${key} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
+  return v;
 }

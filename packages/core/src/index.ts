@@ -2,6 +2,7 @@ export * from './atomic.js';
 export * from './backend.js';
 export * from './checkpoint.js';
 export * from './config.js';
+export * from './errors.js';
 export { activeFusedKernels, FUSED_KERNELS, type FusedKernel, setFusedKernels } from './fused.js';
 export * from './generate.js';
 export * from './kv-cache.js';

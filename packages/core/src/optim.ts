@@ -5,6 +5,7 @@
  * update runs as one fused kernel per parameter where the backend has it (fused.ts).
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { checkNumber } from './config.js';
 import { FUSED_KERNELS, fusedKernelFor, runFused } from './fused.js';
 import { variableFrom } from './tidy.js';
 
@@ -31,6 +32,19 @@ export const DEFAULT_OPTIM_CONFIG: OptimConfig = {
   weightDecay: 0.01,
   clipNorm: 1.0,
 };
+
+/** Every optimiser setting in its range, or an error naming the key and the range. */
+export function checkOptimConfig(c: OptimConfig, where = 'optim'): OptimConfig {
+  checkNumber(`${where}.lr`, c.lr, { min: 0, minExclusive: true });
+  checkNumber(`${where}.lrMinRatio`, c.lrMinRatio, { min: 0, max: 1 });
+  checkNumber(`${where}.warmupSteps`, c.warmupSteps, { integer: true, min: 0 });
+  checkNumber(`${where}.beta1`, c.beta1, { min: 0, max: 1, maxExclusive: true });
+  checkNumber(`${where}.beta2`, c.beta2, { min: 0, max: 1, maxExclusive: true });
+  checkNumber(`${where}.eps`, c.eps, { min: 0, minExclusive: true });
+  checkNumber(`${where}.weightDecay`, c.weightDecay, { min: 0 });
+  checkNumber(`${where}.clipNorm (0: no clipping)`, c.clipNorm, { min: 0 });
+  return c;
+}
 
 /** Learning rate at `step` (0-based) of a run of `totalSteps`: linear warmup, then cosine to lr·lrMinRatio. */
 export function learningRate(c: OptimConfig, step: number, totalSteps: number): number {

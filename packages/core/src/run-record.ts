@@ -8,7 +8,8 @@
  *   samples.jsonl         generations, one per line
  *   summary.json          written by finish()
  * JSON files are written atomically; JSONL lines are appended one at a time, and a torn last line
- * (a crash mid-append) is ignored on read.
+ * (a crash mid-append) is ignored on read and cut off when the record is resumed, so the next
+ * line starts on a line of its own. `dropMetrics` removes the lines a resumed run redoes.
  */
 import { execFileSync } from 'node:child_process';
 import { constants as fsConstants, promises as fs, readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { appendLine, writeFileAtomic } from './atomic.js';
 import { currentBackend, type BackendInfo } from './backend.js';
+import { fileError } from './errors.js';
 import { activeFusedKernels } from './fused.js';
 
 /**
@@ -85,6 +87,7 @@ export class RunRecord {
     if (changed.length > 0) {
       throw new Error(`RunRecord: ${dir} was started with a different config (${changed.join('; ')}); refusing to resume it`);
     }
+    for (const jsonl of ['metrics.jsonl', 'samples.jsonl']) await cutTornLine(path.join(dir, jsonl));
     await writeFileAtomic(path.join(dir, 'config.resolved.json'), JSON.stringify(resolvedConfig, null, 2) + '\n');
     await writeFileAtomic(path.join(dir, 'env.json'), JSON.stringify(collectEnv(o.datasets ?? {}), null, 2) + '\n');
     return rec;
@@ -99,6 +102,19 @@ export class RunRecord {
       if (typeof v !== 'number') throw new Error(`RunRecord.log: metric ${k} must be a number, got ${typeof v}`);
     }
     return this.append('metrics.jsonl', JSON.stringify({ step, ...metrics }));
+  }
+
+  /**
+   * Rewrites metrics.jsonl (atomically) without the lines `drop` selects, e.g. a phase's steps
+   * past the checkpoint a crashed run resumes from, which it logs again. Returns how many went.
+   */
+  async dropMetrics(drop: (line: Record<string, unknown>) => boolean): Promise<number> {
+    await this.flush();
+    const file = this.file('metrics.jsonl');
+    const lines = (await readJsonl(file)) as Record<string, unknown>[];
+    const kept = lines.filter((l) => !drop(l));
+    if (kept.length < lines.length) await writeFileAtomic(file, kept.map((l) => JSON.stringify(l) + '\n').join(''));
+    return lines.length - kept.length;
   }
 
   sample(s: object): Promise<void> {
@@ -136,7 +152,7 @@ export async function readJsonl(file: string): Promise<unknown[]> {
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
+    throw fileError('read', file, e);
   }
   const lines = text.split('\n');
   const out: unknown[] = [];
@@ -151,6 +167,21 @@ export async function readJsonl(file: string): Promise<unknown[]> {
     }
   }
   return out;
+}
+
+/** Cuts a JSONL file back to its last complete line (a crash mid-append leaves a torn one). */
+async function cutTornLine(file: string): Promise<void> {
+  let text: Buffer;
+  try {
+    text = await fs.readFile(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw fileError('read', file, e);
+  }
+  if (text.length === 0 || text[text.length - 1] === 0x0a) return;
+  await fs.truncate(file, text.lastIndexOf(0x0a) + 1).catch((e: unknown) => {
+    throw fileError('repair', file, e);
+  });
 }
 
 async function readJsonIfExists(file: string): Promise<unknown> {

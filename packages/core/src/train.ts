@@ -9,8 +9,9 @@
 import { promises as fs } from 'node:fs';
 import * as tf from '@tensorflow/tfjs-core';
 import { readCheckpoint, restoreCheckpoint, saveCheckpoint } from './checkpoint.js';
-import { parseConfig } from './config.js';
-import { AdamW, clipByGlobalNorm, DEFAULT_OPTIM_CONFIG, learningRate, type OptimConfig } from './optim.js';
+import { checkNumber, parseConfig } from './config.js';
+import { UserError } from './errors.js';
+import { AdamW, checkOptimConfig, clipByGlobalNorm, DEFAULT_OPTIM_CONFIG, learningRate, type OptimConfig } from './optim.js';
 import type { Rng } from './rng.js';
 
 export interface TrainConfig {
@@ -50,6 +51,11 @@ export interface TrainOptions {
   onLog?: (log: StepLog) => void;
   /** Polled after every step; when true, the loop checkpoints and returns (e.g. on Ctrl-C). */
   shouldStop?: () => boolean;
+  /**
+   * Called once before the first step with the step training starts from (the checkpoint's, or 0):
+   * a caller that logs per step drops what it logged past it (steps a crash lost, to be redone).
+   */
+  onStart?: (startStep: number) => void | Promise<void>;
 }
 
 export interface TrainResult {
@@ -58,6 +64,7 @@ export interface TrainResult {
   startStep: number;
   finalStep: number;
   interrupted: boolean;
+  /** Seconds of training up to finalStep, summed over every segment (before a resume too). */
   seconds: number;
 }
 
@@ -69,23 +76,27 @@ export class NonFiniteError extends Error {
 }
 
 export async function train(o: TrainOptions): Promise<TrainResult> {
-  const cfg = parseConfig(DEFAULT_TRAIN_CONFIG, o.config, 'train');
-  if (!Number.isInteger(cfg.gradAccum) || cfg.gradAccum < 1) throw new Error(`train.gradAccum must be an integer ≥ 1, got ${cfg.gradAccum}`);
+  const cfg = checkTrainConfig(parseConfig(DEFAULT_TRAIN_CONFIG, o.config, 'train'));
   const optimizer = new AdamW(cfg.optim, o.params);
   const byVarName = new Map([...o.params.entries()].map(([name, v]) => [v.name, name]));
   let losses: number[] = [];
   let step = 0;
+  let priorSeconds = 0;
   if (o.checkpointPath && (await exists(o.checkpointPath))) {
     const ck = await readCheckpoint(o.checkpointPath);
+    if (ck.meta.step > cfg.steps) throw new UserError(`${o.checkpointPath}: checkpoint at step ${ck.meta.step}, past this run's ${cfg.steps} steps; it belongs to a longer run (delete it, or use another run directory)`);
     restoreCheckpoint(o.checkpointPath, ck, { params: o.params, modelConfig: o.modelConfig ?? null, optimizer });
-    const extra = ck.meta.extra as { losses?: number[]; state?: unknown } | null;
+    const extra = ck.meta.extra as { losses?: number[]; state?: unknown; seconds?: number } | null;
     step = ck.meta.step;
     losses = extra?.losses?.slice(0, step) ?? [];
+    priorSeconds = extra?.seconds ?? 0;
     if (ck.meta.rng) o.rng.restore(ck.meta.rng);
     o.extraState?.restore(extra?.state);
   }
   const startStep = step;
+  await o.onStart?.(startStep);
   const t0 = performance.now();
+  const seconds = () => priorSeconds + (performance.now() - t0) / 1000;
   const save = async () => {
     if (!o.checkpointPath) return;
     await saveCheckpoint({
@@ -95,7 +106,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       step,
       optimizer,
       rng: o.rng.state(),
-      extra: { losses, state: o.extraState?.save() ?? null },
+      extra: { losses, state: o.extraState?.save() ?? null, seconds: seconds() },
     });
   };
   let interrupted = false;
@@ -119,7 +130,21 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
   } finally {
     optimizer.dispose();
   }
-  return { losses, startStep, finalStep: step, interrupted, seconds: (performance.now() - t0) / 1000 };
+  return { losses, startStep, finalStep: step, interrupted, seconds: seconds() };
+}
+
+/**
+ * Every numeric training setting in its range, or an error naming the key and the range. Zero
+ * steps is allowed (a phase with nothing to do, e.g. an arm that only evaluates the LM it starts
+ * from); a caller for which that means "trained nothing" refuses it itself.
+ */
+export function checkTrainConfig(cfg: TrainConfig, where = 'train'): TrainConfig {
+  checkNumber(`${where}.steps`, cfg.steps, { integer: true, min: 0 });
+  checkNumber(`${where}.gradAccum`, cfg.gradAccum, { integer: true, min: 1 });
+  checkNumber(`${where}.logEvery`, cfg.logEvery, { integer: true, min: 1 });
+  checkNumber(`${where}.checkpointEvery (0: only at the end)`, cfg.checkpointEvery, { integer: true, min: 0 });
+  checkOptimConfig(cfg.optim, `${where}.optim`);
+  return cfg;
 }
 
 function trainStep(o: TrainOptions, cfg: TrainConfig, optimizer: AdamW, byVarName: Map<string, string>, step: number): { loss: number; gradNorm: number } {

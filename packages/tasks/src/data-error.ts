@@ -2,9 +2,11 @@
  * Errors for bad dataset input: every message names the file, the line (1-based) and the field,
  * so a broken record can be found with an editor. A missing file names its path and the
  * datasets/README.md section that says where the file comes from.
+ * A bad value is quoted by `quotePrefix`: at most a short prefix of it, never a 10 MB string.
  */
+import { UserError } from '@telepath/core';
 
-export class DataError extends Error {
+export class DataError extends UserError {
   constructor(
     readonly file: string,
     readonly line: number | null,
@@ -39,4 +41,10 @@ export function parseOrSkip<T>(parse: () => T, skipped: SkippedRecord[], o: BadR
     skipped.push({ file: e.file, line: e.line, field: e.field, reason: e.reason });
     return null;
   }
+}
+
+/** A value for an error message: its JSON, cut to `max` characters with the full length named. */
+export function quotePrefix(value: unknown, max = 24): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length <= max ? json : `${json.slice(0, max)}… (${json.length} characters)`;
 }

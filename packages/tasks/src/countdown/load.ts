@@ -5,7 +5,7 @@
  * and an unsolvable instance is a bad record. The file's sha256 is reported.
  */
 import { promises as fs } from 'node:fs';
-import { DataError, parseOrSkip, type SkippedRecord } from '../data-error.js';
+import { DataError, parseOrSkip, quotePrefix, type SkippedRecord } from '../data-error.js';
 import type { Example } from '../example.js';
 import { sha256Hex } from '../files.js';
 import { numberedLines, type LoadOptions } from '../load-result.js';
@@ -27,6 +27,9 @@ export interface CountdownLoadResult {
   skipped: SkippedRecord[];
 }
 
+/** Largest magnitude a Countdown number or target may have: far above any real instance, far below float rounding. */
+export const COUNTDOWN_MAX_VALUE = 1_000_000_000;
+
 function parseRecord(text: string, file: string, line: number): { nums: number[]; target: number } {
   let v: unknown;
   try {
@@ -36,14 +39,18 @@ function parseRecord(text: string, file: string, line: number): { nums: number[]
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new DataError(file, line, null, 'record is not a JSON object');
   const r = v as Record<string, unknown>;
-  if (typeof r.input !== 'string') throw new DataError(file, line, 'input', `missing or not a string (got ${JSON.stringify(r.input)})`);
+  if (typeof r.input !== 'string') throw new DataError(file, line, 'input', `missing or not a string (got ${quotePrefix(r.input)})`);
   const parts = r.input.split(',').map((s) => s.trim());
-  if (parts.some((p) => !/^\d+$/.test(p))) throw new DataError(file, line, 'input', `expected comma-separated non-negative integers, got ${JSON.stringify(r.input)}`);
+  if (parts.some((p) => !/^\d+$/.test(p))) throw new DataError(file, line, 'input', `expected comma-separated non-negative integers, got ${quotePrefix(r.input)}`);
   const nums = parts.map(Number);
   if (nums.length < 2 || nums.length > 8) throw new DataError(file, line, 'input', `expected 2..8 numbers, got ${nums.length}`);
+  const tooLarge = parts.find((_, i) => nums[i] > COUNTDOWN_MAX_VALUE); // a 10 MB digit string is Infinity here
+  if (tooLarge !== undefined) throw new DataError(file, line, 'input', `a number must be at most ${COUNTDOWN_MAX_VALUE}, got ${quotePrefix(tooLarge)}`);
   const out = typeof r.output === 'number' ? String(r.output) : r.output;
-  if (typeof out !== 'string' || !/^\s*-?\d+\s*$/.test(out)) throw new DataError(file, line, 'output', `expected an integer target, got ${JSON.stringify(r.output)}`);
-  return { nums, target: Number(out) };
+  if (typeof out !== 'string' || !/^\s*-?\d+\s*$/.test(out)) throw new DataError(file, line, 'output', `expected an integer target, got ${quotePrefix(r.output)}`);
+  const target = Number(out);
+  if (!Number.isFinite(target) || Math.abs(target) > COUNTDOWN_MAX_VALUE) throw new DataError(file, line, 'output', `the target must be an integer of magnitude at most ${COUNTDOWN_MAX_VALUE}, got ${quotePrefix(r.output)}`);
+  return { nums, target };
 }
 
 export async function loadCountdownJsonl(path: string, o: CountdownLoadOptions = {}): Promise<CountdownLoadResult> {
