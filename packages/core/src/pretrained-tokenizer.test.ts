@@ -42,6 +42,7 @@ it("with Telepath's special tokens added, an example encodes to the shared layou
   const out = answerFromIds(tok, [...enc.reasoning, ...enc.answer]);
   expect(out).toMatchObject({ answer: '7', sawSeparator: true });
   expect(tok.decode([354, 64, 355], { skipSpecial: true })).toBe('a');
+  expect(tok.decode([354], { skipSpecial: true })).toBe('');
   expect(tok.countUnknown(['any text at all ☃'])).toMatchObject({ unknown: 0 });
   expect(() => JSON.stringify(tok)).toThrow(/save\(folder\)/);
 });

@@ -111,7 +111,7 @@ export class PretrainedTokenizer extends Tokenizer {
       if (!Number.isInteger(id) || id < 0 || id >= this.size) throw new Error(`PretrainedTokenizer.decode: id ${id} outside [0, ${this.size})`);
       if (!drop?.has(id)) kept.push(id);
     }
-    return this.hf.decode(kept, { skip_special_tokens: false, clean_up_tokenization_spaces: false });
+    return kept.length === 0 ? '' : this.hf.decode(kept, { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   }
 
   /** Byte-level BPE encodes every text: nothing is unknown. */
