@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend } from '@telepath/core';
+import { initBackend, loadGpt2, readCheckpoint } from '@telepath/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { validateExperiment } from './experiment.js';
 import { runExperiment } from './run-experiment.js';
@@ -46,11 +46,21 @@ it('cot, No-CoT, soft tokens, Coconut, every coprocessor variant and CoLaR train
     expect(r.accuracy).toBeGreaterThanOrEqual(0);
     const dir = join(runs, 'pretrained-micro', r.arm, 's0');
     expect(existsSync(join(dir, 'final.ckpt'))).toBe(true);
+    for (const f of ['model.safetensors', 'config.json', 'tokenizer.json', 'vocab.json', 'merges.txt']) expect(existsSync(join(dir, 'hf', f)), `${r.arm} hf/${f}`).toBe(true);
     const model = JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8')) as { vocabSize: number; width: number; contextLength: number; dropout: number };
     expect(model).toMatchObject({ vocabSize: 353 + 8, width: 32, contextLength: 64, dropout: 0.1 });
     const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
     for (const m of metrics) for (const [k, v] of Object.entries(m)) if (k.endsWith('loss')) expect(Number.isFinite(v), `${r.arm} ${k}`).toBe(true);
   }
+  // The exported fine-tuned LM loads back with its special tokens and equals the arm's final weights.
+  const cot = await loadGpt2(join(runs, 'pretrained-micro', 'cot', 's0', 'hf'), { addSpecialTokens: true });
+  const final = await readCheckpoint(join(runs, 'pretrained-micro', 'cot', 's0', 'final.ckpt'));
+  expect(cot.lm.config.vocabSize).toBe(361);
+  for (const [name, v] of cot.lm.params) expect(Array.from(v.dataSync()), name).toEqual(Array.from(final.tensors.get(`param/${name}`)!.values));
+  const untrained = await loadGpt2(TINY, { addSpecialTokens: true });
+  expect(Array.from(cot.lm.params.get('wte')!.dataSync())).not.toEqual(Array.from(untrained.lm.params.get('wte')!.dataSync()));
+  cot.lm.dispose();
+  untrained.lm.dispose();
   const resolved = JSON.parse(readFileSync(join(runs, 'pretrained-micro', 'cot', 's0', 'config.resolved.json'), 'utf8')) as { lm: { pretrained: string } };
   expect(resolved.lm.pretrained).toBe(TINY);
 });

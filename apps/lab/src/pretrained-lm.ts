@@ -4,15 +4,19 @@
  * tokens'), the experiment's `lm.dropout` for training. The run directory records the LM config
  * (`model.json`) and which tokenizer it used (`tokenizer.json`: the folder, the vocabulary size and
  * the added tokens' ids), so `initFrom` can check two arms share them; resumed runs reload the
- * folder and then their checkpoints.
+ * folder and then their checkpoints. A finished arm's LM is saved back beside its records in the
+ * same layout (`hf/`: model.safetensors, config.json, tokenizer files), which `transformers` loads.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { encodeExample, loadGpt2, writeFileAtomic, type Example, type PretrainedTokenizer, type TinyLm } from '@telepath/core';
+import { encodeExample, loadGpt2, writeFileAtomic, type Example, type Gpt2HfConfig, type PretrainedTokenizer, type TinyLm } from '@telepath/core';
 import type { ExperimentConfig } from './experiment.js';
 
-export async function pretrainedLm(folder: string, dir: string, exp: ExperimentConfig, all: Example[]): Promise<{ lm: TinyLm; tokenizer: PretrainedTokenizer }> {
-  const { lm, tokenizer } = await loadGpt2(path.resolve(folder), { addSpecialTokens: true, lm: { dropout: exp.lm.dropout }, namePrefix: 'lm' });
+/** The folder, inside a finished pretrained arm's run directory, that holds its LM in Hugging Face's layout. */
+export const PRETRAINED_EXPORT = 'hf';
+
+export async function pretrainedLm(folder: string, dir: string, exp: ExperimentConfig, all: Example[]): Promise<{ lm: TinyLm; tokenizer: PretrainedTokenizer; hf: Gpt2HfConfig }> {
+  const { lm, tokenizer, hf } = await loadGpt2(path.resolve(folder), { addSpecialTokens: true, lm: { dropout: exp.lm.dropout }, namePrefix: 'lm' });
   const longest = Math.max(0, ...all.map((ex) => {
     const e = encodeExample(tokenizer, ex);
     return e.prompt.length + e.reasoning.length + e.answer.length;
@@ -36,5 +40,5 @@ export async function pretrainedLm(folder: string, dir: string, exp: ExperimentC
     }
     await writeFileAtomic(target, text);
   }
-  return { lm, tokenizer };
+  return { lm, tokenizer, hf };
 }

@@ -18,6 +18,7 @@ import {
   TinyLm,
   lmConfig,
   runTokenizer,
+  saveGpt2,
   train,
   writeFileAtomic,
   writeLatentTrace,
@@ -27,6 +28,7 @@ import {
   type LmConfig,
   type MethodState,
   type RewardFn,
+  type PretrainedTokenizer,
   type Tokenizer,
 } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
@@ -34,7 +36,7 @@ import type { TaskData } from './data.js';
 import { evaluate } from './evaluate.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
-import { pretrainedLm } from './pretrained-lm.js';
+import { PRETRAINED_EXPORT, pretrainedLm } from './pretrained-lm.js';
 import { Progress } from './progress.js';
 import { acquireRunLock } from './run-lock.js';
 
@@ -172,6 +174,7 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
     // Every variable the arm ends with, frozen ones included (a phase checkpoint holds only what that
     // phase trained, e.g. CoLaR's SFT leaves out the embeddings): what a later arm's initFrom loads.
     await saveCheckpoint({ path: path.join(dir, FINAL_CHECKPOINT), params: state.variables(), modelConfig: lm.config, step: 0 });
+    if (built.hf) await saveGpt2(path.join(dir, PRETRAINED_EXPORT), lm, { hf: built.hf, tokenizer: built.tokenizer as PretrainedTokenizer });
     const test = exp.eval.maxExamples > 0 ? data.test.slice(0, exp.eval.maxExamples) : data.test;
     const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
     const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
@@ -231,14 +234,14 @@ export function rewardFromTask(task: Task): RewardFn {
 /** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
 export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary'>, all: Example[], runsDir: string, reward?: RewardFn) {
   const rng = new Rng(seed);
-  const { tokenizer, lm } = exp.lm.pretrained ? await pretrainedLm(exp.lm.pretrained, dir, exp, all) : await scratchLm(dir, exp, arm, data, all, rng);
+  const { tokenizer, lm, hf } = exp.lm.pretrained ? await pretrainedLm(exp.lm.pretrained, dir, exp, all) : { ...(await scratchLm(dir, exp, arm, data, all, rng)), hf: undefined };
   const source = arm.initFrom ? await readSource(armRunDir(runsDir, exp, arm.initFrom, seed), dir) : null;
   if (source) restoreFrom(source, lm.params, lm.config);
   const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown', ...(reward ? { reward } : {}) }, arm.config);
   // From an arm of the same method, the method's own variables (CoLaR's latent head, soft tokens,
   // a coprocessor) start from the source too, so e.g. CoLaR's speeds can share one SFT run.
   if (source?.method === arm.method) restoreFrom(source, new Map([...state.variables()].filter(([k]) => !lm.params.has(k) && source.ck.tensors.has(`param/${k}`))), lm.config);
-  return { tokenizer, lm, state };
+  return { tokenizer, lm, state, hf };
 }
 
 /** A from-scratch LM sized to the data, with the run's own tokenizer built from the training split. */
