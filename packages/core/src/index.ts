@@ -26,3 +26,4 @@ export * from './safetensors.js';
 export * from './gpt2-config.js';
 export * from './gpt2.js';
 export * from './pretrained-tokenizer.js';
+export * from './bpe-ranks.js';
