@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, loadGpt2, readCheckpoint } from '@telepath/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { validateExperiment } from './experiment.js';
 import { runExperiment } from './run-experiment.js';
 import { MICRO_SETTINGS } from './testing.js';
@@ -32,13 +32,17 @@ it('cot, No-CoT, soft tokens, Coconut, every coprocessor variant and CoLaR train
       { name: 'soft', method: 'soft-embedding', config: { variant: 'soft-tokens', latentTokens: 2, steps: 2, maxNewTokens: 8 } },
       { name: 'coconut', method: 'soft-embedding', initFrom: 'cot', config: { variant: 'continuous-thought', latentTokens: 2, stepsPerStage: 1, finalStageSteps: 1, maxNewTokens: 8 } },
       { name: 'liu', method: 'coprocessor', initFrom: 'no-cot', config: { variant: 'liu', latentTokens: 2, steps: 2, pretrainSteps: 1 } },
-      { name: 'h1', method: 'coprocessor', config: { variant: 'h1', latentTokens: 2, steps: 2 } },
+      { name: 'h1', method: 'coprocessor', lm: { layers: 8 }, config: { variant: 'h1', latentTokens: 2, steps: 2 } },
       { name: 'h2', method: 'coprocessor', config: { variant: 'h2', latentTokens: 2, steps: 2, frozenBaseSteps: 1 } },
       { name: 'colar', method: 'colar', initFrom: 'cot', config: { sftSteps: 2, compressionFactor: 2, maxLatents: 4, maxNewTokens: 8 } },
     ],
   }, 'pretrained-micro.json');
   const before = tf.memory().numTensors;
+  const warnings: string[] = [];
+  vi.spyOn(console, 'error').mockImplementation((s: string) => void warnings.push(s));
   const { results, interrupted } = await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
+  vi.restoreAllMocks();
+  expect(warnings.join('\n')).toMatch(/h1: its lm settings layers 8 do not apply to the pretrained checkpoint/);
   expect(interrupted).toBe(false);
   expect(results.map((r) => r.arm)).toEqual(exp.arms.map((a) => a.name));
   expect(tf.memory().numTensors).toBe(before);

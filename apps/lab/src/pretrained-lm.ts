@@ -10,13 +10,16 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { encodeExample, loadGpt2, writeFileAtomic, type Example, type Gpt2HfConfig, type PretrainedTokenizer, type TinyLm } from '@telepath/core';
-import type { ExperimentConfig } from './experiment.js';
+import type { Arm, ExperimentConfig } from './experiment.js';
 
 /** The folder, inside a finished pretrained arm's run directory, that holds its LM in Hugging Face's layout. */
 export const PRETRAINED_EXPORT = 'hf';
 
-export async function pretrainedLm(folder: string, dir: string, exp: ExperimentConfig, all: Example[]): Promise<{ lm: TinyLm; tokenizer: PretrainedTokenizer; hf: Gpt2HfConfig }> {
-  const { lm, tokenizer, hf } = await loadGpt2(path.resolve(folder), { addSpecialTokens: true, lm: { dropout: exp.lm.dropout }, namePrefix: 'lm' });
+export async function pretrainedLm(folder: string, dir: string, exp: ExperimentConfig, arm: Arm, all: Example[]): Promise<{ lm: TinyLm; tokenizer: PretrainedTokenizer; hf: Gpt2HfConfig }> {
+  const { lm, tokenizer, hf } = await loadGpt2(path.resolve(folder), { addSpecialTokens: true, lm: { dropout: arm.lm?.dropout ?? exp.lm.dropout }, namePrefix: 'lm' });
+  // An arm's own sizes (e.g. a parameter-matched control) cannot apply to a checkpoint: say so.
+  const ignored = Object.entries(arm.lm ?? {}).filter(([k, v]) => k !== 'dropout' && (lm.config as unknown as Record<string, unknown>)[k] !== v);
+  if (ignored.length) console.error(`[telepath] ${arm.name}: its lm settings ${ignored.map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ')} do not apply to the pretrained checkpoint ${folder}; it runs with the checkpoint's (${dir}/model.json)`);
   const longest = Math.max(0, ...all.map((ex) => {
     const e = encodeExample(tokenizer, ex);
     return e.prompt.length + e.reasoning.length + e.answer.length;
