@@ -16,6 +16,9 @@ It needs only PyTorch (and the numpy it depends on): no `transformers`, `tokeniz
     tiny-gpt2/       F32, names with `transformer.`, lm_head absent (tied), tokenizer.json + vocab/merges
     tiny-gpt2-f16/   F16, names without the prefix plus the `attn.bias` mask buffers, vocab/merges only
     tiny-gpt2-bf16/  BF16, names without the prefix, vocab/merges only
+- `--check FOLDER` instead reads a folder Telepath saved (saveGpt2) with this script's own
+  safetensors reader and runs the same PyTorch forward on it: its logits must equal the reference
+  ones (the columns of tokens Telepath added aside). Nothing is written.
 - `tiny-gpt2/reference.json`: the tokenisation of a few texts, the logits of a plain PyTorch forward
   (float64 arithmetic on the float32 weights) at every position of a prompt, and its greedy
   continuation.
@@ -29,7 +32,8 @@ import sys
 
 import torch
 
-OUT = sys.argv[1] if len(sys.argv) > 1 else 'packages/core/src/__fixtures__'
+CHECK = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == '--check' else None
+OUT = sys.argv[1] if len(sys.argv) > 1 and not CHECK else 'packages/core/src/__fixtures__'
 torch.manual_seed(0)
 
 # ---------------------------------------------------------------- byte-level BPE
@@ -238,6 +242,38 @@ def folder(name):
     os.makedirs(path, exist_ok=True)
     return path
 
+
+def load_safetensors(path):
+    with open(path, 'rb') as f:
+        raw = f.read()
+    (n,) = struct.unpack('<Q', raw[:8])
+    header = json.loads(raw[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == '__metadata__':
+            continue
+        assert e['dtype'] == 'F32', f'{name}: {e["dtype"]}'
+        b, end = e['data_offsets']
+        out[name] = torch.frombuffer(bytearray(raw[8 + n + b:8 + n + end]), dtype=torch.float32).reshape(e['shape'])
+    return out
+
+
+if CHECK:
+    saved = {k.removeprefix('transformer.'): v for k, v in load_safetensors(os.path.join(CHECK, 'model.safetensors')).items()}
+    with open(os.path.join(CHECK, 'config.json'), encoding='utf-8') as f:
+        saved_config = json.load(f)
+    assert sorted(saved) == sorted(weights), f'names differ: {sorted(set(saved) ^ set(weights))}'
+    for k, v in weights.items():
+        t = saved[k]
+        assert torch.equal(t[:V] if k == 'wte.weight' else t, v), k
+    weights = saved
+    with open(os.path.join(OUT, 'tiny-gpt2', 'reference.json'), encoding='utf-8') as f:
+        ref = json.load(f)
+    got = forward(ref['prompt'])[:, :V]
+    worst = float((got - torch.tensor(ref['logits'], dtype=torch.float64)).abs().max())
+    print(f'{CHECK}: vocab_size {saved_config["vocab_size"]}, {len(saved)} tensors with Hugging Face names, original weights bit-exact, logits max |diff| {worst:.2e}')
+    assert worst < 1e-5
+    sys.exit(0)
 
 main = folder('tiny-gpt2')
 write_json(os.path.join(main, 'config.json'), config)
