@@ -5,8 +5,8 @@
  * the data section), plus an optional "__metadata__" of string values. F32, F16 and BF16 tensors
  * are read into float32 (the only dtype Telepath trains in); other dtypes are refused by name.
  * Writing produces F32 tensors with the header padded by spaces to a multiple of 8 bytes.
- * There is no maintained safetensors reader for Node that does not pull a native or WebAssembly
- * runtime; the format is a dozen lines, so it is read here.
+ * The format is a length, a JSON header and raw bytes, and the F16/BF16 → float32 conversion is
+ * needed either way, so it is read here rather than through another dependency.
  */
 import { promises as fs } from 'node:fs';
 import { writeFileAtomic } from './atomic.js';
