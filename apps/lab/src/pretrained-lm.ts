@@ -1,7 +1,7 @@
 /**
  * An arm's LM and tokenizer from a pretrained Hugging Face GPT-2 folder (`lm.pretrained`): core's
  * `loadGpt2` with Telepath's special tokens added (their embedding rows copied from existing
- * tokens'), the experiment's `lm.dropout` for training. The run directory records the LM config
+ * tokens'), the arm's or else the experiment's `lm.dropout` for training. The run directory records the LM config
  * (`model.json`) and which tokenizer it used (`tokenizer.json`: the folder, the vocabulary size and
  * the added tokens' ids), so `initFrom` can check two arms share them; resumed runs reload the
  * folder and then their checkpoints. A finished arm's LM is saved back beside its records in the
@@ -30,7 +30,7 @@ export async function pretrainedLm(folder: string, dir: string, exp: ExperimentC
   }
   const record = {
     format: 'telepath-pretrained-tokenizer',
-    folder: path.resolve(folder),
+    folder, // as configured (relative to the working directory), so records move with the repository
     size: tokenizer.size,
     added: Object.fromEntries(['pad', 'bos', 'eos', 'unk', 'bot', 'eot', 'latent', 'sep'].map((n) => [n, tokenizer.id(n)])),
   };
