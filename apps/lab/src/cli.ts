@@ -9,6 +9,7 @@ import { analyzeCommand } from './analyze-command.js';
 import { evalCommand } from './eval-command.js';
 import { EXPERIMENT_KINDS, readKind } from './kinds.js';
 import { listCommand } from './list.js';
+import { lmCommand } from './lm-command.js';
 import { loadExperiment } from './experiment.js';
 import { reportCommand } from './report.js';
 import type { ArmSummary } from './run-arm.js';
@@ -28,6 +29,7 @@ Commands:
   eval <run dir> --data F  evaluate a trained arm on another file of the same task
   report <name | dir>      rebuild tables, charts and the HTML report from run records
   analyze <run dir>        subspace analysis of a latent arm's latents (tables, heatmaps)
+  lm <folder>              load a Hugging Face GPT-2 folder: one forward pass and a greedy continuation
   list                     experiments, tasks and methods
 
 Common options:
@@ -72,8 +74,10 @@ export async function main(argv: string[]): Promise<number> {
       return listCommand(rest);
     case 'status':
       return statusCommand(rest);
+    case 'lm':
+      return lmCommand(rest);
     default:
-      console.error(`telepath: unknown command "${command}". Expected one of: run, status, eval, report, analyze, list\n\n${HELP}`);
+      console.error(`telepath: unknown command "${command}". Expected one of: run, status, eval, report, analyze, lm, list\n\n${HELP}`);
       return 2;
   }
 }

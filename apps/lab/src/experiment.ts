@@ -40,7 +40,12 @@ export interface EvalSettings {
   /** Controls evaluated beside every latent arm (zero, shuffle, random: core's applyLatentControl). */
   controls: string[];
 }
-export type LmSettings = Omit<LmConfig, 'vocabSize' | 'contextLength'> & { contextLength: number };
+/**
+ * `pretrained`: a Hugging Face GPT-2 folder (config.json, model.safetensors, tokenizer files); the
+ * LM's architecture, sizes, weights and tokenizer then come from it (`pretrained-lm.ts`), and of
+ * the settings here only `dropout` applies. Absent (or "") = a model trained from scratch.
+ */
+export type LmSettings = Omit<LmConfig, 'vocabSize' | 'contextLength'> & { contextLength: number; pretrained?: string };
 
 export interface ExperimentConfig {
   name: string;
@@ -61,7 +66,7 @@ const DEFAULTS = {
   task: '',
   data: null as unknown,
   seeds: [0],
-  lm: { contextLength: 0, positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 } satisfies LmSettings,
+  lm: { contextLength: 0, positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02, pretrained: '' } satisfies LmSettings,
   train: { batchSize: 32, logEvery: 25, checkpointEvery: 100, optim: { ...DEFAULT_OPTIM_CONFIG, warmupSteps: 50 } } satisfies TrainSettings,
   eval: { batchSize: 64, maxExamples: 0, maxNewTokens: 0, temperature: 0, topP: 1, controls: ['zero', 'shuffle', 'random'] } satisfies EvalSettings,
   arms: [] as unknown[],
@@ -155,7 +160,10 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
   for (const [k, v] of Object.entries({ layers: c.lm.layers, heads: c.lm.heads, width: c.lm.width, batchSize: c.train.batchSize, evalBatch: c.eval.batchSize })) {
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${where}: ${k} must be a positive integer, got ${v}`);
   }
-  const exp = { ...c, task, data, arms, why: why as Record<string, string>, lm: c.lm, train: c.train, eval: c.eval } as ExperimentConfig;
+  // Only a set `pretrained` enters the config (records of from-scratch runs keep their keys).
+  const { pretrained, ...scratch } = c.lm;
+  const lm: LmSettings = pretrained ? { ...scratch, pretrained } : scratch;
+  const exp = { ...c, task, data, arms, why: why as Record<string, string>, lm, train: c.train, eval: c.eval } as ExperimentConfig;
   for (const arm of arms) {
     if (!arm.reuse) continue;
     const [a, b] = [JSON.stringify(likeForLike(arm.reuse.experiment)), JSON.stringify(likeForLike(exp))];
@@ -182,6 +190,7 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
 function armLm(raw: unknown, where: string): Partial<LmSettings> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where}: expected an object of LM settings (${Object.keys(DEFAULTS.lm).join(', ')})`);
   const full = parseConfig(DEFAULTS.lm, raw, where);
+  if ('pretrained' in raw) throw new Error(`${where}: "pretrained" is set for the whole experiment (its "lm"), not per arm`);
   const lm = Object.fromEntries(Object.keys(raw).map((k) => [k, full[k as keyof LmSettings]])) as Partial<LmSettings>;
   for (const k of ['layers', 'heads', 'width'] as const) {
     if (lm[k] !== undefined && (!Number.isInteger(lm[k]) || lm[k]! <= 0)) throw new Error(`${where}: ${k} must be a positive integer, got ${lm[k]}`);

@@ -21,6 +21,7 @@ import {
   TinyLm,
   lmConfig,
   runTokenizer,
+  saveGpt2,
   train,
   writeFileAtomic,
   writeLatentTrace,
@@ -30,12 +31,15 @@ import {
   type LmConfig,
   type MethodState,
   type RewardFn,
+  type PretrainedTokenizer,
+  type Tokenizer,
 } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
 import type { TaskData } from './data.js';
 import { evaluate } from './evaluate.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
+import { PRETRAINED_EXPORT, pretrainedLm } from './pretrained-lm.js';
 import { Progress } from './progress.js';
 import { acquireRunLock } from './run-lock.js';
 
@@ -211,6 +215,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
     // Every variable the arm ends with, frozen ones included (a phase checkpoint holds only what that
     // phase trained, e.g. CoLaR's SFT leaves out the embeddings): what a later arm's initFrom loads.
     await saveCheckpoint({ path: path.join(dir, FINAL_CHECKPOINT), params: state.variables(), modelConfig: lm.config, step: 0 });
+    if (built.hf) await saveGpt2(path.join(dir, PRETRAINED_EXPORT), lm, { hf: built.hf, tokenizer: built.tokenizer as PretrainedTokenizer });
     const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
     const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
     if (ev === 'interrupted') return 'interrupted';
@@ -270,6 +275,19 @@ export function rewardFromTask(task: Task): RewardFn {
 
 /** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
 export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary'>, all: Example[], runsDir: string, reward?: RewardFn) {
+  const rng = new Rng(seed);
+  const { tokenizer, lm, hf } = exp.lm.pretrained ? await pretrainedLm(exp.lm.pretrained, dir, exp, arm, all) : { ...(await scratchLm(dir, exp, arm, data, all, rng)), hf: undefined };
+  const source = arm.initFrom ? await readSource(armRunDir(runsDir, exp, arm.initFrom, seed), dir) : null;
+  if (source) restoreFrom(source, lm.params, lm.config);
+  const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown', ...(reward ? { reward } : {}) }, arm.config);
+  // From an arm of the same method, the method's own variables (CoLaR's latent head, soft tokens,
+  // a coprocessor) start from the source too, so e.g. CoLaR's speeds can share one SFT run.
+  if (source?.method === arm.method) restoreFrom(source, new Map([...state.variables()].filter(([k]) => !lm.params.has(k) && source.ck.tensors.has(`param/${k}`))), lm.config);
+  return { tokenizer, lm, state, hf };
+}
+
+/** A from-scratch LM sized to the data, with the run's own tokenizer built from the training split. */
+async function scratchLm(dir: string, exp: ExperimentConfig, arm: Arm, data: Pick<TaskData, 'train' | 'vocabulary'>, all: Example[], rng: Rng): Promise<{ tokenizer: Tokenizer; lm: TinyLm }> {
   const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
   const modelFile = path.join(dir, 'model.json');
   let lmConfig: LmConfig;
@@ -283,15 +301,7 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
     lmConfig = { ...lm, vocabSize: tokenizer.size, contextLength: lm.contextLength || longest + CONTEXT_MARGIN };
     await writeFileAtomic(modelFile, JSON.stringify(lmConfig, null, 2) + '\n');
   }
-  const rng = new Rng(seed);
-  const lm = new TinyLm(lmConfig, rng.fork('lm'));
-  const source = arm.initFrom ? await readSource(armRunDir(runsDir, exp, arm.initFrom, seed), dir) : null;
-  if (source) restoreFrom(source, lm.params, lm.config);
-  const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown', ...(reward ? { reward } : {}) }, arm.config);
-  // From an arm of the same method, the method's own variables (CoLaR's latent head, soft tokens,
-  // a coprocessor) start from the source too, so e.g. CoLaR's speeds can share one SFT run.
-  if (source?.method === arm.method) restoreFrom(source, new Map([...state.variables()].filter(([k]) => !lm.params.has(k) && source.ck.tensors.has(`param/${k}`))), lm.config);
-  return { tokenizer, lm, state };
+  return { tokenizer, lm: new TinyLm(lmConfig, rng.fork('lm')) };
 }
 
 interface InitSource { file: string; ck: Awaited<ReturnType<typeof readCheckpoint>>; method: string }

@@ -8,7 +8,7 @@ import { loadSweep } from './sweep.js';
 
 const dir = fileURLToPath(new URL('../../../experiments/', import.meta.url));
 
-it('every shipped experiment config validates, with its large profile where it has one', async () => {
+it('every shipped experiment config validates, with its large and gpt2 profiles where it has them', async () => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
   expect(files.length).toBeGreaterThan(10);
   for (const f of files) {
@@ -18,6 +18,14 @@ it('every shipped experiment config validates, with its large profile where it h
     const plain = sweep ? null : await loadExperiment(file);
     expect(sweep?.experiments.length ?? plain!.arms.length, f).toBeGreaterThan(0);
     const raw = JSON.parse(readFileSync(file, 'utf8')) as { profiles?: Record<string, unknown> };
-    if (raw.profiles?.large) expect((sweep ? (await loadSweep(file, ['profile=large']))!.name : (await loadExperiment(file, ['profile=large'])).name).endsWith('-large'), f).toBe(true);
+    for (const profile of ['large', 'gpt2']) {
+      if (!raw.profiles?.[profile]) continue;
+      const sets = [`profile=${profile}`];
+      const loaded = sweep ? (await loadSweep(file, sets))!.experiments : [await loadExperiment(file, sets)];
+      for (const e of loaded) {
+        expect(e.name.endsWith(`-${profile}`) || e.name.includes(`-${profile}-`), f).toBe(true);
+        if (profile === 'gpt2') expect(e.lm, f).toMatchObject({ pretrained: 'models/gpt2', layers: 12, heads: 12, width: 768, positions: 'learned' });
+      }
+    }
   }
 });

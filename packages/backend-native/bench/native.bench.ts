@@ -1,7 +1,7 @@
 /**
  * Benchmark of the native backend (not a test):
  *   npx tsx packages/backend-native/bench/native.bench.ts [--json] [--rounds N] [--steps N]
- *       [--no-torch] [--no-unfused] [--core] [--wasm] [--single]
+ *       [--no-torch] [--no-unfused] [--core] [--wasm] [--single] [--shape ref|gpt2] [--batch N]
  * 1. matMul n×n at 256/512/1024 on `native` (tf.matMul + dataSync) next to a plain OpenBLAS
  *    sgemm with its own threads (same thread count), alternating, best of several runs.
  * 2. The reference training step (bench/ref-model.ts, core's op sequence: the fused GELU,
@@ -11,6 +11,10 @@
  *    (bench/torch_ref.py, a reference, not product) at its two thread settings (2 torch threads
  *    with OPENBLAS_NUM_THREADS=1; 1 torch thread with OPENBLAS_NUM_THREADS=2), all alternating
  *    in rounds so machine load hits them alike. PyTorch counts at its faster setting.
+ * --shape gpt2 times GPT-2 small's shape instead of the reference model (ref-model.ts GPT2_SHAPE:
+ * 12 layers, 12 heads, width 768, vocabulary 50,257, a 1,024-row position table, T = 256, random
+ * weights; batch 4 unless --batch), native (fused) against PyTorch only, 1 round of 2 steps unless
+ * --rounds / --steps say otherwise.
  * --core also runs core's own bench (`bench:core --backend native`) in a child process; --wasm
  * adds its wasm run. --single compares one thread against one thread (native pool of 1; PyTorch
  * with 1 torch thread and OPENBLAS_NUM_THREADS=1), less sensitive to a busy machine. With --json: one line {nativeMsPerStep, torchMsPerStep, ratioVsTorch, …}
@@ -27,7 +31,7 @@ import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import { loadAddon } from '../src/addon.js';
 import { nativeStatus, poolStats, register } from '../src/index.js';
-import { makeRefStep, REF_CONFIG } from './ref-model.js';
+import { GPT2_SHAPE, makeRefStep, REF_CONFIG, type RefConfig } from './ref-model.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { values: opt } = parseArgs({
@@ -40,10 +44,19 @@ const { values: opt } = parseArgs({
     core: { type: 'boolean', default: false },
     wasm: { type: 'boolean', default: false },
     single: { type: 'boolean', default: false },
+    shape: { type: 'string', default: 'ref' },
+    batch: { type: 'string' },
   },
 });
-const ROUNDS = Number(opt.rounds);
-const STEPS = Number(opt.steps);
+if (opt.shape !== 'ref' && opt.shape !== 'gpt2') {
+  console.error(`--shape takes ref or gpt2, got ${JSON.stringify(opt.shape)}`);
+  process.exit(2);
+}
+const GPT2 = opt.shape === 'gpt2';
+const given = (flag: string) => process.argv.some((a) => a === flag || a.startsWith(`${flag}=`));
+const ROUNDS = GPT2 && !given('--rounds') ? 1 : Number(opt.rounds);
+const STEPS = GPT2 && !given('--steps') ? 2 : Number(opt.steps);
+const SHAPE: RefConfig = { ...(GPT2 ? GPT2_SHAPE : REF_CONFIG), ...(opt.batch ? { batch: Number(opt.batch) } : {}) };
 const log = (msg: string) => {
   if (!opt.json) console.error(msg);
 };
@@ -114,7 +127,8 @@ interface TorchWorker {
 async function startTorch(torchThreads: number, blasThreads: number): Promise<TorchWorker | undefined> {
   const py = '/usr/bin/python3';
   if (!existsSync(py) || spawnSync(py, ['-c', 'import torch'], { stdio: 'ignore' }).status !== 0) return undefined;
-  const child: ChildProcessWithoutNullStreams = spawn(py, [join(HERE, 'torch_ref.py'), '--threads', String(torchThreads)], {
+  const shapeArgs = ['--vocab', SHAPE.vocab, '--layers', SHAPE.layers, '--heads', SHAPE.heads, '--width', SHAPE.width, '--positions', SHAPE.positions, '--table', SHAPE.table ?? SHAPE.positions, '--batch', SHAPE.batch].map(String);
+  const child: ChildProcessWithoutNullStreams = spawn(py, [join(HERE, 'torch_ref.py'), '--threads', String(torchThreads), ...shapeArgs], {
     env: { ...process.env, OPENBLAS_NUM_THREADS: String(blasThreads), OMP_NUM_THREADS: String(torchThreads) },
   });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
@@ -142,10 +156,11 @@ const timeSteps = (step: () => number) => (n: number) => {
   }
   return ms;
 };
-const fused = makeRefStep(tf, REF_CONFIG);
+const fused = makeRefStep(tf, SHAPE);
 variants.push({ label: 'native (core op sequence, fused)', run: timeSteps(() => fused.step()), times: [] });
-if (!opt['no-unfused']) {
-  const plain = makeRefStep(tf, { ...REF_CONFIG, fused: false });
+const unfused = !opt['no-unfused'] && !GPT2;
+if (unfused) {
+  const plain = makeRefStep(tf, { ...SHAPE, fused: false });
   variants.push({ label: 'native, plain ops (TELEPATH_FUSED=0)', run: timeSteps(() => plain.step()), times: [] });
 }
 const torch: TorchWorker[] = [];
@@ -195,9 +210,9 @@ const coreNative = opt.core ? coreBench('native') : undefined;
 const coreWasm = opt.wasm ? coreBench('wasm') : undefined;
 
 const nativeMs = median(variants[0].times);
-const plainMs = opt['no-unfused'] ? undefined : median(variants[1].times);
+const plainMs = unfused ? median(variants[1].times) : undefined;
 const torchMs = torch.length ? Math.min(...variants.slice(variants.length - torch.length).map((v) => median(v.times))) : undefined;
-const tokens = REF_CONFIG.batch * REF_CONFIG.positions;
+const tokens = SHAPE.batch * SHAPE.positions;
 const result = {
   nativeMsPerStep: Math.round(nativeMs),
   nativeUnfusedMsPerStep: plainMs === undefined ? null : Math.round(plainMs),
@@ -215,11 +230,11 @@ const result = {
 if (opt.json) {
   console.log(JSON.stringify(result));
 } else {
-  console.log(`\nreference step: vocab ${REF_CONFIG.vocab}, ${REF_CONFIG.layers} layers, ${REF_CONFIG.heads} heads, width ${REF_CONFIG.width}, ${REF_CONFIG.positions} positions, batch ${REF_CONFIG.batch}, AdamW + clipping`);
+  console.log(`\n${GPT2 ? 'GPT-2 small shape' : 'reference'} step: vocab ${SHAPE.vocab}, ${SHAPE.layers} layers, ${SHAPE.heads} heads, width ${SHAPE.width}, ${SHAPE.positions} positions${SHAPE.table ? ` (table ${SHAPE.table})` : ''}, batch ${SHAPE.batch}, AdamW + clipping`);
   console.log(`${'variant'.padEnd(40)} ${'ms/step'.padStart(8)} ${'tokens/s'.padStart(9)}`);
   for (const v of variants) {
     const ms = median(v.times);
-    console.log(`${v.label.padEnd(40)} ${ms.toFixed(0).padStart(8)} ${Math.round((tokens * 1000) / ms).toLocaleString('en').padStart(9)}`);
+    console.log(`${v.label.padEnd(40)} ${ms.toFixed(0).padStart(8)} ${Math.round((tokens * 1000) / ms).toLocaleString('en').padStart(9)}${GPT2 ? `  (${(ms / 1000).toFixed(1)} s/step)` : ''}`);
   }
   if (coreNative !== undefined) console.log(`${'core bench:core --backend native'.padEnd(40)} ${coreNative.toFixed(0).padStart(8)}`);
   if (coreWasm !== undefined) console.log(`${'core bench:core --backend wasm'.padEnd(40)} ${coreWasm.toFixed(0).padStart(8)}`);

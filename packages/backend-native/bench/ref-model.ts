@@ -23,6 +23,8 @@ export interface RefConfig {
   heads: number;
   width: number;
   positions: number;
+  /** Rows of the learned position table (default: `positions`; GPT-2: 1,024 rows, trained at T = 256). */
+  table?: number;
   batch: number;
   lr: number;
   weightDecay: number;
@@ -33,6 +35,8 @@ export interface RefConfig {
 }
 
 export const REF_CONFIG: RefConfig = { vocab: 64, layers: 4, heads: 4, width: 128, positions: 64, batch: 32, lr: 1e-3, weightDecay: 0.01, clipNorm: 1, seed: 1, fused: true };
+/** GPT-2 small's shape (Radford et al. 2019, §2.3 and Table 2's smallest row: 12 layers, width 768, 50,257 tokens, 1,024 positions; 12 heads as in the released config.json), trained here at T = 256. */
+export const GPT2_SHAPE: RefConfig = { ...REF_CONFIG, vocab: 50257, layers: 12, heads: 12, width: 768, positions: 256, table: 1024, batch: 4 };
 
 /** Small seeded generator (mulberry32) for weights and data. */
 export function seeded(seed: number): () => number {
@@ -81,7 +85,7 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
     params.set(name, tf.variable(tf.tensor(v, shape), true, `ref${tag}.${name}`));
   };
   add('wte', [V, C], 'normal');
-  add('wpe', [T, C], 'normal');
+  add('wpe', [c.table ?? T, C], 'normal');
   for (let l = 0; l < L; l++) {
     add(`h${l}.ln1.g`, [C], 'ones');
     add(`h${l}.ln1.b`, [C], 'zeros');

@@ -27,6 +27,7 @@ p.add_argument("--heads", type=int, default=4)
 p.add_argument("--width", type=int, default=128)
 p.add_argument("--positions", type=int, default=64)
 p.add_argument("--batch", type=int, default=32)
+p.add_argument("--table", type=int, default=0)  # rows of the position table (0: --positions)
 args = p.parse_args()
 torch.set_num_threads(args.threads)
 torch.manual_seed(1)
@@ -44,7 +45,7 @@ def param(shape, kind):
     return t.requires_grad_()
 
 
-P = {"wte": param((V, C), "normal"), "wpe": param((T, C), "normal")}
+P = {"wte": param((V, C), "normal"), "wpe": param((args.table or T, C), "normal")}
 for l in range(L):
     P[f"h{l}.ln1.g"], P[f"h{l}.ln1.b"] = param((C,), "ones"), param((C,), "zeros")
     for w in "qkv":

@@ -23,3 +23,8 @@ export * from './synthetic.js';
 export * from './latent-trace.js';
 export * from './sequence.js';
 export * from './controls.js';
+export * from './safetensors.js';
+export * from './gpt2-config.js';
+export * from './gpt2.js';
+export * from './pretrained-tokenizer.js';
+export * from './bpe-ranks.js';

@@ -97,9 +97,10 @@ export class TinyLm {
   /** Rotary positions only: fixed tables, built once (not parameters). */
   private readonly rotary: RotaryTables | null;
 
-  constructor(config: Partial<LmConfig> | LmConfig, rng: Rng, namePrefix = 'lm') {
+  /** `weights` (by parameter name, e.g. a pretrained checkpoint's) replace the random initial values. */
+  constructor(config: Partial<LmConfig> | LmConfig, rng: Rng, namePrefix = 'lm', weights?: ReadonlyMap<string, Float32Array>) {
     this.config = lmConfig(config);
-    this.params = initParams(this.config, rng.fork('init'), namePrefix);
+    this.params = initParams(this.config, rng.fork('init'), namePrefix, weights);
     this.rotary = this.config.positions === 'rotary' ? rotaryTables(this.config.contextLength, this.config.width / this.config.heads) : null;
   }
 
@@ -207,15 +208,18 @@ export class TinyLm {
   }
 }
 
-function initParams(c: LmConfig, rng: Rng, prefix: string): Map<string, tf.Variable> {
+function initParams(c: LmConfig, rng: Rng, prefix: string, weights?: ReadonlyMap<string, Float32Array>): Map<string, tf.Variable> {
   const params = new Map<string, tf.Variable>();
   const C = c.width;
   const F = c.mlpRatio * C;
   const residualStd = c.initStd / Math.sqrt(2 * c.layers); // GPT-2: residual projections scaled by 1/sqrt(2L)
   const add = (name: string, shape: number[], init: 'normal' | 'residual' | 'zeros' | 'ones') => {
     const n = shape.reduce((a, b) => a * b, 1);
-    const values =
-      init === 'zeros' ? new Float32Array(n) : init === 'ones' ? new Float32Array(n).fill(1) : rng.fork(name).normalArray(n, init === 'residual' ? residualStd : c.initStd);
+    const given = weights?.get(name);
+    if (weights && given?.length !== n) throw new Error(`TinyLm: weight ${name} needs ${n} values for shape [${shape}], got ${given?.length ?? 'none'}`);
+    const values = given
+      ? given
+      : init === 'zeros' ? new Float32Array(n) : init === 'ones' ? new Float32Array(n).fill(1) : rng.fork(name).normalArray(n, init === 'residual' ? residualStd : c.initStd);
     params.set(name, variableFrom(tf.tensor(values, shape, 'float32'), true, `${prefix}.${name}#${uniqueSuffix()}`));
   };
   add('wte', [c.vocabSize, C], 'normal');

@@ -19,7 +19,8 @@ export type AdapterObjective = 'paper' | 'task';
 /** 'random': the prefix replaced by Gaussian vectors of the same norm; 'shuffle': thoughts of another question. */
 export type CommControl = 'random' | 'shuffle';
 
-export type AgentLmSettings = Omit<LmConfig, 'vocabSize'>;
+/** `pretrained`: a Hugging Face GPT-2 folder every agent starts from (core's loadGpt2); its sizes and tokenizer then replace these settings but `dropout`. */
+export type AgentLmSettings = Omit<LmConfig, 'vocabSize'> & { pretrained?: string };
 
 export interface AgentTrainingConfig {
   variant: AgentVariant;
@@ -75,7 +76,7 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
   description: '',
   seeds: [0],
   agents: 3, // third-party (docs/methods.md §1.10): "3 agents, 2 rounds (main)"
-  lm: { positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02, contextLength: 0 }, // chosen: the quickstart's reference LM
+  lm: { positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02, contextLength: 0, pretrained: '' }, // chosen: the quickstart's reference LM
   agentTraining: {
     variant: 'no-cot', // chosen: No-CoT beat CoT on Countdown-3 at 1,000 steps in the quickstart, and decodes 3× fewer tokens
     steps: 1000, // chosen: the quickstart's No-CoT budget
@@ -134,6 +135,7 @@ export function parseAgentsExperimentConfig(overrides: unknown, where = 'thought
   if (c.commExamples < 2) throw new Error(`${where}: commExamples must be ≥ 2`);
   if (c.stateLayer > c.lm.layers) throw new Error(`${where}: stateLayer ${c.stateLayer} > lm.layers ${c.lm.layers}`);
   if (c.seeds.length === 0) throw new Error(`${where}: seeds must not be empty`);
+  if (!c.lm.pretrained) delete c.lm.pretrained; // from-scratch records keep their keys
   return c;
 }
 

@@ -17,7 +17,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { DEFAULT_OPTIM_CONFIG, encodeExample, Rng, RunRecord, runTokenizer, TinyLm, train, writeFileAtomic, writeTensorFile, type BuildOptions, type Example, type LmConfig, type RewardFn } from '@telepath/core';
+import { DEFAULT_OPTIM_CONFIG, encodeExample, loadGpt2, Rng, RunRecord, runTokenizer, TinyLm, train, writeFileAtomic, writeTensorFile, type BuildOptions, type Example, type LmConfig, type RewardFn } from '@telepath/core';
 import { adapterLoss } from './adapter-loss.js';
 import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
 import { agentLoss, embeddingNorm, type Agent, type AgentResponse } from './agents.js';
@@ -88,15 +88,18 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     return out;
   };
 
-  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
+  // Pretrained: every agent starts from the same checkpoint, with its tokenizer (Telepath's specials added).
+  const pretrained = c.lm.pretrained ? await Promise.all(Array.from({ length: c.agents }, (_, k) => loadGpt2(c.lm.pretrained!, { addSpecialTokens: true, lm: { dropout: c.lm.dropout }, namePrefix: `agent${k}` }))) : null;
+  const tokenizer = pretrained ? pretrained[0].tokenizer : await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
   const longest = Math.max(...[...data.train, ...test].map((ex) => {
     const e = encodeExample(tokenizer, ex);
     return e.prompt.length + e.reasoning.length + e.answer.length;
   }));
-  const { contextLength, ...lmRest } = c.lm;
-  const lmConfig: LmConfig = { ...lmRest, vocabSize: tokenizer.size, contextLength: contextLength || longest + c.adapter.prefixLength + CONTEXT_MARGIN };
+  const { contextLength, pretrained: _folder, ...lmRest } = c.lm;
+  const lmConfig: LmConfig = pretrained ? pretrained[0].lm.config : { ...lmRest, vocabSize: tokenizer.size, contextLength: contextLength || longest + c.adapter.prefixLength + CONTEXT_MARGIN };
+  if (pretrained && longest + c.adapter.prefixLength > lmConfig.contextLength) throw new Error(`thought-comm agents: lm.pretrained ${c.lm.pretrained}: the longest example plus the prefix is ${longest + c.adapter.prefixLength} tokens, more than the checkpoint's ${lmConfig.contextLength} positions`);
   const rng = new Rng(seed);
-  const agents: Agent[] = Array.from({ length: c.agents }, (_, k) => ({ lm: new TinyLm(lmConfig, rng.fork(`agent/${k}`), `agent${k}`), tokenizer, variant: c.agentTraining.variant }));
+  const agents: Agent[] = Array.from({ length: c.agents }, (_, k) => ({ lm: pretrained ? pretrained[k].lm : new TinyLm(lmConfig, rng.fork(`agent/${k}`), `agent${k}`), tokenizer, variant: c.agentTraining.variant }));
   const disposables: { dispose(): void }[] = agents.map((a) => a.lm);
   try {
     // 1. Agents: own initialisation (rng fork per agent) and own data order (the step rng samples their batches).
