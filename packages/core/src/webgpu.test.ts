@@ -4,9 +4,13 @@
  * they run on lavapipe (scripts/setup-lavapipe.sh); where no Vulkan driver Dawn accepts is
  * present they say why and skip. Reads are asynchronous: webgpu cannot read synchronously.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend, type BackendCandidate } from './backend.js';
+import { readCheckpoint } from './checkpoint.js';
 import { generate } from './generate.js';
 import { maskedCrossEntropy } from './loss.js';
 import { Rng } from './rng.js';
@@ -91,15 +95,17 @@ describe('on webgpu (against cpu)', () => {
     }
   });
 
-  it('10 AdamW steps with clipping follow the cpu losses and weights; the tensor count stays flat', async (ctx) => {
+  it('10 AdamW steps with clipping follow the cpu losses and weights, checkpointing on the way; the tensor count stays flat', async (ctx) => {
     if (skipReason) return ctx.skip();
-    const { cpu, gpu } = await onBoth(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webgpu-train-'));
+    const { cpu, gpu } = await onBoth(async (backend) => {
       const lm = tinyLm({ width: 16 });
       const counts: number[] = [];
       const res = await train({
         params: lm.params,
         rng: new Rng(4),
-        config: { steps: 10, logEvery: 1, optim: { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, clipNorm: 0.5 } },
+        checkpointPath: join(dir, `${backend}.ckpt`),
+        config: { steps: 10, logEvery: 1, checkpointEvery: 5, optim: { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, clipNorm: 0.5 } },
         loss: ({ rng }) => tf.tidy(() => {
           const rows = Array.from({ length: 4 }, () => Array.from({ length: 9 }, () => rng.int(16)));
           return maskedCrossEntropy(lm.forward(lm.embed(ids(rows.map((r) => r.slice(0, 8))))).logits, ids(rows.map((r) => r.slice(1))), tf.ones([4, 8]) as tf.Tensor2D);
@@ -108,10 +114,12 @@ describe('on webgpu (against cpu)', () => {
       });
       const weights = await values(lm.params.get('h1.mlp.wfc')!);
       lm.dispose();
-      return { losses: res.losses, weights, counts };
+      const saved = (await readCheckpoint(join(dir, `${backend}.ckpt`))).tensors.get('param/h1.mlp.wfc')!.values;
+      return { losses: res.losses, weights, saved: Array.from(saved), counts };
     });
     expectClose(gpu.losses, cpu.losses, TOL);
     expectClose(gpu.weights, cpu.weights, TOL);
+    expect(gpu.saved).toEqual(gpu.weights);
     expect(new Set(gpu.counts).size).toBe(1);
   });
 
