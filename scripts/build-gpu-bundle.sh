@@ -63,7 +63,9 @@ function walk(dir, rel = '') {
 }
 while (queue.length) {
   const { name, from } = queue.shift();
-  if (name.startsWith('@types/') || name === 'fsevents') continue;
+  // Types, macOS-only and browser-only packages (tfjs' Node bundles require none of core-js'
+  // polyfills); esbuild's bin/esbuild duplicates @esbuild/linux-x64's binary, which is what runs.
+  if (name.startsWith('@types/') || ['fsevents', 'core-js', 'regenerator-runtime'].includes(name)) continue;
   const dir = locate(name, from);
   if (!dir) { if (roots.includes(name)) throw new Error(`not installed: ${name}`); continue; }
   if (seen.has(dir)) continue;
@@ -73,7 +75,7 @@ while (queue.length) {
   let files;
   if (mainOnly(name)) files = ['package.json', pkg.main, ...walk(dir).filter((f) => f.endsWith('.wasm') && f.startsWith('dist/') && !f.includes('/', 5))];
   else if (name === 'webgpu') files = ['package.json', 'index.js', ...walk(dir, 'dist/linux-x64')];
-  else files = walk(dir).filter((f) => !skipFile(f));
+  else files = walk(dir).filter((f) => !skipFile(f) && !(name === 'esbuild' && f === 'bin/esbuild'));
   for (const f of files) copy(path.join(dir, f), path.join(dst, f));
   for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) queue.push({ name: dep, from: dir });
 }

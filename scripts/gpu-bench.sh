@@ -8,7 +8,7 @@
 # and NVIDIA's ICD (nvidia_icd.json, or libGLX_nvidia.so.0, for which an ICD json is written).
 # Results: runs/gpu-bench/<UTC time>/results.jsonl and a table on stdout.
 #   usage: scripts/gpu-bench.sh [--software]   (--software: allow a software adapter, for a smoke run)
-#   env:   GPT2_ARGS (default "--batch 4 --seq 256 --steps 5"), NATIVE_GPT2_ARGS (default "--batch 4 --seq 256 --steps 2 --warmup 1"),
+#   env:   BENCH_ARGS (default "--steps 10 --warmup 2"), GPT2_ARGS (default "--batch 4 --seq 256 --steps 5"), NATIVE_GPT2_ARGS (default "--batch 4 --seq 256 --steps 2 --warmup 1"),
 #          STEP_TIMEOUT seconds per run (default 600)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -74,8 +74,8 @@ run() { # name backend command...
 }
 # shellcheck disable=SC2086
 {
-  run bench-core webgpu "${TSX[@]}" packages/core/bench/train-step.bench.ts --child --backend webgpu --positions learned --steps 10 --warmup 2
-  run bench-core native "${TSX[@]}" packages/core/bench/train-step.bench.ts --child --backend native --positions learned --steps 10 --warmup 2
+  run bench-core webgpu "${TSX[@]}" packages/core/bench/train-step.bench.ts --child --backend webgpu --positions learned ${BENCH_ARGS:---steps 10 --warmup 2}
+  run bench-core native "${TSX[@]}" packages/core/bench/train-step.bench.ts --child --backend native --positions learned ${BENCH_ARGS:---steps 10 --warmup 2}
   run gpt2-step webgpu "${TSX[@]}" packages/core/bench/gpt2-step.bench.ts --backend webgpu ${GPT2_ARGS:---batch 4 --seq 256 --steps 5}
   run gpt2-step native "${TSX[@]}" packages/core/bench/gpt2-step.bench.ts --backend native ${NATIVE_GPT2_ARGS:---batch 4 --seq 256 --steps 2 --warmup 1}
 }
