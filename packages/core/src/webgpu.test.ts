@@ -136,6 +136,28 @@ describe('on webgpu (against cpu)', () => {
     expect(gpu.sampled).toEqual(cpu.sampled);
   });
 
+  it('embeds GPU-resident ids like host ones; an out-of-range GPU-resident id gives NaN rows, not a clamped row', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    await initBackend('webgpu', { quiet: true });
+    const lm = tinyLm();
+    const before = tf.memory().numTensors;
+    const host = ids([[1, 2, 15]]);
+    // A matMul result lives on the GPU: embed cannot check its ids without a synchronous read.
+    const onGpu = (rows: number[][]) => tf.tidy(() => tf.cast(tf.matMul(tf.tensor2d(rows), tf.eye(rows[0].length)), 'int32') as tf.Tensor2D);
+    const good = onGpu([[1, 2, 15]]);
+    const bad = onGpu([[1, 99, 15]]);
+    const [a, b, c] = [lm.embed(host), lm.embed(good), lm.embed(bad)];
+    expect(await values(b)).toEqual(await values(a));
+    const badRows = await values(c); // [1, 3, 8]
+    expect(badRows.slice(8, 16).every(Number.isNaN)).toBe(true);
+    expect(badRows.slice(0, 8)).toEqual((await values(a)).slice(0, 8));
+    const hostBad = ids([[99]]);
+    expect(() => lm.embed(hostBad)).toThrow(/token id 99 outside \[0, 16\)/); // host ids: checked exactly
+    tf.dispose([host, good, bad, a, b, c, hostBad]);
+    expect(tf.memory().numTensors).toBe(before);
+    lm.dispose();
+  });
+
   it('adds more tensors than a shader may bind (AddN in chunks): the sum equals cpu', async (ctx) => {
     if (skipReason) return ctx.skip();
     const { cpu, gpu } = await onBoth(async () => {
