@@ -4,12 +4,14 @@
 #   DejaVu fonts       — text in the PNG charts of reports
 #   Chromium           — the test that renders the HTML report in a real browser
 #   Jupyter (nbconvert, client, nbclient) — runs the tslab notebooks headlessly
+#   libvulkan1 + lavapipe (Mesa 25 from bookworm-backports, unpacked into .cache/lavapipe) — runs
+#     the webgpu backend's tests on the CPU; Debian 12's own lavapipe (Mesa 22) is too old for Dawn
 # Without them everything still runs: the native backend is skipped (wasm is used) with a
 # one-line message saying how to enable it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(g++ make python3 libopenblas-dev fonts-dejavu-core chromium jupyter-nbconvert jupyter-client python3-nbclient)
+APT_PACKAGES=(g++ make python3 libopenblas-dev fonts-dejavu-core chromium jupyter-nbconvert jupyter-client python3-nbclient libvulkan1)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -26,5 +28,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "       install them with: sudo apt-get install -y ${missing[*]}"
   fi
 fi
+
+bash scripts/setup-lavapipe.sh || echo "setup: lavapipe not installed; the webgpu tests will say why and skip"
 
 npm ci --no-audit --no-fund

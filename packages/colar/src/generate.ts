@@ -9,7 +9,7 @@
  * Letters: B rows, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { applyLatentControl, decode, disposeCache, keepCache, prefill, tidy, type KvCache, type LatentControl, type Rng } from '@telepath/core';
+import { applyLatentControl, decodeSync, disposeCache, keepCache, prefill, tidy, type KvCache, type LatentControl, type Rng } from '@telepath/core';
 import { headForward, sampleLatent } from './model.js';
 import type { RolloutRow } from './layout.js';
 import type { ColarState } from './state.js';
@@ -111,7 +111,7 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
     step = last;
     for (let b = 0; b < B; b++) pos[b] += 1;
     const maxNewTokens = Math.min(o.maxNewTokens, s.lm.config.contextLength - Math.max(...pos) + 1);
-    const out = decode(s.lm, step.cache, step.logits, pos, { maxNewTokens, stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature, topP: o.topP, rng: o.rng.fork('answer') });
+    const out = decodeSync(s.lm, step.cache, step.logits, pos, { maxNewTokens, stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature, topP: o.topP, rng: o.rng.fork('answer') });
     step.hidden.dispose();
     step.logits.dispose();
     out.tokens.forEach((t, b) => (rows[b].answer = t));

@@ -30,7 +30,7 @@ export async function generateAnswers(s: CoprocessorState, batch: Example[], o: 
   const maxNewTokens = Math.max(1, Math.min(o.maxNewTokens || s.config.maxNewTokens, room));
   let out: DecodeResult;
   try {
-    out = decode(s.base, start.cache, start.lastLogits, start.next, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng });
+    out = await decode(s.base, start.cache, start.lastLogits, start.next, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng });
   } finally {
     start.lastLogits.dispose();
   }

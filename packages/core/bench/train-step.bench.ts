@@ -14,13 +14,13 @@ const REFERENCE = { vocabSize: 64, contextLength: 64, layers: 4, heads: 4, width
 const BATCH = 32;
 const T = 64;
 const HELP = `Usage: npm run bench:core -- [--backend NAME] [--positions KINDS] [--steps N] [--warmup N] [--json]
-  --backend NAME  one of native, wasm, cpu, node, node-gpu (default: native, wasm, cpu — those that start)
+  --backend NAME  one of native, wasm, cpu, webgpu, node, node-gpu (default: native, wasm, cpu — those that start)
   --steps N       timed steps after warm-up (default 10; cpu defaults to 3, it takes ≈20 s a step)
   --positions K   comma list of lm.positions to time, e.g. learned,rotary (default learned)
   --warmup N      untimed steps first (default 2)
   --json          one JSON line per backend`;
 
-interface BenchResult { backend: string; positions: string; msPerStep: number; tokensPerSec: number; params: number; peakRssMb: number; steps: number; firstLoss: number; lastLoss: number }
+interface BenchResult { backend: string; adapter: unknown; positions: string; msPerStep: number; tokensPerSec: number; params: number; peakRssMb: number; steps: number; firstLoss: number; lastLoss: number }
 
 const { values } = parseArgs({ options: { backend: { type: 'string' }, positions: { type: 'string', default: 'learned' }, steps: { type: 'string' }, warmup: { type: 'string', default: '2' }, json: { type: 'boolean', default: false }, child: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
 if (values.help) {
@@ -65,6 +65,7 @@ async function runOne(candidate: BackendCandidate, positions: PositionKind, step
   const ms = timed[Math.floor(timed.length / 2)];
   return {
     backend: info.backend,
+    adapter: info.adapter ?? null,
     positions,
     msPerStep: ms,
     tokensPerSec: (BATCH * T * 1000) / ms,

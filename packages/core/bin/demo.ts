@@ -63,7 +63,7 @@ if (result.interrupted) {
   process.exit(130);
 }
 const prompt = progressionBatch(new Rng(123), 1, 6, 64, 5)[0].slice(0, 6);
-const continuation = generate(lm, [prompt], { maxNewTokens: 8, padId: -1 }).tokens[0];
+const continuation = (await generate(lm, [prompt], { maxNewTokens: 8, padId: -1 })).tokens[0];
 const expected = Array.from({ length: 8 }, (_, i) => (prompt[5] + (i + 1) * (prompt[1] - prompt[0] + 64)) % 64);
 console.log(`prompt ${prompt.join(' ')} → model ${continuation.join(' ')} (true continuation ${expected.join(' ')})`);
 const summary = { backend: info.backend, steps: result.finalStep, firstLoss: result.losses[0], finalLoss: result.losses[result.losses.length - 1], seconds: result.seconds, params: lm.size };

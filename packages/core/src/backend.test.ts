@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
 import { describeBackend, initBackend, resolveBackendOrder, type BackendLoaders } from './backend.js';
+import { vulkanDriverFiles } from './webgpu.js';
 
 /** Loaders that simulate missing or broken packages and record what was imported. */
 function simulated(broken: Record<string, Error>): BackendLoaders & { imported: string[] } {
@@ -27,9 +28,13 @@ describe('initBackend', () => {
     expect(info.backend).toBe('wasm');
     expect(tf.getBackend()).toBe('wasm');
     expect(info.orderSource).toBe('default');
-    expect(info.tried.map((t) => t.candidate)).toEqual(['node-gpu', 'node', 'native']);
+    expect(info.tried.map((t) => t.candidate)).toEqual(['node-gpu', 'node', 'webgpu', 'native']);
     expect(info.tried[0].error).toBe('not installed (@tensorflow/tfjs-node-gpu)');
     expect(info.tried[1].error).toMatch(/native addon/);
+    if (process.platform === 'linux' && vulkanDriverFiles({}).length === 0) {
+      expect(info.tried[2].error).toMatch(/^no Vulkan driver/);
+      expect(loaders.imported).not.toContain('webgpu'); // no driver: Dawn is not even loaded
+    }
     expect(describeBackend(info)).toMatch(/backend: wasm — skipped: node-gpu: not installed/);
     expect(tf.sum(tf.tensor1d([1, 2, 3])).dataSync()[0]).toBe(6);
   });
@@ -54,9 +59,37 @@ describe('initBackend', () => {
   it('takes an explicit choice from the argument or TELEPATH_BACKEND and rejects unknown names', async () => {
     expect(resolveBackendOrder('cpu')).toEqual({ order: ['cpu'], source: 'argument' });
     expect(resolveBackendOrder(undefined, { TELEPATH_BACKEND: 'wasm, cpu' })).toEqual({ order: ['wasm', 'cpu'], source: 'TELEPATH_BACKEND' });
-    expect(() => resolveBackendOrder(undefined, { TELEPATH_BACKEND: 'gpu' })).toThrow('TELEPATH_BACKEND: unknown backend "gpu". Expected one of: node-gpu, node, native, wasm, cpu');
+    expect(() => resolveBackendOrder(undefined, { TELEPATH_BACKEND: 'gpu' })).toThrow('TELEPATH_BACKEND: unknown backend "gpu". Expected one of: node-gpu, node, webgpu, native, wasm, cpu');
     const info = await initBackend('cpu', { quiet: true });
     expect(info.backend).toBe('cpu');
+  });
+
+  it('skips a software WebGPU adapter in the default order and takes it when asked for by name', async () => {
+    // A stand-in for Dawn whose only adapter is a software one (what lavapipe reports).
+    const adapter = {
+      info: { vendor: 'mesa', architecture: 'software', device: 'llvmpipe', description: 'llvmpipe (stand-in)' },
+      limits: { maxStorageBufferBindingSize: 2 ** 27, maxBufferSize: 2 ** 32 },
+    };
+    const fakeDawn = { create: () => ({ requestAdapter: async () => adapter }), globals: {} };
+    const imported: string[] = [];
+    const loaders: BackendLoaders = {
+      async importModule(name) {
+        imported.push(name);
+        if (name === 'webgpu') return fakeDawn;
+        if (name === '@tensorflow/tfjs-backend-webgpu') return {}; // registers nothing: setBackend fails
+        if (name.startsWith('@tensorflow/tfjs-node') || name === '@telepath/backend-native') throw notFound(name);
+        return import(name);
+      },
+    };
+    const env = { VK_DRIVER_FILES: new URL(import.meta.url).pathname }; // any existing file counts as a driver here
+    const auto = await initBackend(undefined, { loaders, quiet: true, env });
+    expect(auto.tried.find((t) => t.candidate === 'webgpu')?.error).toBe('software adapter (llvmpipe (stand-in)) is not taken automatically; TELEPATH_BACKEND=webgpu forces it');
+    expect(imported).not.toContain('@tensorflow/tfjs-backend-webgpu');
+    const forced = await initBackend(undefined, { loaders, quiet: true, env: { ...env, TELEPATH_BACKEND: 'webgpu,cpu' } });
+    expect(imported).toContain('@tensorflow/tfjs-backend-webgpu');
+    expect(forced.tried[0].candidate).toBe('webgpu');
+    expect(forced.tried[0].error).not.toMatch(/software adapter/);
+    expect(forced.backend).toBe('cpu');
   });
 
   it('reports every failure when nothing can start', async () => {

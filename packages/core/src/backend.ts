@@ -1,17 +1,22 @@
 /**
  * Backend selection. `initBackend()` picks the fastest TensorFlow.js backend that actually
  * starts on this machine, in the order
- *   explicit choice → node-gpu → node → native → wasm → cpu,
+ *   explicit choice → node-gpu → node → webgpu → native → wasm → cpu,
  * checks `setBackend`'s boolean, catches every failure (a present-but-broken tfjs-node throws
  * a native-addon error, not MODULE_NOT_FOUND), never loads both tfjs-node packages (they
  * register the same backend name), loads the `@tensorflow/tfjs` union once (gradients live
- * there) and applies the wasm fixes when wasm is chosen. Importing this module starts nothing.
+ * there) and applies the wasm fixes when wasm is chosen. `webgpu` (webgpu.ts) is taken by the
+default order only on a real GPU adapter, by an explicit choice on any adapter; its kernels are
+wrapped by the size guards (size-guard.ts) after the webgpu fixes (webgpu-fixes.ts). Importing this module starts nothing.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { installSizeGuards } from './size-guard.js';
 import { applyWasmFixes } from './wasm-fixes.js';
+import { describeGpuAdapter, prepareWebGPU, type GpuAdapter } from './webgpu.js';
+import { applyWebGPUFixes } from './webgpu-fixes.js';
 
-export type BackendCandidate = 'node-gpu' | 'node' | 'native' | 'wasm' | 'cpu';
-export const BACKEND_CANDIDATES: readonly BackendCandidate[] = ['node-gpu', 'node', 'native', 'wasm', 'cpu'];
+export type BackendCandidate = 'node-gpu' | 'node' | 'webgpu' | 'native' | 'wasm' | 'cpu';
+export const BACKEND_CANDIDATES: readonly BackendCandidate[] = ['node-gpu', 'node', 'webgpu', 'native', 'wasm', 'cpu'];
 
 export interface BackendAttempt { candidate: BackendCandidate; error: string }
 export interface BackendInfo {
@@ -22,6 +27,8 @@ export interface BackendInfo {
   tried: BackendAttempt[];
   /** Where the order came from. */
   orderSource: 'argument' | 'TELEPATH_BACKEND' | 'default';
+  /** The WebGPU adapter, when the backend is `webgpu`. */
+  adapter?: GpuAdapter;
 }
 
 /**
@@ -99,12 +106,17 @@ export async function initBackend(
       if ((candidate === 'node' || candidate === 'node-gpu') && nodeLoaded) {
         throw new Error('skipped: the other tfjs-node package was already loaded (both register "tensorflow")');
       }
-      const name = await startCandidate(candidate, loaders, () => { nodeLoaded = true; });
+      let adapter: GpuAdapter | undefined;
+      const name = candidate === 'webgpu'
+        ? await prepareWebGPU(loaders, { force: resolved.source !== 'default', env: options.env }).then((a) => { adapter = a; return 'webgpu'; })
+        : await startCandidate(candidate, loaders, () => { nodeLoaded = true; });
       const ok = await tf.setBackend(name);
       if (!ok) throw new Error(`tf.setBackend('${name}') returned false`);
       await tf.ready();
       if (name === 'wasm') applyWasmFixes();
-      current = { backend: tf.getBackend(), candidate, tried, orderSource: resolved.source };
+      if (name === 'webgpu') applyWebGPUFixes();
+      if (adapter) installSizeGuards(name, deviceBindingLimit() ?? adapter.maxStorageBufferBindingSize);
+      current = { backend: tf.getBackend(), candidate, tried, orderSource: resolved.source, ...(adapter ? { adapter } : {}) };
       if (!options.quiet) console.error(describeBackend(current));
       return current;
     } catch (e) {
@@ -120,7 +132,14 @@ export async function initBackend(
 /** One line per candidate: which backend runs and why the earlier ones were skipped. */
 export function describeBackend(info: BackendInfo): string {
   const skipped = info.tried.map((t) => `${t.candidate}: ${t.error}`).join("; ");
-  return `[telepath] backend: ${info.backend}${skipped ? ` — skipped: ${skipped}` : ''}`;
+  const gpu = info.adapter ? ` (${describeGpuAdapter(info.adapter)})` : '';
+  return `[telepath] backend: ${info.backend}${gpu}${skipped ? ` — skipped: ${skipped}` : ''}`;
+}
+
+/** The running WebGPU device's binding limit (what the device enforces), if readable. */
+function deviceBindingLimit(): number | undefined {
+  const device = (tf.backend() as unknown as { device?: { limits?: { maxStorageBufferBindingSize?: number } } }).device;
+  return device?.limits?.maxStorageBufferBindingSize;
 }
 
 async function loadUnion(loaders: BackendLoaders): Promise<void> {
@@ -151,6 +170,8 @@ async function startCandidate(c: BackendCandidate, loaders: BackendLoaders, mark
     case 'cpu':
       await loaders.importModule('@tensorflow/tfjs-backend-cpu');
       return 'cpu';
+    case 'webgpu':
+      throw new Error('webgpu is started by prepareWebGPU');
   }
 }
 

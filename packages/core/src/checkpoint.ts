@@ -35,13 +35,14 @@ export interface SaveCheckpointOptions {
 
 export async function saveCheckpoint(o: SaveCheckpointOptions): Promise<void> {
   const tensors = new Map<string, StoredTensor>();
-  const put = (prefix: string, m: Map<string, tf.Variable>) => {
-    for (const [name, v] of m) tensors.set(`${prefix}/${name}`, { dtype: 'float32', shape: v.shape, values: v.dataSync() as Float32Array });
+  const put = async (prefix: string, m: Map<string, tf.Variable>) => {
+    // Asynchronous reads: a synchronous one fails on webgpu (read.ts).
+    for (const [name, v] of m) tensors.set(`${prefix}/${name}`, { dtype: 'float32', shape: v.shape, values: (await v.data()) as Float32Array });
   };
-  put('param', o.params);
+  await put('param', o.params);
   if (o.optimizer) {
-    put('adam.m', o.optimizer.m);
-    put('adam.v', o.optimizer.v);
+    await put('adam.m', o.optimizer.m);
+    await put('adam.v', o.optimizer.v);
   }
   const meta: CheckpointMeta = {
     format: CHECKPOINT_FORMAT,

@@ -34,31 +34,31 @@ describe('generate', () => {
     lm.dispose();
   });
 
-  it('stops a row at a stop token and respects the length cap', () => {
+  it('stops a row at a stop token and respects the length cap', async () => {
     const lm = tinyLm({ initStd: 0.5 });
-    const free = generate(lm, [[3, 4, 5]], { maxNewTokens: 5, padId: 0 }).tokens[0];
+    const free = (await generate(lm, [[3, 4, 5]], { maxNewTokens: 5, padId: 0 })).tokens[0];
     const stop = free[2];
-    const out = generate(lm, [[3, 4, 5]], { maxNewTokens: 5, padId: 0, stopTokens: [stop] });
+    const out = await generate(lm, [[3, 4, 5]], { maxNewTokens: 5, padId: 0, stopTokens: [stop] });
     expect(out.tokens[0]).toEqual(free.slice(0, free.indexOf(stop) + 1));
     expect(out.stopped[0]).toBe(true);
-    expect(generate(lm, [[3]], { maxNewTokens: 2, padId: 0 }).tokens[0]).toHaveLength(2);
+    expect((await generate(lm, [[3]], { maxNewTokens: 2, padId: 0 })).tokens[0]).toHaveLength(2);
     lm.dispose();
   });
 
-  it('samples reproducibly with a seed; top-p → 0 equals greedy', () => {
+  it('samples reproducibly with a seed; top-p → 0 equals greedy', async () => {
     const lm = tinyLm({ initStd: 0.5 });
-    const a = generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
-    const b = generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
+    const a = await generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
+    const b = await generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
     expect(a.tokens).toEqual(b.tokens);
-    const nucleus = generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 1e-9, rng: new Rng(2) });
-    expect(nucleus.tokens[0]).toEqual(generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0 }).tokens[0]);
-    expect(() => generate(lm, [[3, 4]], { maxNewTokens: 2, padId: 0, temperature: 1 })).toThrow(/needs an rng/);
+    const nucleus = await generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 1e-9, rng: new Rng(2) });
+    expect(nucleus.tokens[0]).toEqual((await generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0 })).tokens[0]);
+    await expect(generate(lm, [[3, 4]], { maxNewTokens: 2, padId: 0, temperature: 1 })).rejects.toThrow(/needs an rng/);
     lm.dispose();
   });
 
-  it('stops at the end of the context instead of failing', () => {
+  it('stops at the end of the context instead of failing', async () => {
     const lm = tinyLm();
-    const out = generate(lm, [Array.from({ length: 14 }, (_, i) => i + 1)], { maxNewTokens: 10, padId: 0 });
+    const out = await generate(lm, [Array.from({ length: 14 }, (_, i) => i + 1)], { maxNewTokens: 10, padId: 0 });
     expect(out.tokens[0].length).toBe(3);
     lm.dispose();
   });

@@ -2,7 +2,9 @@
  * Decoding with the KV cache: greedy or temperature / top-p sampling, stop tokens, a length cap.
  * `generate` prefills left-padded prompts (padding masked, positions counted per row from the
  * first real token) and calls `decode`; a method that builds its own prefix (latent vectors, a
- * coprocessor's cache) calls `decode` directly with its cache and last logits.
+ * coprocessor's cache) calls `decode` directly with its cache and last logits. Each decode step
+ * reads back one small tensor (the chosen ids, or the sampling probabilities) asynchronously:
+ * the next step's input depends on it, and a synchronous read would fail on webgpu.
  * Letters: B batch, T tokens, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
@@ -36,14 +38,28 @@ export interface DecodeResult {
   stopped: boolean[];
 }
 
-/** Pick one token per row from logits [B, V]. */
-export function sampleTokens(logits: tf.Tensor2D, o: Partial<SamplingOptions> = {}): number[] {
+type Flat = Float32Array | Int32Array;
+
+/** Pick one token per row from logits [B, V] (one asynchronous read). */
+export async function sampleTokens(logits: tf.Tensor2D, o: Partial<SamplingOptions> = {}): Promise<number[]> {
+  const picked = pickTensor(logits, o);
+  try {
+    return tokensFrom((await picked.data()) as Flat, logits.shape, o);
+  } finally {
+    picked.dispose();
+  }
+}
+
+/** What a step reads back: the argmax ids [B] (greedy) or the probabilities [B, V] (sampling). */
+function pickTensor(logits: tf.Tensor2D, o: Partial<SamplingOptions>): tf.Tensor {
   const temperature = o.temperature ?? 0;
-  const topP = o.topP ?? 1;
-  if (temperature <= 0) return tf.tidy(() => Array.from(tf.argMax(logits, -1).dataSync()));
-  if (!o.rng) throw new Error('sampleTokens: temperature > 0 needs an rng');
-  const probs = tf.tidy(() => tf.softmax(tf.div(logits, temperature)).arraySync() as number[][]);
-  return probs.map((row) => sampleRow(row, topP, o.rng!));
+  if (temperature > 0 && !o.rng) throw new Error('sampleTokens: temperature > 0 needs an rng');
+  return tf.tidy(() => (temperature <= 0 ? tf.argMax(logits, -1) : tf.softmax(tf.div(logits, temperature))));
+}
+
+function tokensFrom(flat: Flat, [B, V]: number[], o: Partial<SamplingOptions>): number[] {
+  if ((o.temperature ?? 0) <= 0) return Array.from(flat);
+  return Array.from({ length: B }, (_, b) => sampleRow(Array.from(flat.subarray(b * V, (b + 1) * V)), o.topP ?? 1, o.rng!));
 }
 
 function sampleRow(p: number[], topP: number, rng: Rng): number {
@@ -70,8 +86,39 @@ function sampleRow(p: number[], topP: number, rng: Rng): number {
 /**
  * Continue decoding from a cache. `lastLogits` [B, V] are the logits at each row's last prefix
  * position; `positions` the next position id per row. Takes ownership of `cache` (disposed).
+ * One asynchronous read per step (the next ids depend on it).
  */
-export function decode(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, positions: number[], o: DecodeOptions): DecodeResult {
+export async function decode(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, positions: number[], o: DecodeOptions): Promise<DecodeResult> {
+  const steps = decodeSteps(lm, cache, lastLogits, positions, o);
+  try {
+    let r = steps.next();
+    while (!r.done) r = steps.next((await r.value.data()) as Flat);
+    return r.value;
+  } catch (e) {
+    steps.return(undefined as never); // runs the loop's finally: frees the cache
+    throw e;
+  }
+}
+
+/**
+ * `decode` with synchronous reads, for the one caller that cannot await: a loss closure that
+ * samples inside the gradient tape (thought-comm's paper objective). Fails on webgpu, whose
+ * GPU-resident tensors cannot be read synchronously; everything else uses `decode`.
+ */
+export function decodeSync(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, positions: number[], o: DecodeOptions): DecodeResult {
+  const steps = decodeSteps(lm, cache, lastLogits, positions, o);
+  try {
+    let r = steps.next();
+    while (!r.done) r = steps.next(r.value.dataSync() as Flat);
+    return r.value;
+  } catch (e) {
+    steps.return(undefined as never);
+    throw e;
+  }
+}
+
+/** The decoding loop: yields the tensor to read at each step (and disposes it), receives its values. */
+function* decodeSteps(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, positions: number[], o: DecodeOptions): Generator<tf.Tensor, DecodeResult, Flat> {
   const B = lastLogits.shape[0];
   const stops = new Set(o.stopTokens ?? []);
   const tokens: number[][] = Array.from({ length: B }, () => []);
@@ -81,7 +128,13 @@ export function decode(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, posi
   let current = cache;
   try {
     for (let n = 0; n < o.maxNewTokens; n++) {
-      const next = sampleTokens(logits, o);
+      const picked = pickTensor(logits, o);
+      let next: number[];
+      try {
+        next = tokensFrom(yield picked, logits.shape, o);
+      } finally {
+        picked.dispose();
+      }
       for (let b = 0; b < B; b++) {
         if (stopped[b]) continue;
         tokens[b].push(next[b]);
@@ -127,10 +180,10 @@ export function prefill(lm: TinyLm, prompts: number[][], padId: number): { cache
 }
 
 /** Generate continuations of id prompts. */
-export function generate(lm: TinyLm, prompts: number[][], o: DecodeOptions & { padId: number }): DecodeResult {
+export async function generate(lm: TinyLm, prompts: number[][], o: DecodeOptions & { padId: number }): Promise<DecodeResult> {
   const { cache, lastLogits, positions } = prefill(lm, prompts, o.padId);
   try {
-    return decode(lm, cache, lastLogits, positions, o);
+    return await decode(lm, cache, lastLogits, positions, o);
   } finally {
     lastLogits.dispose();
   }

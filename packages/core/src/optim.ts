@@ -131,15 +131,19 @@ export class AdamW {
   }
 }
 
+/** Global L2 norm of the gradients, as a scalar tensor (read it with the step's other scalars: read.ts). */
+export function globalNorm(grads: Map<string, tf.Tensor>): tf.Scalar {
+  return tf.tidy(() => tf.sqrt(tf.addN([...grads.values()].map((g) => tf.sum(tf.mul(g, g))))) as tf.Scalar);
+}
+
 /**
- * Global L2 norm of the gradients, and the gradients scaled so the norm is at most `clipNorm`
- * (unchanged when clipNorm is 0). Returns the pre-clip norm as a number.
+ * The gradients scaled so their global norm (`norm`, already read) is at most `clipNorm`; the
+ * same map, unchanged, when clipNorm is 0, the norm is within it or not finite.
  */
-export function clipByGlobalNorm(grads: Map<string, tf.Tensor>, clipNorm: number): { norm: number; clipped: Map<string, tf.Tensor> } {
-  const norm = tf.tidy(() => tf.sqrt(tf.addN([...grads.values()].map((g) => tf.sum(tf.mul(g, g))))).dataSync()[0]);
-  if (clipNorm <= 0 || !Number.isFinite(norm) || norm <= clipNorm) return { norm, clipped: grads };
+export function clipToNorm(grads: Map<string, tf.Tensor>, clipNorm: number, norm: number): Map<string, tf.Tensor> {
+  if (clipNorm <= 0 || !Number.isFinite(norm) || norm <= clipNorm) return grads;
   const scale = clipNorm / (norm + 1e-6);
   const clipped = new Map<string, tf.Tensor>();
   for (const [name, g] of grads) clipped.set(name, tf.mul(g, scale));
-  return { norm, clipped };
+  return clipped;
 }

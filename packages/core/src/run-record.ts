@@ -222,7 +222,7 @@ function gitState(): RunEnv['git'] {
 function workspaceVersions(): Record<string, string> {
   const out: Record<string, string> = {};
   const require = createRequire(import.meta.url);
-  for (const name of ['@telepath/core', '@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@telepath/backend-native']) {
+  for (const name of ['@telepath/core', '@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-webgpu', 'webgpu', '@telepath/backend-native']) {
     try {
       out[name] = (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
     } catch {

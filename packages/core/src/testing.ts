@@ -2,6 +2,8 @@
  * Test helpers for every package: a tiny LM config, leak and closeness checks, and a way to run
  * one test body on every available backend. Import from '@telepath/core/testing' in tests only.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect } from 'vitest';
 import { initBackend, type BackendCandidate } from './backend.js';
@@ -101,6 +103,24 @@ function toArray(x: tf.Tensor | ArrayLike<number> | number): ArrayLike<number> {
   if (typeof x === 'number') return [x];
   if (x instanceof tf.Tensor) return x.dataSync() as Float32Array;
   return x;
+}
+
+/**
+ * Point the Vulkan loader at the software driver scripts/setup.sh unpacks (lavapipe, Mesa from
+ * bookworm-backports) unless VK_DRIVER_FILES is already set. Returns the ICD json used, or null.
+ * The loader reads the variable when Dawn creates its instance, so setting it here is enough.
+ */
+export function useLavapipeIfInstalled(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.VK_DRIVER_FILES) return env.VK_DRIVER_FILES;
+  const icd = fileURLToPath(new URL('../../../.cache/lavapipe/lvp_icd.json', import.meta.url));
+  if (!existsSync(icd)) return null;
+  env.VK_DRIVER_FILES = icd;
+  return icd;
+}
+
+/** Values of a tensor read asynchronously (works on webgpu, where dataSync fails). */
+export async function values(t: tf.Tensor): Promise<number[]> {
+  return Array.from(await t.data());
 }
 
 /** Backends test bodies run on: cpu (the oracle), wasm, and native when it is installed. */

@@ -13,6 +13,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { parseConfig } from './config.js';
+import { hostValues } from './read.js';
 import { cacheLength, type ExtraKv, type KvCache, type LayerKv } from './kv-cache.js';
 import { dropout, gelu, layerNorm, scaledMaskedSoftmax } from './layers.js';
 import { linear, matMulT } from './matmul.js';
@@ -109,11 +110,19 @@ export class TinyLm {
     const { vocabSize } = this.config;
     if (ids.rank !== 2) throw new Error(`TinyLm.embed: ids must be [B, T], got shape [${ids.shape}]`);
     if (ids.dtype !== 'int32') throw new Error(`TinyLm.embed: ids must be int32, got ${ids.dtype}`);
+    const host = hostValues(ids);
+    if (host) {
+      for (let i = 0; i < host.length; i++) {
+        if (!(host[i] >= 0 && host[i] < vocabSize)) throw new Error(`TinyLm.embed: token id ${host[i]} outside [0, ${vocabSize})`);
+      }
+    }
     return tf.tidy(() => {
-      const maxId = tf.max(ids).dataSync()[0];
-      const minId = tf.min(ids).dataSync()[0];
-      if (minId < 0 || maxId >= vocabSize) throw new Error(`TinyLm.embed: token id ${minId < 0 ? minId : maxId} outside [0, ${vocabSize})`);
-      return tf.gather(this.p('wte'), ids) as tf.Tensor3D; // [B, T, C]
+      const rows = tf.gather(this.p('wte'), ids) as tf.Tensor3D; // [B, T, C]
+      if (host) return rows;
+      // GPU-resident ids (webgpu) cannot be checked without a sync read: an out-of-range id
+      // gives NaN embeddings (a loud NaN downstream) instead of a silently clamped row.
+      const valid = tf.logicalAnd(tf.greaterEqual(ids, 0), tf.less(ids, vocabSize)); // [B, T]
+      return tf.where(tf.expandDims(valid, -1), rows, tf.fill(rows.shape, Number.NaN)) as tf.Tensor3D;
     });
   }
 

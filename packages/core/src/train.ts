@@ -11,7 +11,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import { readCheckpoint, restoreCheckpoint, saveCheckpoint } from './checkpoint.js';
 import { checkNumber, parseConfig } from './config.js';
 import { UserError } from './errors.js';
-import { AdamW, checkOptimConfig, clipByGlobalNorm, DEFAULT_OPTIM_CONFIG, learningRate, type OptimConfig } from './optim.js';
+import { AdamW, checkOptimConfig, clipToNorm, DEFAULT_OPTIM_CONFIG, globalNorm, learningRate, type OptimConfig } from './optim.js';
+import { readScalars } from './read.js';
 import type { Rng } from './rng.js';
 
 export interface TrainConfig {
@@ -113,7 +114,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
   try {
     while (step < cfg.steps) {
       const ts = performance.now();
-      const { loss, gradNorm } = trainStep(o, cfg, optimizer, byVarName, step);
+      const { loss, gradNorm } = await trainStep(o, cfg, optimizer, byVarName, step);
       losses.push(loss);
       step += 1;
       const log = { step, loss, lr: learningRate(cfg.optim, step - 1, cfg.steps), gradNorm, ms: performance.now() - ts };
@@ -147,59 +148,64 @@ export function checkTrainConfig(cfg: TrainConfig, where = 'train'): TrainConfig
   return cfg;
 }
 
-function trainStep(o: TrainOptions, cfg: TrainConfig, optimizer: AdamW, byVarName: Map<string, string>, step: number): { loss: number; gradNorm: number } {
+/**
+ * One optimiser step. The losses of the micro-batches and the gradient norm are read back
+ * together, with one asynchronous read (no synchronous GPU read: read.ts), before the update.
+ */
+async function trainStep(o: TrainOptions, cfg: TrainConfig, optimizer: AdamW, byVarName: Map<string, string>, step: number): Promise<{ loss: number; gradNorm: number }> {
   const stepRng = o.rng.fork(`step/${step}`);
   const varList = [...o.params.values()];
-  let lossSum = 0;
+  const lossTensors: tf.Scalar[] = [];
   let accum: Map<string, tf.Tensor> | undefined;
-  for (let micro = 0; micro < cfg.gradAccum; micro++) {
-    const { value, grads } = tf.variableGrads(() => o.loss({ step, micro, rng: stepRng.fork(`micro/${micro}`) }), varList);
-    const loss = value.dataSync()[0];
-    value.dispose();
-    if (!Number.isFinite(loss)) {
-      tf.dispose(Object.values(grads));
-      accum?.forEach((g) => g.dispose());
-      throw new NonFiniteError(`train: loss is ${loss} at step ${step}${cfg.gradAccum > 1 ? ` (micro-batch ${micro})` : ''}`);
-    }
-    lossSum += loss;
-    const named = new Map<string, tf.Tensor>();
-    for (const [varName, g] of Object.entries(grads)) named.set(byVarName.get(varName) ?? varName, g);
-    if (!accum) accum = named;
-    else {
-      for (const [name, g] of named) {
-        const prev = accum.get(name);
-        accum.set(name, prev ? tf.tidy(() => tf.add(prev, g)) : g);
-        if (prev) {
-          prev.dispose();
-          g.dispose();
+  let normT: tf.Scalar | undefined;
+  try {
+    for (let micro = 0; micro < cfg.gradAccum; micro++) {
+      const { value, grads } = tf.variableGrads(() => o.loss({ step, micro, rng: stepRng.fork(`micro/${micro}`) }), varList);
+      lossTensors.push(value);
+      const named = new Map<string, tf.Tensor>();
+      for (const [varName, g] of Object.entries(grads)) named.set(byVarName.get(varName) ?? varName, g);
+      if (!accum) accum = named;
+      else {
+        for (const [name, g] of named) {
+          const prev = accum.get(name);
+          accum.set(name, prev ? tf.tidy(() => tf.add(prev, g)) : g);
+          if (prev) {
+            prev.dispose();
+            g.dispose();
+          }
         }
       }
     }
-  }
-  const grads = accum!;
-  if (cfg.gradAccum > 1) {
-    for (const [name, g] of grads) {
-      grads.set(name, tf.tidy(() => tf.div(g, cfg.gradAccum)));
-      g.dispose();
+    const grads = accum!;
+    if (cfg.gradAccum > 1) {
+      for (const [name, g] of grads) {
+        grads.set(name, tf.tidy(() => tf.div(g, cfg.gradAccum)));
+        g.dispose();
+      }
     }
-  }
-  try {
-    const { norm, clipped } = clipByGlobalNorm(grads, cfg.optim.clipNorm);
-    if (!Number.isFinite(norm)) throw new NonFiniteError(`train: gradient norm is ${norm} at step ${step}; non-finite gradient in ${firstNonFinite(grads)}`);
+    normT = globalNorm(grads);
+    const read = await readScalars([...lossTensors, normT]);
+    const norm = read.pop()!;
+    const bad = read.findIndex((l) => !Number.isFinite(l));
+    if (bad >= 0) throw new NonFiniteError(`train: loss is ${read[bad]} at step ${step}${cfg.gradAccum > 1 ? ` (micro-batch ${bad})` : ''}`);
+    if (!Number.isFinite(norm)) throw new NonFiniteError(`train: gradient norm is ${norm} at step ${step}; non-finite gradient in ${await firstNonFinite(grads)}`);
+    const clipped = clipToNorm(grads, cfg.optim.clipNorm, norm);
     optimizer.apply(clipped, learningRate(cfg.optim, step, cfg.steps));
     if (clipped !== grads) clipped.forEach((g) => g.dispose());
-    return { loss: lossSum / cfg.gradAccum, gradNorm: norm };
+    return { loss: read.reduce((a, b) => a + b, 0) / cfg.gradAccum, gradNorm: norm };
   } finally {
-    grads.forEach((g) => g.dispose());
+    tf.dispose(lossTensors);
+    normT?.dispose();
+    accum?.forEach((g) => g.dispose());
   }
 }
 
-function firstNonFinite(grads: Map<string, tf.Tensor>): string {
-  const bad: string[] = [];
-  for (const [name, g] of grads) {
-    const ok = tf.tidy(() => tf.all(tf.isFinite(g)).dataSync()[0]);
-    if (!ok) bad.push(name);
-  }
+async function firstNonFinite(grads: Map<string, tf.Tensor>): Promise<string> {
+  const names = [...grads.keys()];
+  const flags = tf.tidy(() => names.map((n) => tf.all(tf.isFinite(grads.get(n)!))));
+  const ok = await readScalars(flags);
+  tf.dispose(flags);
+  const bad = names.filter((_, i) => !ok[i]);
   return bad.length ? bad.join(', ') : '(none found)';
 }
 

@@ -62,7 +62,7 @@ async function generateAnswers(s: CotState, batch: Example[], o: GenerateOptions
   const forced = s.config.variant === 'no-cot' ? [tok.sepId] : [];
   const prompts = batch.map((ex) => [...encodeExample(tok, ex).prompt, ...forced]);
   const maxNewTokens = Math.min(o.maxNewTokens || s.config.maxNewTokens, s.lm.config.contextLength - Math.max(...prompts.map((p) => p.length)));
-  const out = generate(s.lm, prompts, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng });
+  const out = await generate(s.lm, prompts, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng });
   return batch.map((ex, i) => {
     const ids = [...forced, ...out.tokens[i]];
     const a = answerFromIds(tok, ids);

@@ -107,7 +107,7 @@ export async function generateAnswers(s: SoftEmbeddingState, batch: Example[], o
   let out: DecodeResult;
   try {
     // decode takes ownership of the cache (disposes it); the last logits stay ours
-    out = decode(s.lm, run.cache, run.lastLogits, run.nextPositions, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng.fork('sample') });
+    out = await decode(s.lm, run.cache, run.lastLogits, run.nextPositions, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng.fork('sample') });
   } finally {
     run.lastLogits.dispose();
   }

@@ -19,7 +19,7 @@ afterAll(() => a.lm.dispose());
 describe('agents', () => {
   it('answer without a prefix exactly as core generation does', async () => {
     const r = await expectNoLeak(() => respond(a, examples, null, { maxNewTokens: 5 }));
-    const ref = generate(a.lm, examples.map((ex) => promptIds(a, ex)), { maxNewTokens: 5, padId: a.tokenizer.padId, stopTokens: [a.tokenizer.eosId] });
+    const ref = await generate(a.lm, examples.map((ex) => promptIds(a, ex)), { maxNewTokens: 5, padId: a.tokenizer.padId, stopTokens: [a.tokenizer.eosId] });
     expect(r.responses).toEqual(ref.tokens);
     expect(r.transcripts[0]).toEqual([...promptIds(a, examples[0]), ...ref.tokens[0]]);
   });

@@ -12,7 +12,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import {
   answerFromIds,
-  decode,
+  decodeSync,
   encodeExample,
   keepCache,
   leftPadRows,
@@ -85,7 +85,7 @@ export function respond(a: Agent, batch: Example[], prefix: tf.Tensor3D | null, 
   tf.dispose([out.logits, ...out.hidden]);
   let gen: number[][];
   try {
-    gen = decode(a.lm, out.cache, last, out.positions, { maxNewTokens: Math.min(o.maxNewTokens, room), stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature ?? 0, topP: o.topP ?? 1, rng: o.rng }).tokens;
+    gen = decodeSync(a.lm, out.cache, last, out.positions, { maxNewTokens: Math.min(o.maxNewTokens, room), stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature ?? 0, topP: o.topP ?? 1, rng: o.rng }).tokens;
   } finally {
     last.dispose();
   }
