@@ -50,9 +50,9 @@ export async function lmCommand(args: string[]): Promise<number> {
     if (bad !== undefined) return fail(`token id ${bad} is outside the vocabulary of ${folder} (vocab_size ${lm.config.vocabSize})`);
     if (ids.length > lm.config.contextLength) return fail(`the prompt has ${ids.length} tokens, more than the ${lm.config.contextLength} positions of ${folder}`);
     const { cache, lastLogits, positions } = prefill(lm, [ids], bos);
-    const logits = Array.from(lastLogits.dataSync()); // [V]
+    const logits = Array.from(await lastLogits.data()); // [V]
     const room = Math.min(maxNew, lm.config.contextLength - ids.length + 1);
-    const generated = room > 0 ? decode(lm, cache, lastLogits, positions, { maxNewTokens: room }).tokens[0] : [];
+    const generated = room > 0 ? (await decode(lm, cache, lastLogits, positions, { maxNewTokens: room })).tokens[0] : [];
     if (room <= 0) disposeCache(cache);
     lastLogits.dispose();
     if (values.json) {
