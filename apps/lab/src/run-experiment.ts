@@ -4,6 +4,7 @@
  * training are taken last (two runs of one experiment share its arms instead of queueing).
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { writeFileAtomic } from '@telepath/core';
 import { loadTaskData } from './data.js';
@@ -47,7 +48,7 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
 
   /** The experiment's rows whose jobs have run, a reused arm's shown (and recorded) under its name here. */
   function finished(): ArmSummary[] {
-    return plan.rows.filter((r) => done.has(r.job)).map((r) => (r.reusedFrom ? asReusedRow(exp, r, done.get(r.job)!) : done.get(r.job)!));
+    return plan.rows.filter((r) => done.has(r.job)).map((r) => (r.reusedFrom ? asReusedRow(reusedRowRef(exp, r), done.get(r.job)!) : done.get(r.job)!));
   }
 
   async function runJob(job: PlannedJob): Promise<boolean> {
@@ -65,7 +66,7 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
     }
     log(`[telepath] ${owner === exp ? '' : `${owner.name}/`}${arm.name} s${seed}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
     done.set(job.id, r);
-    for (const row of plan.rows.filter((x) => x.job === job.id && x.reusedFrom)) await recordReusedRow(o.runsDir, exp, row, r);
+    for (const row of plan.rows.filter((x) => x.job === job.id && x.reusedFrom)) await recordReusedRow(o.runsDir, reusedRowRef(exp, row), r);
     return true;
   }
 
@@ -78,13 +79,24 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   }
 }
 
-/** A reused arm's row: the source's summary under this experiment's arm name. */
-export function asReusedRow(exp: ExperimentConfig, row: PlannedRow, source: ArmSummary): ArmSummary {
-  return { ...source, experiment: exp.name, arm: row.arm.name, armIndex: exp.arms.indexOf(row.arm), reusedFrom: row.reusedFrom };
+/** A reused arm's row, enough to show a source's summary under it: what `queue add` hands the worker that trains the source. */
+export interface ReusedRowRef { experiment: string; arm: string; armIndex: number; seed: number; reusedFrom: string }
+
+export function reusedRowRef(exp: ExperimentConfig, row: PlannedRow): ReusedRowRef {
+  return { experiment: exp.name, arm: row.arm.name, armIndex: exp.arms.indexOf(row.arm), seed: row.seed, reusedFrom: row.reusedFrom! };
 }
 
-/** Writes a reused arm's summary into this experiment's run directory too, so `report` finds it. */
-export async function recordReusedRow(runsDir: string, exp: ExperimentConfig, row: PlannedRow, source: ArmSummary): Promise<void> {
-  const file = path.join(runDirOf(runsDir, exp.name, row.arm.name, row.seed), 'summary.json');
-  await writeFileAtomic(file, JSON.stringify(asReusedRow(exp, row, source), null, 2) + '\n');
+/** The source's summary under the reused arm's name. */
+export function asReusedRow(ref: ReusedRowRef, source: ArmSummary): ArmSummary {
+  return { ...source, experiment: ref.experiment, arm: ref.arm, armIndex: ref.armIndex, reusedFrom: ref.reusedFrom };
+}
+
+/** Writes a reused arm's summary into its experiment's run directory too, so `report` finds it. */
+export async function recordReusedRow(runsDir: string, ref: ReusedRowRef, source: ArmSummary): Promise<void> {
+  const file = path.join(runDirOf(runsDir, ref.experiment, ref.arm, ref.seed), 'summary.json');
+  await writeFileAtomic(file, JSON.stringify(asReusedRow(ref, source), null, 2) + '\n');
+}
+
+export async function readReusedRow(dir: string): Promise<ArmSummary> {
+  return JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8')) as ArmSummary;
 }

@@ -1,0 +1,99 @@
+/**
+ * `telepath worker`: takes arm jobs from the queue and runs each with runArm — the same code as
+ * `telepath run`, writing the usual records under a runs folder every worker shares.
+ *
+ * BullMQ renews the job's lock while it trains (the training loop yields every step). A worker that
+ * dies (kill -9, power off) stops renewing; once the lock expires another worker's stalled-job check
+ * hands the job on, and runArm resumes it from the last checkpoint. A finished arm is read back,
+ * never trained again, and the run lock (run-lock.ts) keeps two processes from training one
+ * directory. A job whose arm throws fails once, its error kept for `queue status`. Ctrl-C stops
+ * after the current step with a checkpoint and hands the job back to the queue.
+ */
+import * as os from 'node:os';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { loadTaskData, type TaskData } from '../data.js';
+import type { ExperimentConfig } from '../experiment.js';
+import { runArm } from '../run-arm.js';
+import { recordReusedRow, type ReusedRowRef } from '../run-experiment.js';
+import { reusedRowsKey, type ArmJobData } from './add.js';
+import { checkQueueFormat, openRedis, QUEUE_FORMAT, QUEUE_NAME, safeUrl } from './connection.js';
+
+export interface QueueWorkerOptions {
+  redisUrl: string;
+  runsDir: string;
+  concurrency: number;
+  /** How long a job's lock lasts without renewal: a dead worker's job is handed on after about this long (twice at most). */
+  lockMs: number;
+  exitWhenIdle: boolean;
+  quiet: boolean;
+  shouldStop: () => boolean;
+  log: (line: string) => void;
+}
+
+/** Runs until stopped (Ctrl-C), or with exitWhenIdle until no job is waiting or active; resolves with the exit code. */
+export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
+  const connection = await openRedis(o.redisUrl);
+  await checkQueueFormat(connection, o.redisUrl, false);
+  const name = `${os.hostname()} pid ${process.pid}`;
+  const say = (line: string) => o.log(`[worker ${name}] ${line}`);
+  let data: { key: string; value: Promise<TaskData> } | null = null; // the last experiment's data, kept for its next arm
+  const worker = new Worker<ArmJobData>(QUEUE_NAME, processJob, {
+    connection,
+    name,
+    concurrency: o.concurrency,
+    lockDuration: o.lockMs,
+    stalledInterval: o.lockMs,
+    maxStalledCount: 5, // a job whose worker died this many times fails
+    autorun: false,
+  });
+  let outage = false;
+  worker.on('error', (e) => {
+    if (!outage) say(`lost Redis at ${safeUrl(o.redisUrl)} (${e.message}); reconnecting — training goes on`);
+    outage = true;
+  });
+  worker.on('ready', () => {
+    if (outage) say('Redis is back');
+    outage = false;
+  });
+  worker.on('failed', (job, e) => job && !(e instanceof DelayedError) && say(`${job.id} failed: ${e.message}`));
+  const queue = new Queue(QUEUE_NAME, { connection });
+  say(`taking jobs from ${safeUrl(o.redisUrl)}, records under ${o.runsDir}`);
+  const running = worker.run();
+  try {
+    for (let idleChecks = 0; ; ) {
+      await new Promise((r) => setTimeout(r, 500));
+      if (o.shouldStop()) break;
+      if (!o.exitWhenIdle) continue;
+      const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'waiting-children');
+      idleChecks = Object.values(counts).every((n) => n === 0) ? idleChecks + 1 : 0;
+      if (idleChecks >= 2) break;
+    }
+    await worker.close(); // waits for the jobs in hand (after Ctrl-C they stop at the next step)
+    await running;
+    say(o.shouldStop() ? 'stopped' : 'no job waiting or active; exiting');
+    return o.shouldStop() ? 130 : 0;
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+
+  async function processJob(job: Job<ArmJobData>, token?: string) {
+    const d = job.data;
+    if (d?.format !== QUEUE_FORMAT) throw new UnrecoverableError(`job ${job.id} was queued by another version of telepath (job format ${d?.format}; this one reads ${QUEUE_FORMAT})`);
+    const exp: ExperimentConfig = d.experiment;
+    const arm = exp.arms.find((a) => a.name === d.arm)!;
+    const takenOver = job.attemptsStarted > 1 || job.stalledCounter > 0;
+    say(`${job.id}: ${takenOver ? 'taken over from a worker that stopped; resuming from its checkpoints' : 'started'}`);
+    const key = JSON.stringify([exp.task, exp.data]);
+    if (data?.key !== key) data = { key, value: loadTaskData(exp.task, exp.data) };
+    const r = await runArm({ exp, arm, seed: d.seed, data: await data.value, runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet, warn: say });
+    if (r === 'interrupted') {
+      await job.moveToDelayed(Date.now(), token); // back to the queue for any worker, resuming from the checkpoint
+      say(`${job.id}: stopped with a checkpoint; handed back to the queue`);
+      throw new DelayedError();
+    }
+    for (const ref of await connection.smembers(reusedRowsKey(job.id!))) await recordReusedRow(o.runsDir, JSON.parse(ref) as ReusedRowRef, r);
+    say(`${job.id}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
+    return { accuracy: r.accuracy, stderr: r.stderr, total: r.total };
+  }
+}
