@@ -4,12 +4,13 @@
 #   DejaVu fonts       — text in the PNG charts of reports
 #   Chromium           — the test that renders the HTML report in a real browser
 #   Jupyter (nbconvert, client, nbclient) — runs the tslab notebooks headlessly
+#   redis-server       — the queue tests (telepath queue / worker) start their own on 127.0.0.1
 # Without them everything still runs: the native backend is skipped (wasm is used) with a
 # one-line message saying how to enable it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(g++ make python3 libopenblas-dev fonts-dejavu-core chromium jupyter-nbconvert jupyter-client python3-nbclient)
+APT_PACKAGES=(g++ make python3 libopenblas-dev fonts-dejavu-core chromium jupyter-nbconvert jupyter-client python3-nbclient redis-server)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -24,12 +24,13 @@ export function safeUrl(url: string): string {
 export async function openRedis(url: string): Promise<Redis> {
   if (!/^rediss?:\/\//.test(url)) throw new Error(`--redis: expected a URL like redis://HOST:6379 (or redis://:PASSWORD@HOST:6379/DB), got ${JSON.stringify(url)}`);
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5000, enableOfflineQueue: false });
-  probe.on('error', () => {}); // reported through connect()/ping() below
+  let cause: Error | null = null; // what closed the connection (connect() itself only says "Connection is closed.")
+  probe.on('error', (e: Error) => (cause ??= e));
   try {
     await probe.connect();
     await probe.ping();
   } catch (e) {
-    throw explain(url, e as Error);
+    throw explain(url, cause ?? (e as Error));
   } finally {
     probe.disconnect();
   }
