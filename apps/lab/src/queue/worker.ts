@@ -9,12 +9,15 @@
  * directory. A job whose arm throws fails once, its error kept for `queue status`. Ctrl-C stops
  * after the current step with a checkpoint and hands the job back to the queue.
  */
+import { rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { loadTaskData, type TaskData } from '../data.js';
 import type { ExperimentConfig } from '../experiment.js';
+import { jobDir } from '../plan.js';
 import { runArm } from '../run-arm.js';
 import { recordReusedRow, type ReusedRowRef } from '../run-experiment.js';
+import { liveLockHolder, lockFileOf } from '../run-lock.js';
 import { reusedRowsKey, type ArmJobData } from './add.js';
 import { checkQueueFormat, openRedis, QUEUE_FORMAT, QUEUE_NAME, safeUrl } from './connection.js';
 
@@ -28,6 +31,17 @@ export interface QueueWorkerOptions {
   quiet: boolean;
   shouldStop: () => boolean;
   log: (line: string) => void;
+}
+
+/**
+ * A job handed on after its worker stopped renewing its lock: a run lock that worker's machine left
+ * (power loss) cannot be checked from here and would wait for ever, so it is removed — the queue's
+ * lock says that worker no longer holds the job. A lock of this machine is left to run-lock.ts,
+ * which takes over a dead process's lock and waits for a live one.
+ */
+async function dropForeignLock(dir: string): Promise<void> {
+  const holder = await liveLockHolder(dir);
+  if (holder && holder.host !== os.hostname()) await rm(lockFileOf(dir), { force: true });
 }
 
 /** Runs until stopped (Ctrl-C), or with exitWhenIdle until no job is waiting or active; resolves with the exit code. */
@@ -84,6 +98,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
     const arm = exp.arms.find((a) => a.name === d.arm)!;
     const takenOver = job.attemptsStarted > 1 || job.stalledCounter > 0;
     say(`${job.id}: ${takenOver ? 'taken over from a worker that stopped; resuming from its checkpoints' : 'started'}`);
+    if (takenOver) await dropForeignLock(jobDir(o.runsDir, { exp, arm, seed: d.seed }));
     const key = JSON.stringify([exp.task, exp.data]);
     if (data?.key !== key) data = { key, value: loadTaskData(exp.task, exp.data) };
     const r = await runArm({ exp, arm, seed: d.seed, data: await data.value, runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet, warn: say });
