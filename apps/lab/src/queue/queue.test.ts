@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { initBackend } from '@telepath/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -91,6 +91,10 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
       { name: 'soft', method: 'soft-embedding', initFrom: 'cot', config: { variant: 'soft-tokens', latentTokens: 2, steps: 3 } },
     ]);
     expect(await queueJson('add', file, '--redis', url, '--runs', runs)).toEqual({ experiment: 'shared', jobs: 4 });
+    // Another experiment reusing the CoT arm, with an arm that starts from it: one more job (CoT is queued already).
+    const user = join(dirname(file), 'user.json');
+    writeFileSync(user, JSON.stringify({ name: 'user', ...MICRO_SETTINGS, arms: [{ name: 'ref', reuse: 'shared/cot' }, { name: 'mine', method: 'soft-embedding', initFrom: 'ref', config: { variant: 'soft-tokens', latentTokens: 1, steps: 2 } }] }));
+    expect(await queueJson('add', user, '--redis', url, '--runs', runs)).toEqual({ experiment: 'user', jobs: 1 });
     const workers = [worker(url, runs, '--exit-when-idle'), worker(url, runs, '--exit-when-idle')];
     const [a, b] = await Promise.all(workers.map((w) => w.done));
     expect([a.code, b.code], a.log + b.log).toEqual([0, 0]);
@@ -106,6 +110,10 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
     // The Coconut-style arm and the soft tokens started (wrote their model.json) after CoT's record was finished.
     const cotDone = statSync(join(runs, 'shared', 'cot', 's0', 'summary.json')).mtimeMs;
     for (const arm of ['coconut', 'soft']) expect(statSync(join(runs, 'shared', arm, 's0', 'model.json')).mtimeMs).toBeGreaterThanOrEqual(cotDone);
+    expect(statSync(join(runs, 'user', 'mine', 's0', 'model.json')).mtimeMs).toBeGreaterThanOrEqual(cotDone);
+    const ref = JSON.parse(readFileSync(join(runs, 'user', 'ref', 's0', 'summary.json'), 'utf8')) as Record<string, unknown>; // written by the worker that trained CoT
+    expect(ref).toMatchObject({ experiment: 'user', arm: 'ref', reusedFrom: 'shared/cot' });
+    expect(existsSync(join(runs, 'user', 'mine', 's0', 'summary.json'))).toBe(true);
     expect(await queueJson('status', file, '--redis', url, '--runs', runs)).toEqual({ waiting: 0, active: 0, completed: 4, failed: 0 });
     expect(await queueJson('add', file, '--redis', url, '--runs', runs)).toEqual({ experiment: 'shared', jobs: 0 }); // finished: nothing added
   }, 180_000);
@@ -180,5 +188,10 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
     await queueCommand(['status', file, '--redis', url, '--runs', runs]);
     expect(text.mock.calls.map((c) => c[0]).join('\n')).toMatch(/failing\/bad\/s0\s+failed\s+initFrom: model\.json of .* differs/);
     text.mockRestore();
+    // Added again, the failed job is queued again (and fails again: its config is unchanged); the finished ones are not.
+    expect(await queueJson('add', file, '--redis', url, '--runs', runs)).toEqual({ experiment: 'failing', jobs: 1 });
+    const again = await worker(url, runs, '--exit-when-idle').done;
+    expect(count(again.log, /: started/)).toBe(1);
+    expect(again.log).toMatch(/failing\/bad\/s0 failed: initFrom: model\.json of .* differs/);
   }, 180_000);
 });
