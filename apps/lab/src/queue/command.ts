@@ -33,7 +33,8 @@ run records under DIR, a folder every worker sees. Start one per machine.
   --exit-when-idle   exit 0 once no job is waiting or active
   --concurrency N    jobs at once in this process (default 1)
   --lock-seconds S   a job's lock, renewed while it trains: a dead worker's job is handed on after
-                     S to 2·S seconds and resumes from its checkpoint (default 120)
+                     S to 2·S seconds and resumes from its checkpoint (default 120). Keep it above the
+                     longest training step or evaluation batch, which hold the lock's renewal back
 Ctrl-C stops after the current step with a checkpoint and hands the job back to the queue.`;
 
 export async function queueCommand(args: string[]): Promise<number> {

@@ -95,7 +95,8 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
     const user = join(dirname(file), 'user.json');
     writeFileSync(user, JSON.stringify({ name: 'user', ...MICRO_SETTINGS, arms: [{ name: 'ref', reuse: 'shared/cot' }, { name: 'mine', method: 'soft-embedding', initFrom: 'ref', config: { variant: 'soft-tokens', latentTokens: 1, steps: 2 } }] }));
     expect(await queueJson('add', user, '--redis', url, '--runs', runs)).toEqual({ experiment: 'user', jobs: 1 });
-    const workers = [worker(url, runs, '--exit-when-idle'), worker(url, runs, '--exit-when-idle')];
+    // A 3 s lock, shorter than the arms take: each worker keeps renewing it while it trains, or the other would take its job over.
+    const workers = [worker(url, runs, '--exit-when-idle', '--lock-seconds', '3'), worker(url, runs, '--exit-when-idle', '--lock-seconds', '3')];
     const [a, b] = await Promise.all(workers.map((w) => w.done));
     expect([a.code, b.code], a.log + b.log).toEqual([0, 0]);
     for (const arm of ['cot', 'no-cot', 'coconut', 'soft']) {
@@ -105,6 +106,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
       const steps = lossSteps(dir);
       expect(new Set(steps).size, `${arm}: no step trained twice`).toBe(steps.length);
     }
+    expect(a.log + b.log).not.toMatch(/taken over/);
     expect(count(a.log, /: started/), 'each worker took a job').toBeGreaterThan(0);
     expect(count(b.log, /: started/), 'each worker took a job').toBeGreaterThan(0);
     // The Coconut-style arm and the soft tokens started (wrote their model.json) after CoT's record was finished.
