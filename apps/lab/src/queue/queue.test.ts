@@ -151,6 +151,22 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
     expect(readFileSync(join(dir, 'samples.jsonl'), 'utf8')).toBe(readFileSync(join(single, 'killed', 'cot', 's0', 'samples.jsonl'), 'utf8')); // the same generations
   }, 180_000);
 
+  it('Ctrl-C stops a worker after a step with a checkpoint and hands its job back to the queue', async () => {
+    const url = fresh();
+    const { file, runs } = experiment('stopped', [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 40 } }]);
+    const dir = join(runs, 'stopped', 'cot', 's0');
+    await queueJson('add', file, '--redis', url, '--runs', runs);
+    const w = worker(url, runs);
+    await until('the worker to pass step 3', () => existsSync(join(dir, 'metrics.jsonl')) && lossSteps(dir).length >= 3);
+    w.child.kill('SIGINT');
+    const r = await w.done;
+    expect(r.code, r.log).toBe(130);
+    expect(r.log).toMatch(/stopped\/cot\/s0: stopped with a checkpoint; handed back to the queue/);
+    expect(count(r.log, /: started|taken over/)).toBe(1); // not taken again by the worker that is stopping
+    expect(existsSync(join(dir, 'sft.ckpt'))).toBe(true);
+    expect(await queueJson('status', file, '--redis', url, '--runs', runs)).toEqual({ waiting: 1, active: 0, completed: 0, failed: 0 });
+  }, 180_000);
+
   it('Redis restarted mid-run: the worker reconnects, and nothing is lost or trained twice', async () => {
     const url = fresh();
     const arms = [{ name: 'a', method: 'cot', config: { variant: 'no-cot', steps: 40 } }, { name: 'b', method: 'cot', config: { variant: 'no-cot', steps: 10 } }];
@@ -162,6 +178,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
     await redis.restart();
     const r = await w.done;
     expect(r.code, r.log).toBe(0);
+    expect(r.log).toMatch(/lost Redis at redis:\/\/127\.0\.0\.1:\d+\/\d+; reconnecting — training goes on\n.*Redis is back/);
     for (const arm of ['a', 'b']) {
       const dir = join(runs, 'restart', arm, 's0');
       expect(existsSync(join(dir, 'summary.json')), arm).toBe(true);

@@ -61,16 +61,18 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
     autorun: false,
   });
   let outage = false;
-  worker.on('error', (e) => {
-    if (!outage) say(`lost Redis at ${safeUrl(o.redisUrl)} (${e.message}); reconnecting — training goes on`);
+  connection.on('reconnecting', () => {
+    if (!outage) say(`lost Redis at ${safeUrl(o.redisUrl)}; reconnecting — training goes on`);
     outage = true;
   });
-  worker.on('ready', () => {
+  worker.on('error', (e) => outage || say(`queue error: ${e.message}`));
+  connection.on('ready', () => {
     if (outage) say('Redis is back');
     outage = false;
   });
   worker.on('failed', (job, e) => job && !(e instanceof DelayedError) && say(`${job.id} failed: ${e.message}`));
   const queue = new Queue(QUEUE_NAME, { connection });
+  queue.on('error', () => {}); // its connection's outages are reported above
   say(`taking jobs from ${safeUrl(o.redisUrl)}, records under ${o.runsDir}`);
   const running = worker.run();
   try {
@@ -91,9 +93,18 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
     connection.disconnect();
   }
 
+  /** Back to the queue for any worker (it resumes from the checkpoint); this worker takes no more. */
+  async function handBack(job: Job<ArmJobData>, token: string | undefined, why: string): Promise<never> {
+    worker.close().catch(() => {}); // awaited by the main loop
+    await job.moveToDelayed(Date.now(), token);
+    say(`${job.id}: ${why}`);
+    throw new DelayedError();
+  }
+
   async function processJob(job: Job<ArmJobData>, token?: string) {
     const d = job.data;
     if (d?.format !== QUEUE_FORMAT) throw new UnrecoverableError(`job ${job.id} was queued by another version of telepath (job format ${d?.format}; this one reads ${QUEUE_FORMAT})`);
+    if (o.shouldStop()) return handBack(job, token, 'handed back to the queue (stopping)');
     const exp: ExperimentConfig = d.experiment;
     const arm = exp.arms.find((a) => a.name === d.arm)!;
     const takenOver = job.attemptsStarted > 1 || job.stalledCounter > 0;
@@ -102,11 +113,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
     const key = JSON.stringify([exp.task, exp.data]);
     if (data?.key !== key) data = { key, value: loadTaskData(exp.task, exp.data) };
     const r = await runArm({ exp, arm, seed: d.seed, data: await data.value, runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet, warn: say });
-    if (r === 'interrupted') {
-      await job.moveToDelayed(Date.now(), token); // back to the queue for any worker, resuming from the checkpoint
-      say(`${job.id}: stopped with a checkpoint; handed back to the queue`);
-      throw new DelayedError();
-    }
+    if (r === 'interrupted') return handBack(job, token, 'stopped with a checkpoint; handed back to the queue');
     for (const ref of await connection.smembers(reusedRowsKey(job.id!))) await recordReusedRow(o.runsDir, JSON.parse(ref) as ReusedRowRef, r);
     say(`${job.id}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
     return { accuracy: r.accuracy, stderr: r.stderr, total: r.total };
