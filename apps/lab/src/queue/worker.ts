@@ -65,7 +65,15 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
     if (!outage) say(`lost Redis at ${safeUrl(o.redisUrl)}; reconnecting — training goes on`);
     outage = true;
   });
-  worker.on('error', (e) => outage || say(`queue error: ${e.message}`));
+  // A job whose lock could not be renewed (this process held up past the lock, or Redis gone that
+  // long) may be another worker's by now: it stops here after the current step (runs are
+  // deterministic, so an overlapping step of the two writes the same checkpoint) and is handed back.
+  const lostLocks = new Set<string>();
+  worker.on('lockRenewalFailed', (ids: string[]) => {
+    for (const id of ids.filter((x) => !lostLocks.has(x))) say(`${id}: could not renew its lock (held up past --lock-seconds?); stopping it here, another worker resumes it from its checkpoint`);
+    for (const id of ids) lostLocks.add(id);
+  });
+  worker.on('error', (e) => outage || /could not renew lock|Missing lock for job/.test(e.message) || say(`queue error: ${e.message}`));
   connection.on('ready', () => {
     if (outage) say('Redis is back');
     outage = false;
@@ -112,7 +120,13 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
     if (takenOver) await dropForeignLock(jobDir(o.runsDir, { exp, arm, seed: d.seed }));
     const key = JSON.stringify([exp.task, exp.data]);
     if (data?.key !== key) data = { key, value: loadTaskData(exp.task, exp.data) };
-    const r = await runArm({ exp, arm, seed: d.seed, data: await data.value, runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet, warn: say });
+    const lockLost = () => lostLocks.has(job.id!);
+    const r = await runArm({ exp, arm, seed: d.seed, data: await data.value, runsDir: o.runsDir, shouldStop: () => o.shouldStop() || lockLost(), quiet: o.quiet, warn: say });
+    if (r === 'interrupted' && lockLost()) {
+      lostLocks.delete(job.id!);
+      await job.moveToDelayed(Date.now(), token); // throws when another worker holds it now: then it is theirs
+      throw new DelayedError();
+    }
     if (r === 'interrupted') return handBack(job, token, 'stopped with a checkpoint; handed back to the queue');
     for (const ref of await connection.smembers(reusedRowsKey(job.id!))) await recordReusedRow(o.runsDir, JSON.parse(ref) as ReusedRowRef, r);
     say(`${job.id}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
