@@ -121,12 +121,12 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
 
   it('kill -9 of a worker mid-training: another worker finishes the job from its checkpoint, with the metrics of a single-process run', async () => {
     const url = fresh();
-    const arms = [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 40 } }];
-    const { file, runs } = experiment('killed', arms, { checkpointEvery: 5 });
+    const arms = [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 24 } }];
+    const { file, runs } = experiment('killed', arms, { checkpointEvery: 4 });
     const dir = join(runs, 'killed', 'cot', 's0');
     expect(await queueJson('add', file, '--redis', url, '--runs', runs)).toEqual({ experiment: 'killed', jobs: 1 });
     const first = worker(url, runs, '--lock-seconds', '2');
-    await until('the first worker to pass step 12', () => existsSync(join(dir, 'metrics.jsonl')) && lossSteps(dir).length >= 12);
+    await until('the first worker to pass step 9', () => existsSync(join(dir, 'metrics.jsonl')) && lossSteps(dir).length >= 9);
     first.child.kill('SIGKILL');
     await first.done;
     expect(existsSync(join(dir, 'summary.json'))).toBe(false);
@@ -135,7 +135,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
     expect(second.log).toMatch(/killed\/cot\/s0: taken over from a worker that stopped; resuming from its checkpoints/);
     const steps = lossSteps(dir);
     expect(steps.filter((s) => s === 'sft:1')).toHaveLength(1); // resumed, not started again
-    expect(steps).toContain('sft:40');
+    expect(steps).toContain('sft:24');
 
     const single = join(mkdtempSync(join(tmpdir(), 'queue-single-')), 'runs');
     await runExperiment(await loadExperiment(file), { runsDir: single, quiet: true, log: () => {} });
@@ -146,7 +146,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `queue (skipped: ${unavailab
     // Every loss the two workers logged equals the single run's at that step (a hard kill may lose the lines since the last flush).
     const reference = losses(join(single, 'killed', 'cot', 's0'));
     expect([...losses(dir)].every(([step, loss]) => reference.get(step) === loss)).toBe(true);
-    expect(losses(dir).get(40)).toBe(reference.get(40));
+    expect(losses(dir).get(24)).toBe(reference.get(24));
     expect(readFileSync(join(dir, 'samples.jsonl'), 'utf8')).toBe(readFileSync(join(single, 'killed', 'cot', 's0', 'samples.jsonl'), 'utf8')); // the same generations
   }, 180_000);
 
