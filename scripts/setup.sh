@@ -6,12 +6,13 @@
 #   Jupyter (nbconvert, client, nbclient) — runs the tslab notebooks headlessly
 #   libvulkan1 + lavapipe (Mesa 25 from bookworm-backports, unpacked into .cache/lavapipe) — runs
 #     the webgpu backend's tests on the CPU; Debian 12's own lavapipe (Mesa 22) is too old for Dawn
+#   redis-server       — the queue tests (telepath queue / worker) start their own on 127.0.0.1
 # Without them everything still runs: the native backend is skipped (wasm is used) with a
 # one-line message saying how to enable it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(g++ make python3 libopenblas-dev fonts-dejavu-core chromium jupyter-nbconvert jupyter-client python3-nbclient libvulkan1)
+APT_PACKAGES=(g++ make python3 libopenblas-dev fonts-dejavu-core chromium jupyter-nbconvert jupyter-client python3-nbclient libvulkan1 redis-server)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

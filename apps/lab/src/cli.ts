@@ -15,6 +15,7 @@ import { reportCommand } from './report.js';
 import type { ArmSummary } from './run-arm.js';
 import { runExperiment } from './run-experiment.js';
 import { statusCommand } from './status.js';
+import { queueCommand, workerCommand } from './queue/command.js';
 import { startWorkers, withoutWorkers } from './workers.js';
 import { loadSweep, writeSweepReport } from './sweep.js';
 import { aggregate, resultsJson, tableText } from './table.js';
@@ -31,6 +32,8 @@ Commands:
   analyze <run dir>        subspace analysis of a latent arm's latents (tables, heatmaps)
   lm <folder>              load a Hugging Face GPT-2 folder: one forward pass and a greedy continuation
   list                     experiments, tasks and methods
+  queue add|status <exp>   arms × seeds as jobs on a Redis queue, and where they stand (several machines)
+  worker --redis URL       take jobs from that queue and train them (one per machine)
 
 Common options:
   --runs DIR               where run records go (default: runs)
@@ -76,8 +79,12 @@ export async function main(argv: string[]): Promise<number> {
       return statusCommand(rest);
     case 'lm':
       return lmCommand(rest);
+    case 'queue':
+      return queueCommand(rest);
+    case 'worker':
+      return workerCommand(rest);
     default:
-      console.error(`telepath: unknown command "${command}". Expected one of: run, status, eval, report, analyze, lm, list\n\n${HELP}`);
+      console.error(`telepath: unknown command "${command}". Expected one of: run, status, eval, report, analyze, lm, list, queue, worker\n\n${HELP}`);
       return 2;
   }
 }

@@ -57,6 +57,7 @@ export async function evaluate<C, S extends MethodState>(
   let reasoningKind: Generation['reasoningKind'] = 'none';
   for (let i = 0; i < examples.length; i += settings.batchSize) {
     if (o.shouldStop?.()) return 'interrupted';
+    await new Promise<void>((resolve) => setImmediate(resolve)); // timers run between batches: a queue worker renews its job's lock
     const batch = examples.slice(i, i + settings.batchSize);
     const t0 = performance.now();
     const gens = await method.generate(state, batch, { maxNewTokens: settings.maxNewTokens, temperature: settings.temperature, topP: settings.topP, rng: rng.fork(`batch/${i}`), control: o.control ?? 'none' });

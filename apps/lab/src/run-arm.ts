@@ -41,7 +41,10 @@ import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { PRETRAINED_EXPORT, pretrainedLm } from './pretrained-lm.js';
 import { Progress } from './progress.js';
+import { armRunDir, runDirOf } from './plan.js';
 import { acquireRunLock } from './run-lock.js';
+
+export { runDirOf };
 
 export interface ArmSummary {
   experiment: string;
@@ -87,25 +90,6 @@ export const FINAL_CHECKPOINT = 'final.ckpt';
 
 /** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
 const CONTEXT_MARGIN = 32;
-
-export function runDirOf(runsDir: string, exp: string, arm: string, seed: number): string {
-  return path.join(runsDir, exp, arm, `s${seed}`);
-}
-
-/** The experiment and arm that train `arm`: itself, or the end of its reuse chain. */
-export function trainedAt(exp: ExperimentConfig, arm: Arm): { exp: ExperimentConfig; arm: Arm } {
-  if (!arm.reuse) return { exp, arm };
-  const src = arm.reuse.experiment;
-  return trainedAt(src, src.arms.find((a) => a.name === arm.reuse!.arm)!);
-}
-
-/** Where arm `name` of `exp` trains and keeps its records: a reused arm's are in its source experiment's run directory. */
-export function armRunDir(runsDir: string, exp: ExperimentConfig, name: string, seed: number): string {
-  const arm = exp.arms.find((a) => a.name === name);
-  if (!arm) return runDirOf(runsDir, exp.name, name, seed);
-  const source = trainedAt(exp, arm);
-  return runDirOf(runsDir, source.exp.name, source.arm.name, seed);
-}
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);

@@ -1,14 +1,16 @@
 /**
- * `telepath run`: every arm × seed of an experiment, in order, then the comparison table.
+ * `telepath run`: every job of an experiment's plan (plan.ts), in order, then the comparison table.
  * Finished arms are read back from their records; unfinished ones resume; arms another process is
  * training are taken last (two runs of one experiment share its arms instead of queueing).
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { writeFileAtomic } from '@telepath/core';
-import { loadTaskData, type TaskData } from './data.js';
-import type { Arm, ExperimentConfig } from './experiment.js';
-import { armRunDir, runArm, runDirOf, type ArmSummary } from './run-arm.js';
+import { loadTaskData } from './data.js';
+import type { ExperimentConfig } from './experiment.js';
+import { jobDir, planExperiment, runDirOf, type PlannedJob, type PlannedRow } from './plan.js';
+import { runArm, type ArmSummary } from './run-arm.js';
 import { liveLockHolder } from './run-lock.js';
 import { aggregate, tableCsv, tableMarkdown } from './table.js';
 
@@ -19,14 +21,16 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
   const data = await loadTaskData(exp.task, exp.data);
   log(`[telepath] data: ${data.train.length} train, ${data.test.length} test examples`);
-  // Arm × seed in config order; one that another process is training (or that starts from such an
-  // arm) is left for a second pass, where it waits for that process and reads its record.
-  const jobs = exp.arms.flatMap((arm) => exp.seeds.map((seed) => ({ arm, seed })));
-  const done = new Map<(typeof jobs)[number], ArmSummary>();
-  const deferred: typeof jobs = [];
-  for (const job of jobs) {
-    if (await busyElsewhere(exp, job.arm.name, job.seed, o.runsDir)) {
-      log(`[telepath] ${job.arm.name} s${job.seed}: another process is training it or the arm it starts from; going on with the next arm, back to it at the end`);
+  // The plan's jobs in order (each after the job it starts from); one that another process is
+  // training (or that starts from such a job) is left for a second pass, where it waits for that
+  // process and reads its record.
+  const plan = planExperiment(exp);
+  const byId = new Map(plan.jobs.map((j) => [j.id, j]));
+  const done = new Map<string, ArmSummary>();
+  const deferred: PlannedJob[] = [];
+  for (const job of plan.jobs) {
+    if (await busyElsewhere(job)) {
+      log(`[telepath] ${job.id}: another process is training it or the arm it starts from; going on with the next arm, back to it at the end`);
       deferred.push(job);
       continue;
     }
@@ -42,61 +46,57 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   await writeFileAtomic(path.join(dir, 'table.csv'), tableCsv(rows));
   return { results, interrupted: false };
 
+  /** The experiment's rows whose jobs have run, a reused arm's shown (and recorded) under its name here. */
   function finished(): ArmSummary[] {
-    return jobs.filter((j) => done.has(j)).map((j) => done.get(j)!);
+    return plan.rows.filter((r) => done.has(r.job)).map((r) => (r.reusedFrom ? asReusedRow(reusedRowRef(exp, r), done.get(r.job)!) : done.get(r.job)!));
   }
 
-  async function runJob(job: (typeof jobs)[number]): Promise<boolean> {
-    const { arm, seed } = job;
+  async function runJob(job: PlannedJob): Promise<boolean> {
+    const { exp: owner, arm, seed } = job;
     let r: Awaited<ReturnType<typeof runArm>>;
     try {
-      r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
+      // Only this experiment's own arms are forced; a reused arm's source is never retrained from here.
+      r = await runArm({ exp: owner, arm, seed, data, runsDir: o.runsDir, force: o.force && owner.name === exp.name, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
     } catch (e) {
-      throw new Error(`${exp.name} ${arm.name} s${seed}: ${(e as Error).message}`, { cause: e });
+      throw new Error(`${owner.name} ${arm.name} s${seed}: ${(e as Error).message}`, { cause: e });
     }
     if (r === 'interrupted') {
       log(`[telepath] interrupted during ${arm.name} s${seed}; checkpoints are saved — run the same command again to resume`);
       return false;
     }
-    log(`[telepath] ${arm.name} s${seed}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
-    done.set(job, r);
+    log(`[telepath] ${owner === exp ? '' : `${owner.name}/`}${arm.name} s${seed}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
+    done.set(job.id, r);
+    for (const row of plan.rows.filter((x) => x.job === job.id && x.reusedFrom)) await recordReusedRow(o.runsDir, reusedRowRef(exp, row), r);
     return true;
   }
-}
 
-/** Whether arm `name` × seed (in its source experiment when reused) is unfinished and locked by a live process, or starts from such an arm. */
-async function busyElsewhere(exp: ExperimentConfig, name: string, seed: number, runsDir: string): Promise<boolean> {
-  const arm = exp.arms.find((a) => a.name === name)!;
-  if (arm.reuse) return busyElsewhere(arm.reuse.experiment, arm.reuse.arm, seed, runsDir);
-  const dir = runDirOf(runsDir, exp.name, name, seed);
-  if (existsSync(path.join(dir, 'summary.json'))) return false;
-  if (await liveLockHolder(dir)) return true;
-  return arm.initFrom ? busyElsewhere(exp, arm.initFrom, seed, runsDir) : false;
-}
-
-/**
- * A reused arm: its source arm (and the arms that arm starts from) run in the source experiment's
- * run directory unless finished there — never forced from here — and the result is shown under this
- * experiment's arm name, with a copy of the summary in this experiment's directory so `report` finds it.
- */
-async function runReused(exp: ExperimentConfig, arm: Arm, seed: number, data: TaskData, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
-  const r = await runWithSources(exp, arm.name, seed, data, o);
-  if (r === 'interrupted') return r;
-  const summary: ArmSummary = { ...r, experiment: exp.name, arm: arm.name, armIndex: exp.arms.indexOf(arm), reusedFrom: `${r.experiment}/${r.arm}` };
-  await writeFileAtomic(path.join(runDirOf(o.runsDir, exp.name, arm.name, seed), 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
-  return summary;
-}
-
-/**
- * Runs arm `name` of `exp` — in its source experiment when it is a reused arm — after the arm it
- * starts from (initFrom, itself possibly reused), recursively; finished arms are read back.
- */
-async function runWithSources(exp: ExperimentConfig, name: string, seed: number, data: TaskData, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
-  const arm = exp.arms.find((a) => a.name === name)!;
-  if (arm.reuse) return runWithSources(arm.reuse.experiment, arm.reuse.arm, seed, data, o);
-  if (arm.initFrom && !existsSync(path.join(armRunDir(o.runsDir, exp, arm.initFrom, seed), 'summary.json'))) {
-    const dep = await runWithSources(exp, arm.initFrom, seed, data, o);
-    if (dep === 'interrupted') return dep;
+  /** Whether the job is unfinished and locked by a live process, or starts from such a job. */
+  async function busyElsewhere(job: PlannedJob): Promise<boolean> {
+    const dir = jobDir(o.runsDir, job);
+    if (existsSync(path.join(dir, 'summary.json'))) return false;
+    if (await liveLockHolder(dir)) return true;
+    return job.after ? busyElsewhere(byId.get(job.after)!) : false;
   }
-  return runArm({ exp, arm, seed, data, runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
+}
+
+/** A reused arm's row, enough to show a source's summary under it: what `queue add` hands the worker that trains the source. */
+export interface ReusedRowRef { experiment: string; arm: string; armIndex: number; seed: number; reusedFrom: string }
+
+export function reusedRowRef(exp: ExperimentConfig, row: PlannedRow): ReusedRowRef {
+  return { experiment: exp.name, arm: row.arm.name, armIndex: exp.arms.indexOf(row.arm), seed: row.seed, reusedFrom: row.reusedFrom! };
+}
+
+/** The source's summary under the reused arm's name. */
+export function asReusedRow(ref: ReusedRowRef, source: ArmSummary): ArmSummary {
+  return { ...source, experiment: ref.experiment, arm: ref.arm, armIndex: ref.armIndex, reusedFrom: ref.reusedFrom };
+}
+
+/** Writes a reused arm's summary into its experiment's run directory too, so `report` finds it. */
+export async function recordReusedRow(runsDir: string, ref: ReusedRowRef, source: ArmSummary): Promise<void> {
+  const file = path.join(runDirOf(runsDir, ref.experiment, ref.arm, ref.seed), 'summary.json');
+  await writeFileAtomic(file, JSON.stringify(asReusedRow(ref, source), null, 2) + '\n');
+}
+
+export async function readReusedRow(dir: string): Promise<ArmSummary> {
+  return JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8')) as ArmSummary;
 }

@@ -10,9 +10,10 @@ import * as path from 'node:path';
 import { readJsonFile } from '@telepath/core';
 import { parseArgs } from 'node:util';
 import { loadExperiment, type Arm, type ExperimentConfig } from './experiment.js';
+import { jobDir, planExperiment, type PlannedJob, type PlannedRow } from './plan.js';
 import { methodById } from './methods.js';
 import { readKind } from './kinds.js';
-import { runDirOf, trainedAt, type ArmSummary } from './run-arm.js';
+import type { ArmSummary } from './run-arm.js';
 import { lockState } from './run-lock.js';
 import { loadSweep } from './sweep.js';
 
@@ -66,24 +67,23 @@ export async function statusCommand(args: string[]): Promise<number> {
 }
 
 export async function experimentStatus(exp: ExperimentConfig, runsDir: string): Promise<ArmState[]> {
-  const out: ArmState[] = [];
-  for (const seed of exp.seeds) {
-    for (const arm of exp.arms) out.push(await armState(exp, arm, seed, runsDir));
-  }
-  return out;
+  const plan = planExperiment(exp);
+  const jobs = new Map(plan.jobs.map((j) => [j.id, j]));
+  const rows = [...plan.rows].sort((a, b) => exp.seeds.indexOf(a.seed) - exp.seeds.indexOf(b.seed)); // seed by seed, arms in order
+  return Promise.all(rows.map((row) => armState(row, jobs.get(row.job)!, runsDir)));
 }
 
-async function armState(exp: ExperimentConfig, arm: Arm, seed: number, runsDir: string): Promise<ArmState> {
-  const source = trainedAt(exp, arm);
-  const dir = runDirOf(runsDir, source.exp.name, source.arm.name, seed);
-  const where = arm.reuse ? ` (reused: ${source.exp.name}/${source.arm.name})` : '';
+async function armState(row: PlannedRow, job: PlannedJob, runsDir: string): Promise<ArmState> {
+  const { arm, seed } = row;
+  const dir = jobDir(runsDir, job);
+  const where = row.reusedFrom ? ` (reused: ${row.reusedFrom})` : '';
   const summaryFile = path.join(dir, 'summary.json');
   if (existsSync(summaryFile)) {
     const s = await readJsonFile<ArmSummary>(summaryFile);
     return { arm: arm.name, seed, state: 'done', detail: `${(100 * s.accuracy).toFixed(1)} % ± ${(100 * s.stderr).toFixed(1)}${where}` };
   }
   const lock = await lockState(dir);
-  const step = await lastStep(dir, source.arm);
+  const step = await lastStep(dir, job.arm);
   if (lock.state === 'live') return { arm: arm.name, seed, state: 'training', detail: `pid ${lock.holder.pid}${lock.holder.host === hostname() ? '' : ` on ${lock.holder.host}`} since ${lock.holder.since}${step ? `, ${step}` : ''}${where}` };
   if (lock.state === 'stale') return { arm: arm.name, seed, state: 'stale lock', detail: `${lock.why}${step ? `; ${step}` : ''}${where}` };
   if (step) return { arm: arm.name, seed, state: 'stopped', detail: `${step}${where}` };
@@ -91,7 +91,7 @@ async function armState(exp: ExperimentConfig, arm: Arm, seed: number, runsDir: 
 }
 
 /** "sft step 125 / 200" from the last training line of metrics.jsonl, or null before any. */
-async function lastStep(dir: string, arm: Arm): Promise<string | null> {
+export async function lastStep(dir: string, arm: Arm): Promise<string | null> {
   let text: string;
   try {
     text = await fs.readFile(path.join(dir, 'metrics.jsonl'), 'utf8');
