@@ -29,8 +29,11 @@ import {
   type RewardFn,
 } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
+import { curveLogger, evaluateTestSets, type TestSetResult } from './arm-eval.js';
 import type { TaskData } from './data.js';
-import { evaluate } from './evaluate.js';
+import type { Diagnostics } from './diagnostics.js';
+import { evaluate, type Answerer } from './evaluate.js';
+import { HEURISTIC, runHeuristicArm } from './heuristic-arm.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { Progress } from './progress.js';
@@ -60,6 +63,10 @@ export interface ArmSummary {
   reusedFrom?: string;
   /** Accuracy of the same arm with its latents replaced (latent methods only). */
   controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
+  /** Chain classes, agreement, token-cap hits, ProsQA option rates (absent in records written before them). */
+  diagnostics?: Diagnostics;
+  /** Further test sets (Countdown's other split), by name; their samples are in samples.<name>.jsonl. */
+  tests?: Record<string, TestSetResult>;
 }
 
 export interface RunArmOptions {
@@ -130,7 +137,7 @@ async function readFinished(o: RunArmOptions, dir: string): Promise<ArmSummary> 
 }
 
 /** What a run directory records as its config: everything that decides the arm's result. */
-function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
+export function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
   const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one
   return { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
 }
@@ -139,6 +146,7 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
   const { exp, arm, seed, data } = o;
   const summaryFile = path.join(dir, 'summary.json');
   if (o.force) await fs.rm(dir, { recursive: true, force: true });
+  if (arm.method === HEURISTIC) return runHeuristicArm(o, dir, resolvedConfig(exp, arm, seed));
 
   const method = methodById(arm.method, `arm ${arm.name}`);
   const record = await RunRecord.open(dir, resolvedConfig(exp, arm, seed), { resume: true, datasets: data.hashes });
@@ -147,8 +155,11 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
   try {
     const rng = new Rng(seed);
     const timing = await readTiming(dir);
+    const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
+    const answer: Answerer = (batch, g) => method.generate(state, batch, g);
     for (const { phase, steps, optim } of method.phases(arm.config)) {
       const bar = o.quiet ? undefined : new Progress(`${arm.name} s${seed} ${phase}`, steps);
+      const curve = curveLogger(answer, data, { ...exp.eval, maxNewTokens }, record, phase, steps, seed);
       const res = await train({
         params: state.trainable(phase),
         rng: rng.fork(`train/${phase}`),
@@ -156,25 +167,24 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
         checkpointPath: path.join(dir, `${phase}.ckpt`),
         config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: { ...exp.train.optim, ...optim } },
         loss: (at) => method.loss(state, sampleBatch(data.train, at.rng, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }),
-        onLog: (l) => {
+        onLog: async (l) => {
           void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
+          await curve.onStep(l.step);
         },
         shouldStop: o.shouldStop,
       });
       await record.flush();
-      timing[phase] = (timing[phase] ?? 0) + res.seconds;
+      timing[phase] = (timing[phase] ?? 0) + res.seconds - curve.seconds;
       await writeFileAtomic(path.join(dir, 'timing.json'), JSON.stringify(timing) + '\n');
       if (res.interrupted) return 'interrupted';
     }
     // Every variable the arm ends with, frozen ones included (a phase checkpoint holds only what that
     // phase trained, e.g. CoLaR's SFT leaves out the embeddings): what a later arm's initFrom loads.
     await saveCheckpoint({ path: path.join(dir, FINAL_CHECKPOINT), params: state.variables(), modelConfig: lm.config, step: 0 });
-    const test = exp.eval.maxExamples > 0 ? data.test.slice(0, exp.eval.maxExamples) : data.test;
-    const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
-    const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
-    if (ev === 'interrupted') return 'interrupted';
-    await fs.writeFile(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    const sets = await evaluateTestSets(answer, data, { ...exp.eval, maxNewTokens }, dir, { label: `${arm.name} s${seed}`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
+    if (sets === 'interrupted') return 'interrupted';
+    const { main: ev, test } = sets;
     const controls: NonNullable<ArmSummary['controls']> = {};
     if (ev.reasoningKind === 'latents') {
       for (const control of exp.eval.controls as LatentControl[]) {
@@ -202,6 +212,8 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
       backend: currentBackend()?.backend ?? 'unknown',
       ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
       ...(Object.keys(controls).length ? { controls } : {}),
+      diagnostics: ev.diagnostics,
+      ...(Object.keys(sets.tests).length ? { tests: sets.tests } : {}),
     };
     await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
     await record.finish(summary);

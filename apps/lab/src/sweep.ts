@@ -103,7 +103,7 @@ export function sweepSpec(sweep: Sweep, rowsPerValue: ArmRow[][]): object {
  */
 export async function writeSweepReport(sweep: Sweep, results: ArmSummary[][], runsDir: string): Promise<{ files: string[]; markdown: string }> {
   const out = path.join(runsDir, sweep.name, 'sweep');
-  const rowsPerValue = results.map(aggregate);
+  const rowsPerValue = results.map((r) => aggregate(r));
   const table = aq.from(sweepRows(sweep, rowsPerValue));
   const seeds = results.map((rs) => [...new Set(rs.map((r) => r.seed))].join(', '));
   const note = `Accuracy % (mean over seeds ± binomial standard error) of every arm of ${sweep.name} against ${sweep.key}; seeds per value: ${seeds.map((s, i) => `${sweep.values[i]}: ${s || '–'}`).join('; ')}.`;
