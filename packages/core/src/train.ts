@@ -48,7 +48,7 @@ export interface TrainOptions {
   /** Extra state saved with each checkpoint and handed back on resume (e.g. a method's schedule). */
   extraState?: { save(): unknown; restore(saved: unknown): void };
   /** Called after logged steps; a returned promise is awaited before the next step (e.g. a validation pass). */
-  onLog?: (log: StepLog) => void | Promise<void>;
+  onLog?: (log: StepLog) => unknown;
   /** Polled after every step; when true, the loop checkpoints and returns (e.g. on Ctrl-C). */
   shouldStop?: () => boolean;
 }
