@@ -105,6 +105,24 @@ describe('evaluation that tells arms apart', () => {
     expect(readFileSync(join(out, 'val-acc.svg'), 'utf8')).toBe(svg);
   });
 
+  it('telepath run adds the diagnostics and the other split to a record that predates them, from its samples and final weights, equal to a fresh evaluation', async () => {
+    const dir = join(runs, 'eval-micro', 'cot', 's0');
+    const fresh = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    const freshSamples = readFileSync(join(dir, 'samples.val_target.jsonl'), 'utf8');
+    const { diagnostics: _d, tests: _t, ...old } = fresh;
+    writeFileSync(join(dir, 'summary.json'), JSON.stringify(old));
+    rmSync(join(dir, 'samples.val_target.jsonl'));
+    const lines: string[] = [];
+    const again = await runExperiment(validateExperiment(EXP, 'eval-micro.json'), { runsDir: runs, quiet: true, log: (l) => lines.push(l) });
+    const cot = again.results.find((r) => r.arm === 'cot')!;
+    expect(cot.diagnostics).toEqual(fresh.diagnostics);
+    expect(cot.tests).toEqual(fresh.tests);
+    expect(readFileSync(join(dir, 'samples.val_target.jsonl'), 'utf8')).toBe(freshSamples);
+    expect(cot.upgraded).toEqual([expect.stringMatching(/^diagnostics, tests\.val_target added from the record on /)]);
+    expect(lines.filter((l) => l.includes('without retraining'))).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).accuracy).toBe(fresh.accuracy);
+  });
+
   it('a report of records written before these columns existed gains the paired intervals and chain breakdown without retraining', async () => {
     const old = mkdtempSync(join(tmpdir(), 'lab-old-'));
     for (const arm of ['no-cot', 'cot']) {

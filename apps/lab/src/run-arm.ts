@@ -33,7 +33,8 @@ import { curveLogger, evaluateTestSets, type TestSetResult } from './arm-eval.js
 import type { TaskData } from './data.js';
 import type { Diagnostics } from './diagnostics.js';
 import { evaluate, type Answerer } from './evaluate.js';
-import { HEURISTIC, runHeuristicArm } from './heuristic-arm.js';
+import { HEURISTIC, heuristicAnswerer, runHeuristicArm } from './heuristic-arm.js';
+import { missingFromRecord, nothingMissing, upgradeRecord } from './upgrade-record.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { Progress } from './progress.js';
@@ -67,6 +68,8 @@ export interface ArmSummary {
   diagnostics?: Diagnostics;
   /** Further test sets (Countdown's other split), by name; their samples are in samples.<name>.jsonl. */
   tests?: Record<string, TestSetResult>;
+  /** What was added to a finished record later, without retraining (upgrade-record.ts). */
+  upgraded?: string[];
 }
 
 export interface RunArmOptions {
@@ -109,14 +112,20 @@ export function armRunDir(runsDir: string, exp: ExperimentConfig, name: string, 
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
-  if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir);
+  const summaryFile = path.join(dir, 'summary.json');
+  const missing = async () => missingFromRecord(o.data, JSON.parse(await fs.readFile(summaryFile, 'utf8')) as ArmSummary, dir, o.arm.method === HEURISTIC || existsSync(path.join(dir, FINAL_CHECKPOINT)));
+  if (!o.force && existsSync(summaryFile) && nothingMissing(await missing())) return readFinished(o, dir);
   const lock = await acquireRunLock(dir, {
     shouldStop: o.shouldStop,
     onWait: (h) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: process ${h.pid} has been training ${dir} since ${h.since}; waiting for it`),
   });
   if (!lock) return 'interrupted';
   try {
-    if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir); // finished by the process it waited for
+    if (!o.force && existsSync(summaryFile)) {
+      // Finished (perhaps by the process it waited for); a record that predates the diagnostics or a test set gains them.
+      const [finished, gaps] = [await readFinished(o, dir), await missing()];
+      return nothingMissing(gaps) ? finished : upgradeRecord(finished, dir, gaps, { data: o.data, eval: { ...o.exp.eval, maxNewTokens: maxNewTokensOf(o.exp, o.arm) }, answerer: () => finalAnswerer(o, dir), log: o.warn ?? ((l) => console.error(l)) });
+    }
     return await runLockedArm(o, dir);
   } finally {
     await lock.release();
@@ -155,7 +164,7 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
   try {
     const rng = new Rng(seed);
     const timing = await readTiming(dir);
-    const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
+    const maxNewTokens = maxNewTokensOf(exp, arm);
     const answer: Answerer = (batch, g) => method.generate(state, batch, g);
     for (const { phase, steps, optim } of method.phases(arm.config)) {
       const bar = o.quiet ? undefined : new Progress(`${arm.name} s${seed} ${phase}`, steps);
@@ -221,6 +230,21 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
   } finally {
     state.dispose();
   }
+}
+
+/** The generation cap of an arm: the experiment's eval.maxNewTokens, else the arm's own, else 64. */
+function maxNewTokensOf(exp: ExperimentConfig, arm: Arm): number {
+  return exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
+}
+
+/** The answers of a finished arm: its rule, or its method with the weights of final.ckpt. */
+async function finalAnswerer(o: RunArmOptions, dir: string): Promise<{ answer: Answerer; dispose(): void }> {
+  if (o.arm.method === HEURISTIC) return { answer: heuristicAnswerer(o.data.task.name, o.arm.config.rule as string), dispose: () => {} };
+  const method = methodById(o.arm.method, `arm ${o.arm.name}`);
+  const { state, lm } = await buildArm(method, dir, o.exp, { ...o.arm, initFrom: '' }, o.seed, o.data, [...o.data.train, ...o.data.test], o.runsDir);
+  const final = path.join(dir, FINAL_CHECKPOINT);
+  restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
+  return { answer: (batch, g) => method.generate(state, batch, g), dispose: () => state.dispose() };
 }
 
 /**
