@@ -105,6 +105,17 @@ describe('evaluation that tells arms apart', () => {
     expect(readFileSync(join(out, 'val-acc.svg'), 'utf8')).toBe(svg);
   });
 
+  it('the curve\'s validation passes leave training unchanged: the same losses and answers without them', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'lab-nocurve-'));
+    const plain = { ...EXP, compareTo: [], eval: { ...EXP.eval, curveEvery: 0 }, arms: [EXP.arms[1]] };
+    const res = await runExperiment(validateExperiment(plain, 'eval-micro.json'), { runsDir: other, ...quiet });
+    const losses = (root: string) => readFileSync(join(root, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => 'sft/loss' in m).map((m) => m['sft/loss'] as number);
+    expect(losses(other)).toEqual(losses(runs));
+    expect(readFileSync(join(other, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')).not.toContain('val_acc');
+    expect(res.results[0].accuracy).toBe(run.results.find((r) => r.arm === 'cot')!.accuracy);
+    expect(readFileSync(join(other, 'eval-micro', 'cot', 's0', 'samples.jsonl'), 'utf8')).toBe(readFileSync(join(runs, 'eval-micro', 'cot', 's0', 'samples.jsonl'), 'utf8'));
+  });
+
   it('telepath run adds the diagnostics and the other split to a record that predates them, from its samples and final weights, equal to a fresh evaluation', async () => {
     const dir = join(runs, 'eval-micro', 'cot', 's0');
     const fresh = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
