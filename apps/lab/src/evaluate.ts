@@ -45,12 +45,12 @@ export interface EvalResult {
 }
 
 /** A generation, plus the written chain for answerers whose chain is not in `text` before `###` (heuristics). */
-export type Answerer = (batch: Example[], o: GenerateOptions) => Promise<(Generation & { chain?: string })[]>;
+export type Answerer = (batch: Example[], o: GenerateOptions) => Promise<(Generation & { chain?: string | null })[]>;
 
 export interface EvalOptions { label?: string; seed?: number; shouldStop?: () => boolean; quiet?: boolean; control?: LatentControl }
 
 /** The written chain of a generation: the text before `###` of token reasoning; null for latent or no reasoning. */
-function chainOf(g: Generation & { chain?: string }): string | null {
+function chainOf(g: Generation & { chain?: string | null }): string | null {
   if (g.chain !== undefined) return g.chain;
   return g.reasoningKind === 'tokens' ? g.text.split('###')[0].replaceAll(SPECIAL_TOKENS.eos, '') : null;
 }

@@ -25,9 +25,9 @@ export function heuristicConfig(task: string, raw: unknown, where: string): Reco
 export function heuristicAnswerer(task: TaskName, rule: string): Answerer {
   const h = taskHeuristics(task)[rule];
   return async (batch, o) =>
-    batch.map((ex, i): Generation & { chain: string } => {
+    batch.map((ex, i): Generation & { chain: string | null } => {
       const a = h.answer(ex, o.rng!.fork(`example/${i}`));
-      const chain = a.chain.join('\n');
+      const chain = a.chain.length ? a.chain.join('\n') : null;
       return { id: ex.id, answer: a.answer, text: `${chain ? `${chain}\n` : ''}### ${a.answer}${SPECIAL_TOKENS.eos}`, chain, reasoningLength: 0, reasoningKind: 'none' };
     });
 }

@@ -26,7 +26,8 @@ describe('chain diagnostics', () => {
     expect(diagnoseChain(countdownTask, cd, '10+4=14\n14+2=16', '### 10*4+2').agrees).toBe(false);
     expect(diagnoseChain(countdownTask, cd, '10+4=14\n14+2=16', '### 10+4+2').agrees).toBe(true); // wrong, but consistent
     expect(diagnoseChain(countdownTask, cd, '10*4=40', '### 10*(').agrees).toBe(false);
-    expect(diagnoseChain(countdownTask, cd, '', '### 10*4+2')).toEqual({ chain: null, agrees: null });
+    expect(diagnoseChain(countdownTask, cd, null, '### 10*4+2')).toEqual({ chain: null, agrees: null });
+    expect(diagnoseChain(countdownTask, cd, '', '### 10*4+2')).toEqual({ chain: 'syntax', agrees: false }); // a CoT model that wrote no steps
     const g: Example = { id: 'g', question: 'q', steps: ['3+4=7'], answer: '7' };
     expect(diagnoseChain(gsm8kTask, g, '<<3+4=7>>', '### 7')).toEqual({ chain: null, agrees: true });
     expect(diagnoseChain(gsm8kTask, g, '<<3+4=7>>', '### 8').agrees).toBe(false);

@@ -94,12 +94,12 @@ function agreement(task: Task, ex: Example, reasoning: string, answer: string): 
 }
 
 /**
- * Diagnoses one generation: `reasoning` is the written chain (the text before `###`; null or ''
- * for a method that writes none), `output` the answer as scored (the text after `###`).
+ * Diagnoses one generation: `reasoning` is the written chain (the text before `###`, possibly
+ * empty; null for a method that writes none), `output` the answer as scored (the text after `###`).
  */
 export function diagnoseChain(task: Task, ex: Example, reasoning: string | null, output: string): ChainDiagnosis {
   const answer = answerText(output);
-  const written = reasoning !== null && reasoning.trim() !== '';
+  const written = reasoning !== null; // an empty chain from a method that writes one counts (as 'syntax')
   const out: ChainDiagnosis = {
     chain: written && task.checkReasoning ? chainClass(task.checkReasoning(ex, reasoning).reason) : null,
     agrees: written ? agreement(task, ex, reasoning, answer) : null,
