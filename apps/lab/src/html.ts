@@ -19,7 +19,7 @@ export function accuracySpec(rows: ArmRow[]): object {
   const values = rows.map((r) => ({ arm: r.arm, accuracy: 100 * r.accuracy, lo: 100 * Math.max(0, r.accuracy - r.stderr), hi: 100 * Math.min(1, r.accuracy + r.stderr) }));
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    title: 'Accuracy (± binomial standard error)',
+    title: 'Accuracy (± the spread in the table: bootstrap over questions and seeds)',
     width: Math.max(240, 70 * rows.length),
     height: 240,
     data: { values },
