@@ -98,7 +98,9 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
     // One row per further test set.
     const tests = Object.keys(rs[0].tests ?? {}).map((t) => {
       const ts = rs.map((r) => r.tests?.[t]).filter((x): x is NonNullable<typeof x> => x !== undefined);
-      return scored(outcomeKey(arm, t), ts, { validReasoning: Number.NaN, diagnostics: sumDiagnostics(ts.map((x) => x.diagnostics)) });
+      const diagnostics = sumDiagnostics(ts.map((x) => x.diagnostics));
+      const { checkedChains, chains } = diagnosticRates(diagnostics);
+      return scored(outcomeKey(arm, t), ts, { validReasoning: checkedChains ? (chains.sound ?? 0) : Number.NaN, diagnostics });
     });
     return [own, ...tests, ...controls];
   });
