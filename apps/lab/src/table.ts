@@ -58,20 +58,6 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
   const order = [...new Set(results.map((r) => r.arm))];
   const rows = order.flatMap((arm) => {
     const rs = results.filter((r) => r.arm === arm);
-    const scored = (key: string, xs: Scored[], extra: Partial<ArmRow>): ArmRow => {
-      const outcomes = o.outcomes?.get(key);
-      const boot = outcomes ? seedMeanSpread(outcomes, new Rng(0).fork(`spread/${key}`)) : null;
-      return {
-        ...main,
-        arm: key,
-        seeds: xs.length,
-        accuracy: meanOf(xs, (x) => x.accuracy),
-        stderr: boot ? boot.sd : Math.sqrt(xs.reduce((a, x) => a + x.stderr ** 2, 0)) / xs.length,
-        spread: boot ? 'bootstrap' : 'binomial',
-        n: xs.reduce((a, x) => a + x.total, 0),
-        ...extra,
-      };
-    };
     const main: ArmRow = {
       arm,
       method: rs[0].method,
@@ -88,6 +74,20 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
       n: 0,
       paired: [],
       diagnostics: sumDiagnostics(rs.map(diagnosticsOf)),
+    };
+    const scored = (key: string, xs: Scored[], extra: Partial<ArmRow>): ArmRow => {
+      const outcomes = o.outcomes?.get(key);
+      const boot = outcomes ? seedMeanSpread(outcomes, new Rng(0).fork(`spread/${key}`)) : null;
+      return {
+        ...main,
+        arm: key,
+        seeds: xs.length,
+        accuracy: meanOf(xs, (x) => x.accuracy),
+        stderr: boot ? boot.sd : Math.sqrt(xs.reduce((a, x) => a + x.stderr ** 2, 0)) / xs.length,
+        spread: boot ? 'bootstrap' : 'binomial',
+        n: xs.reduce((a, x) => a + x.total, 0),
+        ...extra,
+      };
     };
     const own = scored(arm, rs, {});
     // One row per control: the same arm with its latents zeroed / shuffled / randomised (no per-question records).
