@@ -7,7 +7,8 @@
  * - `pairedDifference`: the accuracy difference of two arms on the questions both answered, with
  *   a 95 % percentile interval; each draw resamples the questions (shared by both arms, which is
  *   what pairs them) and the seeds (jointly when both arms ran the same seeds, else per arm).
- * Draws come from a seeded Rng, so a report is rebuilt identically from the same records.
+ * Draws come from a seeded Rng (`Resampler`, shared by a table's rows), so a report is rebuilt
+ * identically from the same records.
  */
 import { Rng } from '@telepath/core';
 
@@ -26,29 +27,73 @@ function commonIds(arms: Outcomes[]): string[] {
   return [...all[0].keys()].filter((id) => all.every((m) => m.has(id))).sort();
 }
 
-function matrix(o: Outcomes, ids: string[]): Uint8Array[] {
-  return o.correct.map((m) => Uint8Array.from(ids, (id) => (m.get(id) ? 1 : 0)));
+/**
+ * One seed's answers on the common questions, stored by the smaller of its two classes (so a draw
+ * costs at most half the questions): the indices of the correct answers, or of the wrong ones.
+ */
+interface SeedAnswers { indices: Uint32Array; ofCorrect: boolean }
+
+function matrix(o: Outcomes, ids: string[]): SeedAnswers[] {
+  return o.correct.map((m) => {
+    const right = ids.flatMap((id, q) => (m.get(id) ? [q] : []));
+    const ofCorrect = 2 * right.length <= ids.length;
+    return { indices: Uint32Array.from(ofCorrect ? right : ids.flatMap((id, q) => (m.get(id) ? [] : [q]))), ofCorrect };
+  });
 }
 
-/** Mean over the drawn seeds of each seed's accuracy on the drawn questions (weights = multiplicities). */
-function drawnMean(rows: Uint8Array[], weights: Uint32Array, n: number, seedDraw: number[]): number {
+/** Mean over the drawn seeds of each seed's accuracy on the drawn questions (weights = multiplicities, summing to n). */
+function drawnMean(rows: SeedAnswers[], weights: Uint32Array, n: number, seedDraw: number[]): number {
   let sum = 0;
   for (const s of seedDraw) {
-    const row = rows[s];
+    const { indices, ofCorrect } = rows[s];
     let c = 0;
-    for (let q = 0; q < n; q++) if (row[q]) c += weights[q];
-    sum += c / n;
+    for (let i = 0; i < indices.length; i++) c += weights[indices[i]];
+    sum += (ofCorrect ? c : n - c) / n;
   }
   return sum / seedDraw.length;
 }
 
-function drawQuestions(rng: Rng, n: number): Uint32Array {
-  const w = new Uint32Array(n);
-  for (let i = 0; i < n; i++) w[rng.int(n)]++;
-  return w;
+/**
+ * The bootstrap draws, made once and shared by every row of a table: for n questions, `draws`
+ * vectors of multiplicities (n indices drawn with replacement); for k seeds, `draws` lists of k
+ * seed indices (two independent streams, for arms with different seeds). Each comes from its own
+ * fork of the Rng, so the draws do not depend on the order rows ask for them.
+ */
+export class Resampler {
+  private readonly questionDraws = new Map<number, Uint32Array[]>();
+  private readonly seedDraws = new Map<string, number[][]>();
+
+  constructor(
+    private readonly rng: Rng,
+    readonly draws = BOOTSTRAP_DRAWS,
+  ) {}
+
+  questions(n: number): Uint32Array[] {
+    let out = this.questionDraws.get(n);
+    if (!out) {
+      const rng = this.rng.fork(`questions/${n}`);
+      out = Array.from({ length: this.draws }, () => {
+        const w = new Uint32Array(n);
+        for (let i = 0; i < n; i++) w[rng.int(n)]++;
+        return w;
+      });
+      this.questionDraws.set(n, out);
+    }
+    return out;
+  }
+
+  seeds(k: number, stream: 'a' | 'b' = 'a'): number[][] {
+    const key = `${k}/${stream}`;
+    let out = this.seedDraws.get(key);
+    if (!out) {
+      const rng = this.rng.fork(`seeds/${key}`);
+      out = Array.from({ length: this.draws }, () => Array.from({ length: k }, () => rng.int(k)));
+      this.seedDraws.set(key, out);
+    }
+    return out;
+  }
 }
 
-const drawSeeds = (rng: Rng, k: number) => Array.from({ length: k }, () => rng.int(k));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function quantile(sorted: number[], q: number): number {
@@ -58,15 +103,14 @@ function quantile(sorted: number[], q: number): number {
 }
 
 /** Seed-mean accuracy of one arm on its common questions and the bootstrap standard deviation of it. */
-export function seedMeanSpread(o: Outcomes, rng: Rng, draws = BOOTSTRAP_DRAWS): { accuracy: number; sd: number; n: number } {
+export function seedMeanSpread(o: Outcomes, r: Resampler): { accuracy: number; sd: number; n: number } {
   const ids = commonIds([o]);
   const n = ids.length;
   if (n === 0) return { accuracy: Number.NaN, sd: Number.NaN, n: 0 };
   const rows = matrix(o, ids);
-  const all = rows.map((_, s) => s);
-  const accuracy = drawnMean(rows, new Uint32Array(n).fill(1), n, all);
-  const xs: number[] = [];
-  for (let b = 0; b < draws; b++) xs.push(drawnMean(rows, drawQuestions(rng, n), n, drawSeeds(rng, rows.length)));
+  const accuracy = drawnMean(rows, new Uint32Array(n).fill(1), n, rows.map((_, s) => s));
+  const [qs, ss] = [r.questions(n), r.seeds(rows.length)];
+  const xs = qs.map((w, d) => drawnMean(rows, w, n, ss[d]));
   const m = mean(xs);
   return { accuracy, sd: Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)), n: n * rows.length };
 }
@@ -81,7 +125,7 @@ export interface PairedDifference {
   questions: number;
 }
 
-export function pairedDifference(arm: Outcomes, base: Outcomes, rng: Rng, draws = BOOTSTRAP_DRAWS): PairedDifference {
+export function pairedDifference(arm: Outcomes, base: Outcomes, r: Resampler): PairedDifference {
   const ids = commonIds([arm, base]);
   const n = ids.length;
   if (n === 0) return { diff: Number.NaN, lo: Number.NaN, hi: Number.NaN, questions: 0 };
@@ -89,13 +133,8 @@ export function pairedDifference(arm: Outcomes, base: Outcomes, rng: Rng, draws 
   const ones = new Uint32Array(n).fill(1);
   const diff = drawnMean(a, ones, n, a.map((_, s) => s)) - drawnMean(b, ones, n, b.map((_, s) => s));
   const sameSeeds = arm.seeds.length === base.seeds.length && arm.seeds.every((s, i) => s === base.seeds[i]);
-  const xs: number[] = [];
-  for (let d = 0; d < draws; d++) {
-    const w = drawQuestions(rng, n);
-    const sa = drawSeeds(rng, a.length);
-    const sb = sameSeeds ? sa : drawSeeds(rng, b.length);
-    xs.push(drawnMean(a, w, n, sa) - drawnMean(b, w, n, sb));
-  }
+  const [sa, sb] = [r.seeds(a.length), sameSeeds ? r.seeds(a.length) : r.seeds(b.length, 'b')];
+  const xs = r.questions(n).map((w, d) => drawnMean(a, w, n, sa[d]) - drawnMean(b, w, n, sb[d]));
   xs.sort((x, y) => x - y);
   return { diff, lo: quantile(xs, 0.025), hi: quantile(xs, 0.975), questions: n };
 }

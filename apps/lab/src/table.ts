@@ -9,7 +9,7 @@
  */
 import { Rng } from '@telepath/core';
 import * as aq from 'arquero';
-import { pairedDifference, seedMeanSpread, type Outcomes } from './bootstrap.js';
+import { pairedDifference, Resampler, seedMeanSpread, type Outcomes } from './bootstrap.js';
 import { diagnosticRates, diagnosticsOf, sumDiagnostics, type Diagnostics } from './diagnostics.js';
 import { outcomeKey } from './outcomes.js';
 import type { ArmSummary } from './run-arm.js';
@@ -55,6 +55,7 @@ const meanOf = <T>(xs: T[], f: (x: T) => number) => xs.reduce((a, x) => a + f(x)
 
 /** Mean over seeds, with the spread and paired differences described in SPREAD_METHOD. */
 export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow[] {
+  const resampler = new Resampler(new Rng(0).fork('bootstrap'));
   const order = [...new Set(results.map((r) => r.arm))];
   const rows = order.flatMap((arm) => {
     const rs = results.filter((r) => r.arm === arm);
@@ -77,7 +78,7 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
     };
     const scored = (key: string, xs: Scored[], extra: Partial<ArmRow>): ArmRow => {
       const outcomes = o.outcomes?.get(key);
-      const boot = outcomes ? seedMeanSpread(outcomes, new Rng(0).fork(`spread/${key}`)) : null;
+      const boot = outcomes ? seedMeanSpread(outcomes, resampler) : null;
       return {
         ...main,
         arm: key,
@@ -104,12 +105,12 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
     });
     return [own, ...tests, ...controls];
   });
-  for (const row of rows) row.paired = pairedRows(row, rows, o);
+  for (const row of rows) row.paired = pairedRows(row, rows, o, resampler);
   return rows;
 }
 
 /** The row's difference from each baseline's row on the same test set ("cot [val_target]" against "no-cot [val_target]"). */
-function pairedRows(row: ArmRow, rows: ArmRow[], o: CompareOptions): Paired[] {
+function pairedRows(row: ArmRow, rows: ArmRow[], o: CompareOptions, resampler: Resampler): Paired[] {
   const suffix = / \[[^\]]+\]$/.exec(row.arm)?.[0] ?? '';
   const mine = o.outcomes?.get(row.arm);
   if (!mine) return [];
@@ -117,7 +118,7 @@ function pairedRows(row: ArmRow, rows: ArmRow[], o: CompareOptions): Paired[] {
     const key = base + suffix;
     const theirs = o.outcomes?.get(key);
     if (!theirs || !rows.some((r) => r.arm === key)) return [];
-    const d = pairedDifference(mine, theirs, new Rng(0).fork(`paired/${row.arm}/${key}`));
+    const d = pairedDifference(mine, theirs, resampler);
     return [{ baseline: base, diff: d.diff, lo: d.lo, hi: d.hi, questions: d.questions }];
   });
 }
