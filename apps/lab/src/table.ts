@@ -8,6 +8,7 @@
  * time and parameters. Built with arquero; rendered as text, markdown and CSV.
  */
 import { Rng } from '@telepath/core';
+import { CHAIN_CLASSES } from '@telepath/tasks';
 import * as aq from 'arquero';
 import { pairedDifference, Resampler, seedMeanSpread, type Outcomes } from './bootstrap.js';
 import { diagnosticRates, diagnosticsOf, sumDiagnostics, type Diagnostics } from './diagnostics.js';
@@ -173,7 +174,7 @@ export function tableMarkdown(rows: ArmRow[]): string {
 /** Per-row breakdown of the written chains by class and, for ProsQA, the options answered (shares in %). */
 export function diagnosticsRows(rows: ArmRow[]): Record<string, string | number>[] {
   const withD = rows.filter((r) => r.diagnostics);
-  const classes = [...new Set(withD.flatMap((r) => Object.keys(r.diagnostics!.chains)))];
+  const classes = CHAIN_CLASSES.filter((c) => withD.some((r) => c in r.diagnostics!.chains));
   const options = withD.some((r) => r.diagnostics!.options);
   return withD.map((r) => {
     const d = r.diagnostics!;
