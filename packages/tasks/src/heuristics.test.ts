@@ -5,6 +5,7 @@ import { countdownGreedy, countdownSum, taskHeuristics } from './heuristics.js';
 import { prosqaTask } from './prosqa/task.js';
 import { countdownTask } from './countdown/task.js';
 import { gsm8kTask } from './gsm8k/task.js';
+import { scoreHeuristics } from './cli/score-heuristics.js';
 import { handMadeProsqa } from './testing.js';
 
 const countdown = (nums: number[], target: number): Example => ({ id: `cd/${nums.join('-')}`, question: `Make ${target} from ${nums.join(' ')}.`, steps: [], answer: '', meta: { nums, target, rules: 'sos' } });
@@ -56,4 +57,10 @@ describe('Countdown heuristics', () => {
     expect(taskHeuristics('gsm8k')['last-number'].answer(ex, new Rng(0)).answer).toBe('1200');
     expect(gsm8kTask.isCorrect({ ...ex, answer: '1200' }, '### 1200')).toBe(true);
   });
+});
+
+it('scoreHeuristics counts each heuristic\'s correct answers', () => {
+  const questions = [handMadeProsqa('yumpus', 'a'), handMadeProsqa('rompus', 'b')];
+  const scores = scoreHeuristics(prosqaTask, questions);
+  expect(scores.map((s) => [s.heuristic, s.correct, s.total])).toEqual([['less-mentioned', 0, 2], ['first-listed', 1, 2], ['chance', scores[2].correct, 2]]);
 });
