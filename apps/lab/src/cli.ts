@@ -18,7 +18,7 @@ import { statusCommand } from './status.js';
 import { queueCommand, workerCommand } from './queue/command.js';
 import { startWorkers, withoutWorkers } from './workers.js';
 import { loadSweep, writeSweepReport } from './sweep.js';
-import { aggregate, resultsJson, tableText } from './table.js';
+import { resultsJson, tableText } from './table.js';
 
 const HELP = `telepath — latent reasoning experiments
 
@@ -52,7 +52,9 @@ A config with "sweep": { "key": "data.n", "values": [3, 4, 5, 6] } runs one expe
   --set key=value   override a config value (JSON-parsed), e.g. --set train.batchSize=16 --set arms.cot.config.steps=200
   --set profile=P   apply the config's profiles.P overrides (and the same profile of every experiment it reuses);
                     its records go under <name>-P, e.g. --set profile=large, sized for a GPU
-  --json            print {"experiment", "arms": [...]} on stdout instead of the table
+  --json            print {"experiment", "arms": [...], "runs": [...]} on stdout instead of the table: one entry per
+                    table row in "arms" (accuracy, stderr, n = questions × seeds, "paired": [{"baseline", "diff", "lo", "hi"}],
+                    diagnostics), one per arm × seed in "runs"
   --force           retrain finished arms instead of reading their records
   --workers N       run N processes that split the arms (each arm still trains once), e.g. one per core;
                     each gets ⌊cores / N⌋ native threads unless TELEPATH_NATIVE_THREADS is set
@@ -141,18 +143,19 @@ async function runCommand(args: string[]): Promise<number> {
       }
       const experiments = sweep ? sweep.experiments : exp ? [exp] : [];
       const done: ArmSummary[][] = [];
+      const json: object[] = [];
       for (const e of experiments) {
-        const { results, interrupted } = await runExperiment(e, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: () => stopRequested, quiet: values.quiet });
-        if (!values.json && results.length) console.log(`\n${e.name} (${e.task})\n${tableText(aggregate(results))}`);
+        const { results, rows, interrupted } = await runExperiment(e, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: () => stopRequested, quiet: values.quiet });
+        if (!values.json && results.length) console.log(`\n${e.name} (${e.task})\n${tableText(rows)}`);
         if (interrupted) return 130;
         done.push(results);
+        json.push(resultsJson(e.name, results, rows));
         if (!values.json) {
           const report = await reportCommand([e.name, '--runs', values.runs!, '--quiet']);
           if (report !== 0) return report;
         }
       }
       if (values.json) {
-        const json = experiments.map((e, i) => resultsJson(e.name, done[i]));
         console.log(JSON.stringify(sweep ? { sweep: sweep.name, key: sweep.key, values: sweep.values, experiments: json } : json[0]));
       } else if (sweep) {
         const { markdown } = await writeSweepReport(sweep, done, path.resolve(values.runs!));

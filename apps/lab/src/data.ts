@@ -29,10 +29,18 @@ export interface TaskData {
   hashes: Record<string, string>;
   /** How the run's tokenizer is built from `train` (core's `runTokenizer`). */
   vocabulary: BuildOptions;
+  /** Further test sets reported beside `test`, by name (Countdown: the other split, e.g. val_target). */
+  extraTests?: Record<string, Example[]>;
+  /** Questions for the training curves (a fixed slice is taken): held out from training and, where the task has one, from the test set. */
+  validation: Example[];
 }
 
-export interface CountdownData { n: number; trainCount: number; testCount: number; testSplit: 'val' | 'val_target'; seed: number; rules: 'sos' | 'all-numbers'; testFile: string }
-export const DEFAULT_COUNTDOWN_DATA: CountdownData = { n: 3, trainCount: 2000, testCount: 200, testSplit: 'val', seed: 0, rules: 'sos', testFile: '' };
+/** `otherSplit`: also evaluate on the other generated split (val ↔ val_target, same count), reported as "<arm> [<split>]". */
+export interface CountdownData { n: number; trainCount: number; testCount: number; testSplit: 'val' | 'val_target'; seed: number; rules: 'sos' | 'all-numbers'; testFile: string; otherSplit: boolean }
+export const DEFAULT_COUNTDOWN_DATA: CountdownData = { n: 3, trainCount: 2000, testCount: 1000, testSplit: 'val', seed: 0, rules: 'sos', testFile: '', otherSplit: true };
+
+/** Validation questions generated for Countdown's training curves (seed offset keeps them apart from the test split's draws). */
+const COUNTDOWN_VALIDATION = { count: 200, seedOffset: 1_000_003 };
 
 export interface Gsm8kData {
   trainLimit: number;
@@ -100,20 +108,26 @@ export async function loadTaskData(task: LabTaskName, data: object): Promise<Tas
         const avoid = new Set(train.map((e) => e.steps.join(', ')));
         test = generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: d.testSplit, avoidSolutions: avoid });
       }
-      return { task: scoring, train, test, hashes: { [`countdown-n${d.n}/train`]: examplesSha256(train), [`countdown-n${d.n}/${d.testFile || d.testSplit}`]: examplesSha256(test) }, vocabulary: {} };
+      const other = d.testSplit === 'val' ? 'val_target' : 'val';
+      const extraTests = d.otherSplit && !d.testFile ? { [other]: generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: other, avoidSolutions: new Set(train.map((e) => e.steps.join(', '))) }) } : {};
+      const validation = generateCountdown({ n: d.n, count: COUNTDOWN_VALIDATION.count, seed: d.seed + COUNTDOWN_VALIDATION.seedOffset, split: 'val', avoidSolutions: new Set(train.map((e) => e.steps.join(', '))) });
+      const hashes = { [`countdown-n${d.n}/train`]: examplesSha256(train), [`countdown-n${d.n}/${d.testFile || d.testSplit}`]: examplesSha256(test), ...Object.fromEntries(Object.entries(extraTests).map(([k, v]) => [`countdown-n${d.n}/${k}`, examplesSha256(v)])) };
+      return { task: scoring, train, test, hashes, vocabulary: {}, extraTests, validation };
     }
     case 'gsm8k': {
       const d = data as Gsm8kData;
       const train = limit((await loadGsm8k('train')).examples, d.trainLimit);
       const test = limit((await loadGsm8k(d.testSplit)).examples, d.testLimit);
-      return { task: gsm8kTask, train, test, hashes: { 'gsm8k/train': examplesSha256(train), [`gsm8k/${d.testSplit}`]: examplesSha256(test) }, vocabulary: { minCount: d.vocabMinCount } };
+      const validation = d.testSplit === 'test' ? (await loadGsm8k('valid')).examples : test;
+      return { task: gsm8kTask, train, test, hashes: { 'gsm8k/train': examplesSha256(train), [`gsm8k/${d.testSplit}`]: examplesSha256(test) }, vocabulary: { minCount: d.vocabMinCount }, validation };
     }
     case 'prosqa': {
       const d = data as ProsqaData;
-      const real = [...(await loadProsqa('valid')).examples, ...(await loadProsqa('test')).examples];
+      const valid = (await loadProsqa('valid')).examples;
+      const real = [...valid, ...(await loadProsqa('test')).examples];
       const train = generateProsqa({ count: d.trainCount, seed: d.seed, exclude: new Set(real.map((e) => e.question)) });
       const test = limit((await loadProsqa(d.testSplit)).examples, d.testLimit);
-      return { task: prosqaTask, train, test, hashes: { 'prosqa-generated/train': examplesSha256(train), [`prosqa/${d.testSplit}`]: examplesSha256(test) }, vocabulary: {} };
+      return { task: prosqaTask, train, test, hashes: { 'prosqa-generated/train': examplesSha256(train), [`prosqa/${d.testSplit}`]: examplesSha256(test) }, vocabulary: {}, validation: d.testSplit === 'test' ? valid : test };
     }
   }
 }

@@ -26,6 +26,17 @@ describe('experiment config', () => {
     expect(() => validateExperiment({ ...BASE, seeds: [] }, 'x.json')).toThrow(/seeds/);
   });
 
+  it('takes baselines (compareTo) and heuristic arms, naming what is wrong', () => {
+    const c = validateExperiment({ ...BASE, compareTo: ['cot'], arms: [...BASE.arms, { name: 'greedy', method: 'heuristic', config: { rule: 'greedy' } }] }, 'x.json');
+    expect(c.compareTo).toEqual(['cot']);
+    expect(c.arms[1]).toMatchObject({ method: 'heuristic', config: { rule: 'greedy' }, initFrom: '' });
+    expect(c.eval).toMatchObject({ curveEvery: 250, curveExamples: 64 });
+    expect(() => validateExperiment({ ...BASE, compareTo: ['no-cot'] }, 'x.json')).toThrow('x.json: compareTo: "no-cot" is not an arm. Arms: cot');
+    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'h', method: 'heuristic', config: { rule: 'less-mentioned' } }] }, 'x.json')).toThrow('x.json: arms[0] (h) config "rule": unknown heuristic "less-mentioned" for countdown. Expected one of: sum, greedy');
+    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'h', method: 'heuristic', config: { rule: 'sum' } }, { name: 'c', method: 'cot', initFrom: 'h', config: {} }] }, 'x.json')).toThrow(/starts from "h", a heuristic arm, which has no weights/);
+    expect(() => validateExperiment({ ...BASE, eval: { curveEvery: -1 } }, 'x.json')).toThrow(/eval\.curveEvery must be an integer ≥ 0/);
+  });
+
   it('reads files, applies --set (arms by name) and reports unreadable files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'exp-'));
     writeFileSync(join(dir, 'e.json'), JSON.stringify(BASE));

@@ -11,6 +11,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { applySetOverrides, checkNumber, checkOptimConfig, DEFAULT_OPTIM_CONFIG, LATENT_CONTROLS, parseConfig, type LmConfig, type OptimConfig, type PositionKind } from '@telepath/core';
 import { checkTaskName, parseData, type LabTaskName } from './data.js';
+import { HEURISTIC, heuristicConfig } from './heuristic-arm.js';
 import { methodById } from './methods.js';
 
 export interface Arm {
@@ -39,6 +40,9 @@ export interface EvalSettings {
   topP: number;
   /** Controls evaluated beside every latent arm (zero, shuffle, random: core's applyLatentControl). */
   controls: string[];
+  /** Training curves: validation accuracy on `curveExamples` fixed validation questions at the first log at or after every `curveEvery` steps of each phase (0 = none). */
+  curveEvery: number;
+  curveExamples: number;
 }
 /**
  * `pretrained`: a Hugging Face GPT-2 folder (config.json, model.safetensors, tokenizer files); the
@@ -57,6 +61,8 @@ export interface ExperimentConfig {
   train: TrainSettings;
   eval: EvalSettings;
   arms: Arm[];
+  /** Baseline arms: every table shows each arm's accuracy difference from each of them, with a paired bootstrap interval. */
+  compareTo: string[];
   why: Record<string, string>;
 }
 
@@ -68,8 +74,9 @@ const DEFAULTS = {
   seeds: [0],
   lm: { contextLength: 0, positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02, pretrained: '' } satisfies LmSettings,
   train: { batchSize: 32, logEvery: 25, checkpointEvery: 100, optim: { ...DEFAULT_OPTIM_CONFIG, warmupSteps: 50 } } satisfies TrainSettings,
-  eval: { batchSize: 64, maxExamples: 0, maxNewTokens: 0, temperature: 0, topP: 1, controls: ['zero', 'shuffle', 'random'] } satisfies EvalSettings,
+  eval: { batchSize: 64, maxExamples: 0, maxNewTokens: 0, temperature: 0, topP: 1, controls: ['zero', 'shuffle', 'random'], curveEvery: 250, curveExamples: 64 } satisfies EvalSettings,
   arms: [] as unknown[],
+  compareTo: [] as string[],
   /** Named sets of `--set` overrides, chosen with `--set profile=<name>` (e.g. "large", sized for a GPU). */
   profiles: null as unknown,
   /** `{ "key", "values" }`: one experiment per value (sweep.ts); only `telepath run` expands it. */
@@ -110,9 +117,9 @@ function checkArmTraining(phases: { phase: string; steps: number; optim?: Partia
   if (!initFrom && phases.every((p) => p.steps === 0)) throw new Error(`${at}: trains 0 steps from a random init (phases ${phases.map((p) => p.phase).join(', ')}); give it steps, or "initFrom" an earlier arm to evaluate that arm's weights`);
 }
 
-/** Settings a reused arm's source experiment must share with the experiment reusing it (eval.controls and eval.batchSize may differ). */
+/** Settings a reused arm's source experiment must share with the experiment reusing it (eval.controls, eval.batchSize and the curve settings may differ). */
 function likeForLike(e: ExperimentConfig): object {
-  const { controls: _c, batchSize: _b, ...evaluation } = e.eval;
+  const { controls: _c, batchSize: _b, curveEvery: _e, curveExamples: _x, ...evaluation } = e.eval;
   return { task: e.task, data: e.data, lm: e.lm, train: e.train, eval: evaluation };
 }
 
@@ -143,12 +150,18 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
       if (arm.lm !== null) throw new Error(`${at} (${arm.name}): a reused arm takes its lm from ${arm.reuse}; remove "lm" here`);
       return reusedArm(arm.name, arm, `${at} (${arm.name})`);
     }
+    if (arm.method === HEURISTIC) {
+      if (arm.initFrom || arm.lm !== null) throw new Error(`${at} (${arm.name}): a heuristic arm trains nothing; remove "initFrom" and "lm"`);
+      return { name: arm.name, method: arm.method, config: heuristicConfig(task, arm.config, `${at} (${arm.name}) config`), initFrom: '', reuse: null };
+    }
     const method = methodById(arm.method, `${at} (${arm.name}) "method"`);
     const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<string, unknown>;
     checkArmTraining(method.phases(config), c.train.optim, arm.initFrom, `${at} (${arm.name})`);
     const lm = arm.lm === null ? undefined : armLm(arm.lm, `${at} (${arm.name}) lm`);
     return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null, ...(lm ? { lm } : {}) };
   });
+  for (const base of c.compareTo) if (!names.has(base)) throw new Error(`${where}: compareTo: "${base}" is not an arm. Arms: ${[...names].join(', ')}`);
+  for (const arm of arms) if (arm.initFrom && arms.find((a) => a.name === arm.initFrom)?.method === HEURISTIC) throw new Error(`${where}: arm "${arm.name}" starts from "${arm.initFrom}", a heuristic arm, which has no weights`);
   for (const ctl of c.eval.controls) {
     if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never)) throw new Error(`${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`);
   }
@@ -157,6 +170,9 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
   }
   const why = (c.why ?? {}) as Record<string, unknown>;
   for (const [k, v] of Object.entries(why)) if (typeof v !== 'string') throw new Error(`${where}: why["${k}"] must be a string`);
+  for (const [k, v] of Object.entries({ 'eval.curveEvery': c.eval.curveEvery, 'eval.curveExamples': c.eval.curveExamples })) {
+    if (!Number.isInteger(v) || v < 0) throw new Error(`${where}: ${k} must be an integer ≥ 0 (0 = no training curve), got ${v}`);
+  }
   for (const [k, v] of Object.entries({ layers: c.lm.layers, heads: c.lm.heads, width: c.lm.width, batchSize: c.train.batchSize, evalBatch: c.eval.batchSize })) {
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${where}: ${k} must be a positive integer, got ${v}`);
   }

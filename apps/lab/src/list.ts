@@ -2,6 +2,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { TASK_NAMES } from './data.js';
+import { taskHeuristics } from '@telepath/tasks';
+import { HEURISTIC } from './heuristic-arm.js';
 import { EXPERIMENT_KINDS } from './kinds.js';
 import { METHODS, PLANNED_METHODS } from './methods.js';
 
@@ -32,6 +34,7 @@ export async function listCommand(args: string[]): Promise<number> {
   console.log('methods:');
   for (const [id, m] of Object.entries(METHODS)) console.log(`  ${id.padEnd(16)} ${m!.paper.title}`);
   for (const [id, issue] of Object.entries(PLANNED_METHODS)) console.log(`  ${id.padEnd(16)} (${issue})`);
+  console.log(`  ${HEURISTIC.padEnd(16)} a task's fixed rule, no model or training: ${TASK_NAMES.map((t) => `${t} ${Object.keys(taskHeuristics(t)).join(' / ')}`).join('; ')}`);
   console.log('experiment kinds ("kind" in a config):');
   for (const [id, k] of Object.entries(EXPERIMENT_KINDS)) console.log(`  ${id.padEnd(24)} ${k.description}`);
   return 0;

@@ -1,24 +1,51 @@
 /**
  * `telepath report <experiment | dir>`: rebuilds the comparison from run records only
- * (summary.json of each arm × seed): markdown and CSV tables and one self-contained HTML page.
+ * (summary.json of each arm × seed, samples*.jsonl for the bootstrap, metrics.jsonl for the
+ * curves): markdown and CSV tables and one self-contained HTML page. Records written before the
+ * paired intervals, diagnostics and curves existed still render: each column is filled from what
+ * they hold (per-question samples give the bootstrap, chain verdicts the chain breakdown) and
+ * shows – otherwise. The baselines come from --compare, else the `compareTo` the run recorded
+ * (<runs>/<experiment>/experiment.json), else experiments/<experiment>.json.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readJsonFile, writeFileAtomic } from '@telepath/core';
-import { buildHtml } from './html.js';
+import { readCurves } from './curves.js';
+import { buildHtml, type ShownSample } from './html.js';
+import { readOutcomes, samplesDir } from './outcomes.js';
 import type { ArmSummary } from './run-arm.js';
-import { aggregate, tableCsv, tableMarkdown } from './table.js';
+import { aggregate, diagnosticsMarkdown, SPREAD_METHOD, tableCsv, tableMarkdown, type ArmRow } from './table.js';
 
-const HELP = `Usage: telepath report <experiment name | experiment run dir> [--runs DIR] [--out DIR] [--allow-missing]
+const HELP = `Usage: telepath report <experiment name | experiment run dir> [--runs DIR] [--out DIR] [--compare a,b] [--allow-missing]
 
-Reads <runs>/<experiment>/<arm>/s<seed>/summary.json and writes into --out (default <runs>/<experiment>/report):
-  table.md, table.csv, accuracy.svg/.png, length.svg/.png, index.html (self-contained)
-An arm × seed without a summary.json (a seed another arm has) is an error naming it: a mean over
-fewer seeds is not the experiment's. --allow-missing builds the report anyway, naming each one.`;
+Reads <runs>/<experiment>/<arm>/s<seed>/summary.json (and samples.jsonl, metrics.jsonl) and writes into
+--out (default <runs>/<experiment>/report): table.md (comparison and diagnostics), table.csv,
+accuracy.svg/.png, length.svg/.png, loss.svg/.png and val-acc.svg/.png (training curves), index.html (self-contained)
+  --compare a,b   baseline arms for the paired differences (default: the experiment's compareTo)
+  --allow-missing build the report even where an arm × seed without a summary.json (a seed another
+                  arm has) leaves a mean over fewer seeds; each one is named (without it: an error)`;
+
+/** Where `telepath run` records the experiment's baselines for later reports. */
+export const COMPARISON_FILE = 'experiment.json';
+
+/** The comparison rows of finished runs, with the bootstrap and paired intervals their samples allow. */
+export async function compareArms(results: ArmSummary[], runsDir: string, compareTo: string[]): Promise<ArmRow[]> {
+  return aggregate(results, { outcomes: await readOutcomes(runsDir, results), compareTo });
+}
+
+/** The baselines of an experiment's records: those the run recorded, else its config in experiments/ (cwd), else none. */
+async function recordedCompareTo(dir: string): Promise<string[]> {
+  for (const file of [path.join(dir, COMPARISON_FILE), path.resolve('experiments', `${path.basename(dir)}.json`)]) {
+    if (!existsSync(file)) continue;
+    const c = (JSON.parse(await fs.readFile(file, 'utf8')) as { compareTo?: unknown }).compareTo;
+    if (Array.isArray(c) && c.every((x) => typeof x === 'string')) return c;
+  }
+  return [];
+}
 
 export async function reportCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { runs: { type: 'string', default: 'runs' }, out: { type: 'string' }, 'allow-missing': { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { runs: { type: 'string', default: 'runs' }, out: { type: 'string' }, compare: { type: 'string' }, 'allow-missing': { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
   if (values.help) {
     console.log(HELP);
     return 0;
@@ -37,7 +64,8 @@ export async function reportCommand(args: string[]): Promise<number> {
   const results = await readSummaries(dir);
   if (results.length === 0) throw new Error(`${dir}: no finished runs (no <arm>/s<seed>/summary.json)`);
   const out = path.resolve(values.out ?? path.join(dir, 'report'));
-  const files = await writeReport(results, out);
+  const compareTo = values.compare !== undefined ? values.compare.split(',').filter((x) => x !== '') : await recordedCompareTo(dir);
+  const files = await writeReport(results, out, { runsDir: path.dirname(dir), compareTo });
   if (!values.quiet) console.log(`report: ${files.join(', ')}`);
   else console.error(`[telepath] report: ${path.join(out, 'index.html')}`);
   return 0;
@@ -86,12 +114,34 @@ export async function missingSeeds(dir: string): Promise<string[]> {
   return out;
 }
 
-export async function writeReport(results: ArmSummary[], out: string): Promise<string[]> {
-  const rows = aggregate(results);
+/** A few correct and incorrect samples of each arm's first seed (the first `per` of each in test order). */
+async function shownSamples(runsDir: string, results: ArmSummary[], per = 2): Promise<ShownSample[]> {
+  const out: ShownSample[] = [];
+  for (const arm of [...new Set(results.map((r) => r.arm))]) {
+    const r = results.find((x) => x.arm === arm)!;
+    const file = path.join(samplesDir(runsDir, r), 'samples.jsonl');
+    if (!existsSync(file)) continue;
+    const lines = (await fs.readFile(file, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+    const samples = lines.map((l) => JSON.parse(l) as Omit<ShownSample, 'arm' | 'seed'>);
+    for (const correct of [true, false]) out.push(...samples.filter((s) => s.correct === correct).slice(0, per).map((s) => ({ arm, seed: r.seed, correct, question: s.question, gold: s.gold, prediction: s.prediction, text: s.text })));
+  }
+  return out;
+}
+
+export interface ReportOptions {
+  /** The runs directory holding the records (samples, metrics); without it the report uses the summaries only. */
+  runsDir?: string;
+  compareTo?: string[];
+}
+
+export async function writeReport(results: ArmSummary[], out: string, o: ReportOptions = {}): Promise<string[]> {
+  const rows = o.runsDir ? await compareArms(results, o.runsDir, o.compareTo ?? []) : aggregate(results);
   const experiment = results[0].experiment;
-  await writeFileAtomic(path.join(out, 'table.md'), tableMarkdown(rows) + '\n');
+  const diagnostics = diagnosticsMarkdown(rows);
+  await writeFileAtomic(path.join(out, 'table.md'), `${tableMarkdown(rows)}\n\n${SPREAD_METHOD}\n${diagnostics ? `\nDiagnostics (% of checked chains by class; answers agreeing with their chain; generations cut off by the token cap):\n\n${diagnostics}\n` : ''}`);
   await writeFileAtomic(path.join(out, 'table.csv'), tableCsv(rows));
-  const html = await buildHtml(experiment, rows, results, out);
+  const extras = o.runsDir ? { curves: await readCurves(o.runsDir, results), samples: await shownSamples(o.runsDir, results) } : {};
+  const html = await buildHtml(experiment, rows, results, out, extras);
   await writeFileAtomic(path.join(out, 'index.html'), html.page);
   return ['table.md', 'table.csv', ...html.files, 'index.html'].map((f) => path.join(out, f));
 }

@@ -35,8 +35,12 @@ import {
   type Tokenizer,
 } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
+import { curveLogger, evaluateTestSets, type TestSetResult } from './arm-eval.js';
 import type { TaskData } from './data.js';
-import { evaluate } from './evaluate.js';
+import type { Diagnostics } from './diagnostics.js';
+import { evaluate, type Answerer } from './evaluate.js';
+import { HEURISTIC, heuristicAnswerer, runHeuristicArm } from './heuristic-arm.js';
+import { missingFromRecord, nothingMissing, upgradeRecord } from './upgrade-record.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { PRETRAINED_EXPORT, pretrainedLm } from './pretrained-lm.js';
@@ -70,6 +74,12 @@ export interface ArmSummary {
   reusedFrom?: string;
   /** Accuracy of the same arm with its latents replaced (latent methods only). */
   controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
+  /** Chain classes, agreement, token-cap hits, ProsQA option rates (absent in records written before them). */
+  diagnostics?: Diagnostics;
+  /** Further test sets (Countdown's other split), by name; their samples are in samples.<name>.jsonl. */
+  tests?: Record<string, TestSetResult>;
+  /** What was added to a finished record later, without retraining (upgrade-record.ts). */
+  upgraded?: string[];
 }
 
 export interface RunArmOptions {
@@ -93,8 +103,10 @@ const CONTEXT_MARGIN = 32;
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
+  const summaryFile = path.join(dir, 'summary.json');
   const retrained = existsSync(path.join(retrainDirOf(dir), 'summary.json')); // to swap in (finishSwap)
-  if (!o.force && !retrained && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir);
+  const missing = async () => missingFromRecord(o.data, await readJsonFile<ArmSummary>(summaryFile), dir, o.arm.method === HEURISTIC || existsSync(path.join(dir, FINAL_CHECKPOINT)));
+  if (!o.force && !retrained && existsSync(summaryFile) && nothingMissing(await missing())) return readFinished(o, dir);
   const lock = await acquireRunLock(dir, {
     shouldStop: o.shouldStop,
     onWait: (h, why) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: ${dir} is being trained (since ${h.since}) by ${why}; waiting for it`),
@@ -102,7 +114,11 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
   if (!lock) return 'interrupted';
   try {
     await finishSwap(dir);
-    if (!o.force && existsSync(path.join(dir, 'summary.json'))) return readFinished(o, dir); // finished by the process it waited for
+    if (!o.force && existsSync(summaryFile)) {
+      // Finished (perhaps by the process it waited for); a record that predates the diagnostics or a test set gains them.
+      const [finished, gaps] = [await readFinished(o, dir), await missing()];
+      return nothingMissing(gaps) ? finished : upgradeRecord(finished, dir, gaps, { data: o.data, eval: { ...o.exp.eval, maxNewTokens: maxNewTokensOf(o.exp, o.arm) }, answerer: () => finalAnswerer(o, dir), log: o.warn ?? ((l) => console.error(l)) });
+    }
     return await runLockedArm(o, dir);
   } finally {
     await lock.release();
@@ -148,7 +164,7 @@ async function finishSwap(dir: string): Promise<void> {
 }
 
 /** What a run directory records as its config: everything that decides the arm's result. */
-function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
+export function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
   const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one
   return { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
 }
@@ -159,9 +175,14 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
   // A forced retrain works beside the finished record; one killed earlier resumes if its config is this one.
   const dir = o.force ? retrainDirOf(finalDir) : finalDir;
   if (o.force && existsSync(dir) && configDifferences(await readJsonFile(path.join(dir, 'config.resolved.json')).catch(() => null), JSON.parse(JSON.stringify(config))).length > 0) await fs.rm(dir, { recursive: true, force: true });
+  if (data.test.length === 0) throw new Error(`${exp.name} arm ${arm.name}: the test set is empty (data ${JSON.stringify(exp.data)}); an accuracy of 0/0 would mean nothing`);
+  if (arm.method === HEURISTIC) {
+    const done = await runHeuristicArm(o, dir, config);
+    if (done === 'interrupted' || !o.force) return done;
+    await swapIn(finalDir);
+    return readJsonFile<ArmSummary>(path.join(finalDir, 'summary.json'));
+  }
   if (data.train.length === 0) throw new Error(`${exp.name} arm ${arm.name}: the training set is empty (data ${JSON.stringify(exp.data)}); nothing to train on`);
-  const test = exp.eval.maxExamples > 0 ? data.test.slice(0, exp.eval.maxExamples) : data.test;
-  if (test.length === 0) throw new Error(`${exp.name} arm ${arm.name}: the test set is empty (data ${JSON.stringify(exp.data)}); an accuracy of 0/0 would mean nothing`);
 
   const method = methodById(arm.method, `arm ${arm.name}`);
   const record = await RunRecord.open(dir, config, { resume: true, datasets: data.hashes });
@@ -170,8 +191,11 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
   try {
     const rng = new Rng(seed);
     const timing = await readTiming(dir);
+    const maxNewTokens = maxNewTokensOf(exp, arm);
+    const answer: Answerer = (batch, g) => method.generate(state, batch, g);
     for (const { phase, steps, optim } of method.phases(arm.config)) {
       const bar = o.quiet ? undefined : new Progress(`${arm.name} s${seed} ${phase}`, steps);
+      const curve = curveLogger(answer, data, { ...exp.eval, maxNewTokens }, record, phase, steps, seed);
       const res = await train({
         params: state.trainable(phase),
         rng: rng.fork(`train/${phase}`),
@@ -179,9 +203,10 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         checkpointPath: path.join(dir, `${phase}.ckpt`),
         config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: { ...exp.train.optim, ...optim } },
         loss: (at) => method.loss(state, sampleBatch(data.train, at.rng, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }),
-        onLog: (l) => {
+        onLog: async (l) => {
           void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
+          await curve.onStep(l.step);
         },
         shouldStop: o.shouldStop,
         // Steps past the checkpoint a crashed run resumes from were logged once already; they run again.
@@ -190,9 +215,10 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         },
       });
       await record.flush();
-      // Every segment of the phase, before a crash too (core keeps the seconds in the checkpoint);
-      // max: a record whose checkpoints predate that keeps the time timing.json already holds.
-      timing[phase] = Math.max(timing[phase] ?? 0, res.seconds);
+      // Every segment of the phase, before a crash too (core keeps the seconds in the checkpoint),
+      // less this segment's validation-curve evaluations; max: a record whose checkpoints predate
+      // that keeps the time timing.json already holds.
+      timing[phase] = Math.max(timing[phase] ?? 0, res.seconds - curve.seconds);
       await writeFileAtomic(path.join(dir, 'timing.json'), JSON.stringify(timing) + '\n');
       if (res.interrupted) return 'interrupted';
     }
@@ -200,10 +226,9 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
     // phase trained, e.g. CoLaR's SFT leaves out the embeddings): what a later arm's initFrom loads.
     await saveCheckpoint({ path: path.join(dir, FINAL_CHECKPOINT), params: state.variables(), modelConfig: lm.config, step: 0 });
     if (built.hf) await saveGpt2(path.join(dir, PRETRAINED_EXPORT), lm, { hf: built.hf, tokenizer: built.tokenizer as PretrainedTokenizer });
-    const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
-    const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
-    if (ev === 'interrupted') return 'interrupted';
-    await writeFileAtomic(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    const sets = await evaluateTestSets(answer, data, { ...exp.eval, maxNewTokens }, dir, { label: `${arm.name} s${seed}`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
+    if (sets === 'interrupted') return 'interrupted';
+    const { main: ev, test } = sets;
     const controls: NonNullable<ArmSummary['controls']> = {};
     if (ev.reasoningKind === 'latents') {
       for (const control of exp.eval.controls as LatentControl[]) {
@@ -231,6 +256,8 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
       backend: currentBackend()?.backend ?? 'unknown',
       ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
       ...(Object.keys(controls).length ? { controls } : {}),
+      diagnostics: ev.diagnostics,
+      ...(Object.keys(sets.tests).length ? { tests: sets.tests } : {}),
     };
     await record.dropMetrics((l) => 'test/acc' in l); // a run killed between this line and summary.json
     await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
@@ -240,6 +267,21 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
   } finally {
     state.dispose();
   }
+}
+
+/** The generation cap of an arm: the experiment's eval.maxNewTokens, else the arm's own, else 64. */
+function maxNewTokensOf(exp: ExperimentConfig, arm: Arm): number {
+  return exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
+}
+
+/** The answers of a finished arm: its rule, or its method with the weights of final.ckpt. */
+async function finalAnswerer(o: RunArmOptions, dir: string): Promise<{ answer: Answerer; dispose(): void }> {
+  if (o.arm.method === HEURISTIC) return { answer: heuristicAnswerer(o.data.task.name, o.arm.config.rule as string), dispose: () => {} };
+  const method = methodById(o.arm.method, `arm ${o.arm.name}`);
+  const { state, lm } = await buildArm(method, dir, o.exp, { ...o.arm, initFrom: '' }, o.seed, o.data, [...o.data.train, ...o.data.test], o.runsDir);
+  const final = path.join(dir, FINAL_CHECKPOINT);
+  restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
+  return { answer: (batch, g) => method.generate(state, batch, g), dispose: () => state.dispose() };
 }
 
 /**

@@ -11,12 +11,13 @@ import { loadTaskData } from './data.js';
 import type { ExperimentConfig } from './experiment.js';
 import { jobDir, planExperiment, runDirOf, type PlannedJob, type PlannedRow } from './plan.js';
 import { runArm, type ArmSummary } from './run-arm.js';
+import { COMPARISON_FILE, compareArms } from './report.js';
 import { liveLockHolder } from './run-lock.js';
-import { aggregate, tableCsv, tableMarkdown } from './table.js';
+import { tableCsv, tableMarkdown, type ArmRow } from './table.js';
 
 export interface RunExperimentOptions { runsDir: string; force?: boolean; shouldStop?: () => boolean; quiet?: boolean; log?: (line: string) => void }
 
-export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptions): Promise<{ results: ArmSummary[]; interrupted: boolean }> {
+export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptions): Promise<{ results: ArmSummary[]; rows: ArmRow[]; interrupted: boolean }> {
   const log = o.log ?? ((l: string) => console.error(l));
   log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
   const data = await loadTaskData(exp.task, exp.data);
@@ -34,17 +35,24 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
       deferred.push(job);
       continue;
     }
-    if (!(await runJob(job))) return { results: finished(), interrupted: true };
+    if (!(await runJob(job))) return stopped();
   }
   for (const job of deferred) {
-    if (!(await runJob(job))) return { results: finished(), interrupted: true };
+    if (!(await runJob(job))) return stopped();
   }
   const results = finished();
-  const rows = aggregate(results);
   const dir = path.join(o.runsDir, exp.name);
+  // The baselines, for reports rebuilt from the records later.
+  await writeFileAtomic(path.join(dir, COMPARISON_FILE), JSON.stringify({ name: exp.name, task: exp.task, compareTo: exp.compareTo }, null, 2) + '\n');
+  const rows = await compareArms(results, o.runsDir, exp.compareTo);
   await writeFileAtomic(path.join(dir, 'table.md'), tableMarkdown(rows) + '\n');
   await writeFileAtomic(path.join(dir, 'table.csv'), tableCsv(rows));
-  return { results, interrupted: false };
+  return { results, rows, interrupted: false };
+
+  async function stopped() {
+    const results = finished();
+    return { results, rows: await compareArms(results, o.runsDir, exp.compareTo), interrupted: true };
+  }
 
   /** The experiment's rows whose jobs have run, a reused arm's shown (and recorded) under its name here. */
   function finished(): ArmSummary[] {

@@ -11,7 +11,8 @@ import { applySetOverrides, writeFileAtomic } from '@telepath/core';
 import * as aq from 'arquero';
 import { experimentFromRaw, splitProfile, type ExperimentConfig } from './experiment.js';
 import type { ArmSummary } from './run-arm.js';
-import { aggregate, type ArmRow } from './table.js';
+import { compareArms } from './report.js';
+import type { ArmRow } from './table.js';
 
 export interface Sweep {
   name: string;
@@ -103,10 +104,10 @@ export function sweepSpec(sweep: Sweep, rowsPerValue: ArmRow[][]): object {
  */
 export async function writeSweepReport(sweep: Sweep, results: ArmSummary[][], runsDir: string): Promise<{ files: string[]; markdown: string }> {
   const out = path.join(runsDir, sweep.name, 'sweep');
-  const rowsPerValue = results.map(aggregate);
+  const rowsPerValue = await Promise.all(results.map((r) => compareArms(r, runsDir, [])));
   const table = aq.from(sweepRows(sweep, rowsPerValue));
   const seeds = results.map((rs) => [...new Set(rs.map((r) => r.seed))].join(', '));
-  const note = `Accuracy % (mean over seeds ± binomial standard error) of every arm of ${sweep.name} against ${sweep.key}; seeds per value: ${seeds.map((s, i) => `${sweep.values[i]}: ${s || '–'}`).join('; ')}.`;
+  const note = `Accuracy % (mean over seeds ± the bootstrap spread of that mean, questions and seeds resampled; the binomial error where no per-question samples are recorded) of every arm of ${sweep.name} against ${sweep.key}; seeds per value: ${seeds.map((s, i) => `${sweep.values[i]}: ${s || '–'}`).join('; ')}.`;
   const markdown = `${note}\n\n${table.toMarkdown()}\n`;
   await writeFileAtomic(path.join(out, 'sweep.md'), markdown);
   await writeFileAtomic(path.join(out, 'sweep.csv'), table.toCSV());

@@ -8,5 +8,5 @@ export const MICRO_SETTINGS = {
   seeds: [0],
   lm: { layers: 1, heads: 2, width: 16 },
   train: { batchSize: 4, logEvery: 1, checkpointEvery: 2, optim: { lr: 0.003, warmupSteps: 1 } },
-  eval: { batchSize: 3, maxNewTokens: 24, controls: [] as string[] },
+  eval: { batchSize: 3, maxNewTokens: 24, controls: [] as string[], curveEvery: 2, curveExamples: 4 },
 };

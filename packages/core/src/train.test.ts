@@ -57,6 +57,26 @@ describe('train', () => {
     expect(new Set(counts).size).toBe(1); // the optimiser's moments exist from the start: flat from step 1
   });
 
+  it('awaits a promise onLog returns before the next step (the lab evaluates its training curve there)', async () => {
+    const lm = tinyLm();
+    const events: string[] = [];
+    await train({
+      params: lm.params,
+      rng: new Rng(5),
+      config: { ...CFG(3), logEvery: 1 },
+      loss: ({ rng, step }) => {
+        events.push(`step ${step}`);
+        return batchLoss(lm, rng);
+      },
+      onLog: async (l) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        events.push(`logged ${l.step}`);
+      },
+    });
+    lm.dispose();
+    expect(events).toEqual(['step 0', 'logged 1', 'step 1', 'logged 2', 'step 2', 'logged 3']);
+  });
+
   it('gradient accumulation over two halves equals one full batch', async () => {
     const full = tinyLm();
     const halves = tinyLm();

@@ -49,7 +49,8 @@ export interface TrainOptions {
   checkpointPath?: string;
   /** Extra state saved with each checkpoint and handed back on resume (e.g. a method's schedule). */
   extraState?: { save(): unknown; restore(saved: unknown): void };
-  onLog?: (log: StepLog) => void;
+  /** Called after logged steps; a returned promise is awaited before the next step (e.g. a validation pass). */
+  onLog?: (log: StepLog) => unknown;
   /** Polled after every step; when true, the loop checkpoints and returns (e.g. on Ctrl-C). */
   shouldStop?: () => boolean;
   /**
@@ -118,7 +119,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       losses.push(loss);
       step += 1;
       const log = { step, loss, lr: learningRate(cfg.optim, step - 1, cfg.steps), gradNorm, ms: performance.now() - ts };
-      if (o.onLog && (step % cfg.logEvery === 0 || step === cfg.steps || step === startStep + 1)) o.onLog(log);
+      if (o.onLog && (step % cfg.logEvery === 0 || step === cfg.steps || step === startStep + 1)) await o.onLog(log);
       if (cfg.checkpointEvery > 0 && step % cfg.checkpointEvery === 0 && step < cfg.steps) await save();
       // Yield to the event loop once per step so a SIGINT handler (the lab's Ctrl-C) runs before the next step.
       await new Promise<void>((resolve) => setImmediate(resolve));

@@ -43,3 +43,7 @@ export {
   type Sequence, type SequenceMode, type LatentOptions,
 } from './sequences.js';
 export { buildVocabulary, buildAndSaveVocabulary, vocabularyTexts, type VocabularyReport } from './vocabulary.js';
+
+export { taskHeuristics, countdownSum, countdownGreedy, type Heuristic, type HeuristicAnswer } from './heuristics.js';
+export { diagnoseChain, chainClass, expressionValue, CHAIN_CLASSES, type ChainClass, type ChainDiagnosis } from './diagnostics.js';
+export { prosqaOptions, lessMentionedOption, prosqaAnswerFor, type ProsqaOptions } from './prosqa/options.js';

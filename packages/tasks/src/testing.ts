@@ -24,3 +24,17 @@ export function prosqaFixture(count = 4, seed = 0): Example[] {
 export function countdownFixture(count = 4, n = 3, seed = 0): Example[] {
   return generateCountdown({ n, count, seed, split: 'train' });
 }
+
+/** Tom → wumpus → yumpus; facts also mention yumpus twice more and rompus once; options yumpus (answer) and rompus. */
+export function handMadeProsqa(listedFirst: 'yumpus' | 'rompus', id = 'hand/0'): Example {
+  const symbols = ['Tom', 'wumpus', 'yumpus', 'rompus', 'gorpus', 'lempus'];
+  const edges: [number, number][] = [[0, 1], [1, 2], [4, 2], [5, 2], [4, 3]];
+  const [a, b] = listedFirst === 'yumpus' ? ['yumpus', 'rompus'] : ['rompus', 'yumpus'];
+  return {
+    id,
+    question: `Tom is a wumpus. Every wumpus is a yumpus. Every gorpus is a yumpus. Every lempus is a yumpus. Every gorpus is a rompus. Is Tom a ${a} or ${b}?`,
+    steps: ['Tom is a wumpus.', 'Every wumpus is a yumpus.'],
+    answer: 'Tom is a yumpus.',
+    meta: { graph: { symbols, edges, root: 0, target: 2, negTarget: 3 } },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * Bootstrap intervals over questions and seeds (Efron & Tibshirani 1993, percentile intervals).
+ * An arm's outcomes are a 0/1 correctness per question for each seed, on the same questions.
+ * - `seedMeanSpread`: the standard deviation of an arm's seed-mean accuracy under a two-level
+ *   bootstrap — each draw resamples the questions once (the same draw for every seed, so a
+ *   question answered under three seeds counts once, not three times) and then the seeds.
+ * - `pairedDifference`: the accuracy difference of two arms on the questions both answered, with
+ *   a 95 % percentile interval; each draw resamples the questions (shared by both arms, which is
+ *   what pairs them) and the seeds (jointly when both arms ran the same seeds, else per arm).
+ * Draws come from a seeded Rng (`Resampler`, shared by a table's rows), so a report is rebuilt
+ * identically from the same records.
+ */
+import { Rng } from '@telepath/core';
+
+export interface Outcomes {
+  seeds: number[];
+  /** Per seed (same order as `seeds`): question id → answered correctly. */
+  correct: Map<string, boolean>[];
+}
+
+export const BOOTSTRAP_DRAWS = 2000;
+
+/** Question ids present in every seed of every given arm, in a fixed order. */
+function commonIds(arms: Outcomes[]): string[] {
+  const all = arms.flatMap((a) => a.correct);
+  if (all.length === 0) return [];
+  return [...all[0].keys()].filter((id) => all.every((m) => m.has(id))).sort();
+}
+
+/**
+ * One seed's answers on the common questions, stored by the smaller of its two classes (so a draw
+ * costs at most half the questions): the indices of the correct answers, or of the wrong ones.
+ */
+interface SeedAnswers { indices: Uint32Array; ofCorrect: boolean }
+
+function matrix(o: Outcomes, ids: string[]): SeedAnswers[] {
+  return o.correct.map((m) => {
+    const right = ids.flatMap((id, q) => (m.get(id) ? [q] : []));
+    const ofCorrect = 2 * right.length <= ids.length;
+    return { indices: Uint32Array.from(ofCorrect ? right : ids.flatMap((id, q) => (m.get(id) ? [] : [q]))), ofCorrect };
+  });
+}
+
+/** Mean over the drawn seeds of each seed's accuracy on the drawn questions (weights = multiplicities, summing to n). */
+function drawnMean(rows: SeedAnswers[], weights: Uint32Array, n: number, seedDraw: number[]): number {
+  let sum = 0;
+  for (const s of seedDraw) {
+    const { indices, ofCorrect } = rows[s];
+    let c = 0;
+    for (let i = 0; i < indices.length; i++) c += weights[indices[i]];
+    sum += (ofCorrect ? c : n - c) / n;
+  }
+  return sum / seedDraw.length;
+}
+
+/**
+ * The bootstrap draws, made once and shared by every row of a table: for n questions, `draws`
+ * vectors of multiplicities (n indices drawn with replacement); for k seeds, `draws` lists of k
+ * seed indices (two independent streams, for arms with different seeds). Each comes from its own
+ * fork of the Rng, so the draws do not depend on the order rows ask for them.
+ */
+export class Resampler {
+  private readonly questionDraws = new Map<number, Uint32Array[]>();
+  private readonly seedDraws = new Map<string, number[][]>();
+
+  constructor(
+    private readonly rng: Rng,
+    readonly draws = BOOTSTRAP_DRAWS,
+  ) {}
+
+  questions(n: number): Uint32Array[] {
+    let out = this.questionDraws.get(n);
+    if (!out) {
+      const rng = this.rng.fork(`questions/${n}`);
+      out = Array.from({ length: this.draws }, () => {
+        const w = new Uint32Array(n);
+        for (let i = 0; i < n; i++) w[rng.int(n)]++;
+        return w;
+      });
+      this.questionDraws.set(n, out);
+    }
+    return out;
+  }
+
+  seeds(k: number, stream: 'a' | 'b' = 'a'): number[][] {
+    const key = `${k}/${stream}`;
+    let out = this.seedDraws.get(key);
+    if (!out) {
+      const rng = this.rng.fork(`seeds/${key}`);
+      out = Array.from({ length: this.draws }, () => Array.from({ length: k }, () => rng.int(k)));
+      this.seedDraws.set(key, out);
+    }
+    return out;
+  }
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+function quantile(sorted: number[], q: number): number {
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (at - lo);
+}
+
+/** Seed-mean accuracy of one arm on its common questions and the bootstrap standard deviation of it. */
+export function seedMeanSpread(o: Outcomes, r: Resampler): { accuracy: number; sd: number; n: number } {
+  const ids = commonIds([o]);
+  const n = ids.length;
+  if (n === 0) return { accuracy: Number.NaN, sd: Number.NaN, n: 0 };
+  const rows = matrix(o, ids);
+  const accuracy = drawnMean(rows, new Uint32Array(n).fill(1), n, rows.map((_, s) => s));
+  const [qs, ss] = [r.questions(n), r.seeds(rows.length)];
+  const xs = qs.map((w, d) => drawnMean(rows, w, n, ss[d]));
+  const m = mean(xs);
+  return { accuracy, sd: Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)), n: n * rows.length };
+}
+
+export interface PairedDifference {
+  /** accuracy(arm) − accuracy(baseline) on the questions both answered (seed means). */
+  diff: number;
+  /** 2.5 % and 97.5 % percentiles of the bootstrap differences. */
+  lo: number;
+  hi: number;
+  /** Questions both arms answered in every seed. */
+  questions: number;
+}
+
+export function pairedDifference(arm: Outcomes, base: Outcomes, r: Resampler): PairedDifference {
+  const ids = commonIds([arm, base]);
+  const n = ids.length;
+  if (n === 0) return { diff: Number.NaN, lo: Number.NaN, hi: Number.NaN, questions: 0 };
+  const [a, b] = [matrix(arm, ids), matrix(base, ids)];
+  const ones = new Uint32Array(n).fill(1);
+  const diff = drawnMean(a, ones, n, a.map((_, s) => s)) - drawnMean(b, ones, n, b.map((_, s) => s));
+  const sameSeeds = arm.seeds.length === base.seeds.length && arm.seeds.every((s, i) => s === base.seeds[i]);
+  const [sa, sb] = [r.seeds(a.length), sameSeeds ? r.seeds(a.length) : r.seeds(b.length, 'b')];
+  const xs = r.questions(n).map((w, d) => drawnMean(a, w, n, sa[d]) - drawnMean(b, w, n, sb[d]));
+  xs.sort((x, y) => x - y);
+  return { diff, lo: quantile(xs, 0.025), hi: quantile(xs, 0.975), questions: n };
+}

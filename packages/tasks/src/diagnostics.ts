@@ -1,0 +1,115 @@
+/**
+ * What a generation's written chain says beside its answer (lab evaluation diagnostics):
+ * - `chain`: a class of the task's verdict on the chain (`checkReasoning`), grouped across tasks —
+ *   'sound', 'syntax' (unreadable or empty), 'wrong-arithmetic', 'unavailable-numbers' (uses a
+ *   number it does not have), 'rule-violation' (a move the rules forbid), 'hallucinated-edge',
+ *   'broken-chain', 'misses-target' (ends elsewhere, or leaves numbers unused); null when the task
+ *   does not check chains or there is no written chain;
+ * - `agrees`: whether the answer is what the chain ends at (Countdown: the answer's value equals
+ *   the chain's last number; ProsQA: the answer's concept is the last step's; GSM8K: the answer
+ *   equals the chain's last number); null without a chain;
+ * - `option` (ProsQA): which option the answer names — 'first', 'second' (as listed) or 'neither' —
+ *   and `lessMentioned`, whether that option is the one the question mentions less often.
+ */
+import type { Example, Task } from './example.js';
+import { answerText } from './answer.js';
+import { parseExpr, type Expr } from './countdown/expr.js';
+import { applyOp, ratEq, type Rational } from './countdown/rules.js';
+import { parseNumber } from './countdown/verify.js';
+import { numbersEqual } from './numbers.js';
+import { lessMentionedOption, prosqaOptions } from './prosqa/options.js';
+import { answerConcept } from './prosqa/task.js';
+
+export type ChainClass = 'sound' | 'syntax' | 'wrong-arithmetic' | 'unavailable-numbers' | 'rule-violation' | 'hallucinated-edge' | 'broken-chain' | 'misses-target';
+export const CHAIN_CLASSES: readonly ChainClass[] = ['sound', 'syntax', 'wrong-arithmetic', 'unavailable-numbers', 'rule-violation', 'hallucinated-edge', 'broken-chain', 'misses-target'];
+
+export interface ChainDiagnosis {
+  chain: ChainClass | null;
+  agrees: boolean | null;
+  option?: 'first' | 'second' | 'neither';
+  lessMentioned?: boolean;
+}
+
+/** Every verdict reason of the tasks' `checkReasoning` (Countdown's verifier, ProsQA's path check) → its class. */
+const VERDICT_CLASS: Record<string, ChainClass> = {
+  ok: 'sound',
+  'shortest-path': 'sound',
+  'longer-path': 'sound',
+  empty: 'syntax',
+  syntax: 'syntax',
+  'bad-number': 'syntax',
+  unparsed: 'syntax',
+  'wrong-arithmetic': 'wrong-arithmetic',
+  'numbers-mismatch': 'unavailable-numbers',
+  'negative-intermediate': 'rule-violation',
+  'inexact-division': 'rule-violation',
+  'division-by-zero': 'rule-violation',
+  'hallucinated-edge': 'hallucinated-edge',
+  'broken-chain': 'broken-chain',
+  'unused-numbers': 'misses-target',
+  'wrong-value': 'misses-target',
+  'wrong-target': 'misses-target',
+};
+
+/** The class of a `checkReasoning` verdict reason (an unknown reason counts as 'syntax'). */
+export function chainClass(reason: string): ChainClass {
+  return VERDICT_CLASS[reason] ?? 'syntax';
+}
+
+/** The exact value of a Countdown expression, or null when it does not parse or divides by zero. */
+export function expressionValue(text: string): Rational | null {
+  let tree: Expr;
+  try {
+    tree = parseExpr(text.replace(/=.*$/s, ''));
+  } catch {
+    return null;
+  }
+  const value = (e: Expr): Rational | null => {
+    if (e.kind === 'num') return parseNumber(e.text);
+    const [a, b] = [value(e.left), value(e.right)];
+    if (!a || !b) return null;
+    try {
+      return applyOp(a, e.op, b);
+    } catch {
+      return null;
+    }
+  };
+  return value(tree);
+}
+
+const lastNumber = (text: string): string | null => /(-?\d[\d,]*(?:\.\d+)?)(?!.*\d)/s.exec(text)?.[1] ?? null;
+
+function agreement(task: Task, ex: Example, reasoning: string, answer: string): boolean {
+  if (task.name === 'prosqa') {
+    const last = reasoning.split('.').map((s) => s.trim()).filter((s) => s !== '').pop();
+    return last !== undefined && answerConcept(last) !== null && answerConcept(last) === answerConcept(answer);
+  }
+  const end = lastNumber(reasoning);
+  if (end === null) return false;
+  if (task.name === 'countdown') {
+    const [v, c] = [expressionValue(answer), parseNumber(end.replace(/,/g, ''))];
+    return v !== null && c !== null && ratEq(v, c);
+  }
+  return numbersEqual(answer, end);
+}
+
+/**
+ * Diagnoses one generation: `reasoning` is the written chain (the text before `###`, possibly
+ * empty; null for a method that writes none), `output` the answer as scored (the text after `###`).
+ */
+export function diagnoseChain(task: Task, ex: Example, reasoning: string | null, output: string): ChainDiagnosis {
+  const answer = answerText(output);
+  const written = reasoning !== null; // an empty chain from a method that writes one counts (as 'syntax')
+  const out: ChainDiagnosis = {
+    chain: written && task.checkReasoning ? chainClass(task.checkReasoning(ex, reasoning).reason) : null,
+    agrees: written ? agreement(task, ex, reasoning, answer) : null,
+  };
+  if (task.name === 'prosqa') {
+    const o = prosqaOptions(ex);
+    const chosen = answerConcept(answer);
+    const at = o.order.findIndex((n) => o.graph.symbols[n] === chosen);
+    out.option = at === 0 ? 'first' : at === 1 ? 'second' : 'neither';
+    out.lessMentioned = at >= 0 && o.order[at] === lessMentionedOption(o);
+  }
+  return out;
+}
