@@ -45,15 +45,27 @@ export async function evalCommand(args: string[]): Promise<number> {
   // among this experiment's runs, beside this run directory.
   const exp = { ...resolved, name: resolved.experiment, arms: [] } as unknown as ExperimentConfig;
   const final = path.join(dir, FINAL_CHECKPOINT);
-  // final.ckpt holds every variable the arm ended with, frozen ones included, so the arm it started
-  // from is not needed. Records written before final.ckpt existed: the initFrom source, then each
-  // phase's checkpoint.
+  // final.ckpt holds every variable the arm ended with, frozen ones and init-time measurements
+  // included, so the arm it started from is not needed. Records written before final.ckpt existed:
+  // the initFrom source, then each phase's checkpoint.
   const hasFinal = existsSync(final);
-  const arm = hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm;
-  const { state, lm } = await buildArm(method, dir, exp, arm, resolved.seed, { train: [], vocabulary: {} }, examples, path.dirname(path.dirname(path.dirname(dir))));
+  const runsDir = path.dirname(path.dirname(path.dirname(dir)));
+  const checkpoint = hasFinal ? await readCheckpoint(final) : null;
+  let { state, lm } = await buildArm(method, dir, exp, hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir);
+  // Values a method measures at init from the LM it starts from (CoLaR's embStd, the coprocessor's
+  // latentScale) are variables in final.ckpt. A final.ckpt written before they were lacks them:
+  // build from the recorded initFrom, so init measures them on the LM the arm trained from.
+  const missing = checkpoint ? [...state.variables().keys()].filter((k) => !checkpoint.tensors.has(`param/${k}`)) : [];
+  if (missing.length > 0 && resolved.arm.initFrom) {
+    state.dispose();
+    console.error(`[telepath] ${final} has no ${missing.join(', ')} (written before they were checkpointed); measuring them on ${resolved.arm.initFrom}'s trained LM, as training did`);
+    ({ state, lm } = await buildArm(method, dir, exp, resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir));
+  }
   try {
-    if (hasFinal) restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
-    else {
+    if (checkpoint) {
+      const params = new Map([...state.variables()].filter(([k]) => !missing.includes(k)));
+      restoreCheckpoint(final, checkpoint, { params, modelConfig: lm.config });
+    } else {
       for (const { phase } of method.phases(resolved.arm.config)) {
         const file = path.join(dir, `${phase}.ckpt`);
         restoreCheckpoint(file, await readCheckpoint(file), { params: state.trainable(phase), modelConfig: lm.config });

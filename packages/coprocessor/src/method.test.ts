@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { COPROCESSOR_VARIANTS, type CoprocessorConfig } from './config.js';
 import { latentsFor } from './loss.js';
 import { coprocessor } from './method.js';
-import type { CoprocessorState } from './state.js';
+import { LATENT_SCALE_VARIABLE, type CoprocessorState } from './state.js';
 import { toyBase, toyExamples } from './testing.js';
 
 beforeAll(async () => {
@@ -57,7 +57,7 @@ describe('gradients', () => {
       const s = setup({ variant });
       const trained = s.trainable('sft');
       expect([...trained.keys()].some((k) => !k.startsWith('copro.'))).toBe(s.spec.trainBase);
-      const all = [...new Set([...s.variables().values(), ...s.cp.lm.params.values()])];
+      const all = [...new Set([...s.variables().values(), ...s.cp.lm.params.values()])].filter((v) => v.trainable); // not the latent scale, a constant
       const { grads } = tf.variableGrads(() => coprocessor.loss(s, data.slice(0, 4), at()), all);
       const byName = new Map([...s.variables()].map(([k, v]) => [v.name, k]));
       const nonZero = new Set(Object.entries(grads).filter(([, g]) => tf.tidy(() => tf.max(tf.abs(g)).dataSync()[0]) > 0).map(([n]) => byName.get(n) ?? `unlisted:${n}`));
@@ -91,7 +91,8 @@ describe('training', () => {
       await trainFew(s, 'warm', 2);
       for (const [k, v] of baseOf(s).params) expect(Array.from(v.dataSync()), `${variant} warm ${k}`).toEqual(Array.from(before.get(k)!));
       await trainFew(s, 'sft', 3);
-      for (const [k, v] of s.variables()) expect(Array.from(v.dataSync()), `${variant} ${k}`).not.toEqual(Array.from(before.get(k)!));
+      for (const [k, v] of s.variables()) if (k !== LATENT_SCALE_VARIABLE) expect(Array.from(v.dataSync()), `${variant} ${k}`).not.toEqual(Array.from(before.get(k)!));
+      expect(s.variables().get(LATENT_SCALE_VARIABLE)!.dataSync()[0]).toBe(before.get(LATENT_SCALE_VARIABLE)![0]); // measured at init, never trained
       s.dispose();
     }
   });

@@ -4,8 +4,8 @@
  * each phase trains. Phases: 'pretrain' (Liu's ahead-token objective, optional), 'warm' (h2
  * variants only, optional: the Coprocessor trains with the Base still frozen), 'sft' (the task).
  */
-import type * as tf from '@tensorflow/tfjs-core';
-import { parseConfig, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
+import * as tf from '@tensorflow/tfjs-core';
+import { parseConfig, variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
 import { COPROCESSOR_VARIANTS, DEFAULT_COPROCESSOR_CONFIG, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
 import { createCoprocessor, disposeCoprocessor, embeddingStd, type Coprocessor } from './model.js';
 
@@ -15,9 +15,18 @@ export interface CoprocessorState extends MethodState {
   tokenizer: Tokenizer;
   config: CoprocessorConfig;
   spec: VariantSpec;
-  /** Factor applied to z before embedding injection (config.latentScale, resolved). */
-  latentScale: number;
+  /**
+   * Factor applied to z before embedding injection (config.latentScale, or the Base's embedding
+   * std at init). Kept in a checkpointed variable (`copro.latentScale`, in `variables()`, never
+   * trained), so a restored arm reads the value it trained with, not one re-measured from the
+   * randomly initialised LM a re-evaluation builds before restoring.
+   */
+  readonly latentScale: number;
 }
+
+/** Checkpoint name of the embedding-injection scale (`CoprocessorState.latentScale`). */
+export const LATENT_SCALE_VARIABLE = 'copro.latentScale';
+let scaleId = 0;
 
 export function resolveConfig(config: unknown): CoprocessorConfig {
   const c = parseConfig(DEFAULT_COPROCESSOR_CONFIG, config, 'coprocessor');
@@ -54,21 +63,26 @@ export function createState(ctx: MethodContext, config: CoprocessorConfig): Copr
   const cp = createCoprocessor(base, c.latentTokens, spec.injection, c.softInitStd, ctx.rng.fork('coprocessor'));
   const coproVars = new Map([...cp.used].map(([n, v]) => [`copro.${n}`, v]));
   const all = new Map<string, tf.Variable>([...base.params, ...coproVars]);
+  const scale = variableFrom(tf.scalar(c.latentScale > 0 ? c.latentScale : embeddingStd(base)), false, `copro.latentScale#${scaleId++}`);
+  const variables = new Map<string, tf.Variable>([...all, [LATENT_SCALE_VARIABLE, scale]]);
   return {
     base,
     cp,
     tokenizer: ctx.tokenizer,
     config: c,
     spec,
-    latentScale: c.latentScale > 0 ? c.latentScale : embeddingStd(base),
+    get latentScale() {
+      return scale.dataSync()[0];
+    },
     trainable: (phase) => {
       if (phase === 'sft') return spec.trainBase ? all : coproVars;
       if (phase === 'pretrain' || phase === 'warm') return coproVars; // Liu §3: the decoder stays frozen
       throw new Error(`coprocessor: unknown phase "${phase}". Expected one of: ${phasesOf(c).map((p) => p.phase).join(', ')}`);
     },
-    variables: () => all,
+    variables: () => variables,
     dispose: () => {
       disposeCoprocessor(cp);
+      scale.dispose();
       base.dispose();
     },
   };
