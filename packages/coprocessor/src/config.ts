@@ -16,6 +16,8 @@
  */
 export type CoprocessorVariant = 'liu' | 'h1' | 'h2' | 'h2-embed';
 export type Injection = 'embeddings' | 'kv';
+export type AnswerPositions = 'auto' | 'after-latents' | 'overlap';
+export const ANSWER_POSITIONS: readonly AnswerPositions[] = ['auto', 'after-latents', 'overlap'];
 
 export interface VariantSpec {
   /** How the latents reach the Base. */
@@ -53,11 +55,15 @@ export interface CoprocessorConfig {
   /** Std of the soft tokens' normal init; 0 = the std of the Base's token-embedding table. */
   softInitStd: number;
   /**
-   * true: the Base's continuation (### answer) takes position ids after the N_L latents (Liu's
-   * literal layout); false: it continues from the prompt, the latents' ids overlapping it, for
-   * every variant (core's extraKV consumes no ids either).
+   * Position ids of the Base's continuation (### answer) after the N_L latents:
+   *   after-latents  it starts after them (Liu's literal layout: the latents are appended to the
+   *                  cache as the next positions), so every latent key sits before the answer;
+   *   overlap        it continues from the prompt, the latents' ids overlapping it (core's extraKV
+   *                  consumes no ids either); under rotary positions the answer then sees latent
+   *                  keys at offsets 0..N_L−1 ahead of itself, which the Base never saw in training;
+   *   auto           after-latents with rotary positions, overlap with learned ones (see below).
    */
-  shiftAnswerPositions: boolean;
+  answerPositions: AnswerPositions;
   /** Peak learning rate of every phase of this arm; 0 = the experiment's `train.optim.lr`. */
   lr: number;
   /** Longest generated answer (after the forced ###). */
@@ -76,13 +82,20 @@ export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
   // (unit RMS after the final LayerNorm) would enter ≈ 1/std times larger than any token. chosen:
   // rescale to the embedding std, as CoLaR arXiv 2505.16552 (released code) scales its latents.
   latentScale: 0,
-  softInitStd: 0,
-  // chosen: Liu's decoder (Gemma-2) has rotary positions, where N_L inserted positions barely move
-  // the answer; this Base has learned absolute positions, and shifting the answer by N_L broke the
+  softInitStd: 0, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
+  // chosen, by position kind. Learned absolute positions: shifting the answer by N_L broke the
   // trained No-CoT Base (measured, Countdown-3, N_L 4, untrained channel: answer loss 2.80 shifted
-  // vs 0.78 for H1, whose KV takes no ids). Not shifting keeps Liu and H1 on one answer layout, so
-  // they differ only in the injection, which is the comparison paper A makes.
-  shiftAnswerPositions: false, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
+  // vs 0.78 for H1, whose KV takes no ids), so the answer overlaps the latents' ids there. Rotary
+  // positions (Liu's Gemma-2, our ProsQA and GSM8K runs): only offsets matter, and overlapping ids
+  // put N_L latent keys at offsets the Base never saw; after-latents keeps every key behind the
+  // answer (measured: experiments/coprocessor-rotary-positions.json, packages/coprocessor/README.md).
+  answerPositions: 'auto',
   lr: 0, // Liu arXiv 2412.17747: learning rate "not found" (methods.md §2); chosen: the experiment's
   maxNewTokens: 32, // chosen: answers are short (Countdown equation, ProsQA sentence, GSM8K number)
 };
+
+/** The answer layout an arm runs with: `auto` resolved by the Base's position kind. */
+export function resolveAnswerPositions(c: Pick<CoprocessorConfig, 'answerPositions'>, positions: 'learned' | 'rotary'): 'after-latents' | 'overlap' {
+  if (c.answerPositions !== 'auto') return c.answerPositions;
+  return positions === 'rotary' ? 'after-latents' : 'overlap';
+}

@@ -121,8 +121,8 @@ describe('shapes, generation and leaks', () => {
           for (const l of out.kv) expect([l.k.shape, l.v.shape]).toEqual([[B, 2, K, 8], [B, 2, K, 8]]);
           expect(prompt.cache.keyMask.shape[0]).toBe(B);
         });
-        for (const shiftAnswerPositions of [false, true]) {
-          const gens = await coprocessor.generate({ ...s, config: { ...s.config, shiftAnswerPositions } }, data.slice(0, B), { maxNewTokens: 4, temperature: 0, topP: 1, rng: new Rng(0) });
+        for (const answerPositions of ['overlap', 'after-latents'] as const) {
+          const gens = await coprocessor.generate({ ...s, config: { ...s.config, answerPositions } }, data.slice(0, B), { maxNewTokens: 4, temperature: 0, topP: 1, rng: new Rng(0) });
           expect(gens.map((g) => [g.reasoningKind, g.reasoningLength])).toEqual(Array(B).fill(['latents', K]));
         }
         const trace = coprocessor.trace!(s, data.slice(0, 5));

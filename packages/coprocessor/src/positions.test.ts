@@ -1,0 +1,59 @@
+/**
+ * Position ids of the Base's answer after the latents (config.answerPositions). Under rotary
+ * positions the default puts the answer after the N_L latents, as Liu appends them to the cache:
+ * prompt, latents and ### then read exactly like one sequence of embeddings at positions 0..n+K.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend, Rng } from '@telepath/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { continueBase, encodePrompts } from './channel.js';
+import { resolveAnswerPositions } from './config.js';
+import { answerShift } from './loss.js';
+import { coprocessor } from './method.js';
+import { toyBase, toyExamples } from './testing.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+const data = toyExamples(8);
+
+describe('answer positions', () => {
+  it('auto: after the latents with rotary positions, overlapping them with learned ones', () => {
+    expect(resolveAnswerPositions({ answerPositions: 'auto' }, 'rotary')).toBe('after-latents');
+    expect(resolveAnswerPositions({ answerPositions: 'auto' }, 'learned')).toBe('overlap');
+    expect(resolveAnswerPositions({ answerPositions: 'overlap' }, 'rotary')).toBe('overlap');
+    for (const positions of ['rotary', 'learned'] as const) {
+      const { lm, tokenizer } = toyBase(data, 0, 2, positions);
+      const s = coprocessor.init({ lm, tokenizer, rng: new Rng(0), backend: 'cpu' }, { ...coprocessor.defaults, latentTokens: 3 });
+      expect(answerShift(s), positions).toBe(positions === 'rotary' ? 3 : 0);
+      s.dispose();
+    }
+    const { lm, tokenizer } = toyBase(data);
+    expect(() => coprocessor.init({ lm, tokenizer, rng: new Rng(0), backend: 'cpu' }, { ...coprocessor.defaults, answerPositions: 'late' as never })).toThrow(/answerPositions "late". Expected one of: auto, after-latents, overlap/);
+    lm.dispose();
+  });
+
+  it('rotary, after-latents: the answer reads prompt and latents as one sequence at positions 0..n+K (overlap does not)', () => {
+    const { lm, tokenizer } = toyBase(data, 1, 2, 'rotary');
+    const K = 3;
+    const prompt = [tokenizer.bosId, ...tokenizer.encode(`${data[0].question}\n`)];
+    const z = tf.tensor3d(new Rng(2).normalArray(K * 16, 0.1), [1, K, 16]); // [1, K, C] latents as input embeddings
+    const atAnswer = (shift: number) => tf.tidy(() => {
+      const cache = encodePrompts(lm, [prompt], tokenizer.padId);
+      const { logits } = continueBase(lm, cache, { injection: 'embeddings', z }, [[tokenizer.sepId]], tokenizer.padId, shift); // [1, K + 1, V]
+      return Array.from(tf.slice(logits, [0, K, 0], [1, 1, -1]).dataSync());
+    });
+    const whole = tf.tidy(() => {
+      const embeds = tf.concat([lm.embed(tf.tensor2d([prompt], [1, prompt.length], 'int32')), z, lm.embed(tf.tensor2d([[tokenizer.sepId]], [1, 1], 'int32'))], 1) as tf.Tensor3D;
+      const { logits } = lm.forward(embeds); // positions 0..n+K
+      return Array.from(tf.slice(logits, [0, prompt.length + K, 0], [1, 1, -1]).dataSync());
+    });
+    const after = atAnswer(K);
+    after.forEach((v, i) => expect(v).toBeCloseTo(whole[i], 4));
+    const overlap = atAnswer(0);
+    expect(Math.max(...overlap.map((v, i) => Math.abs(v - whole[i])))).toBeGreaterThan(1e-3);
+    z.dispose();
+    lm.dispose();
+  });
+});
