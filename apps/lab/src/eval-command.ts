@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { describeBackend, initBackend, readCheckpoint, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
 import { countdownAllNumbersTask, countdownTask, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, type Task } from '@telepath/tasks';
 import type { CountdownData } from './data.js';
-import { evaluate } from './evaluate.js';
+import { evaluatePasses } from './eval-passes.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { buildArm, FINAL_CHECKPOINT } from './run-arm.js';
@@ -74,7 +74,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     const max = Number(values.max);
     const subset = max > 0 ? examples.slice(0, max) : examples;
     const maxNewTokens = resolved.eval.maxNewTokens || ((resolved.arm.config.maxNewTokens as number | undefined) ?? 64);
-    const ev = await evaluate(method, state, subset, task, { ...resolved.eval, maxNewTokens }, { label: `eval ${path.basename(values.data)}`, seed: resolved.seed });
+    const ev = await evaluatePasses(method, resolved.arm.config, state, subset, task, { ...resolved.eval, maxNewTokens }, { label: `eval ${path.basename(values.data)}`, seed: resolved.seed });
     if (ev === 'interrupted') return 130;
     const base = `eval-${path.basename(values.data).replace(/[^A-Za-z0-9._-]/g, '_')}`;
     const { samples, ...summary } = ev;
@@ -82,7 +82,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     await writeFileAtomic(path.join(dir, `${base}.json`), JSON.stringify(out, null, 2) + '\n');
     await writeFileAtomic(path.join(dir, `${base}.samples.jsonl`), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     if (values.json) console.log(JSON.stringify(out));
-    else console.log(`${resolved.arm.name} s${resolved.seed} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example`);
+    else console.log(`${resolved.arm.name} s${resolved.seed} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example${ev.passes ? ` (mean of ${ev.passes.n} decoding passes, 95 % interval ± ${(100 * ev.passes.ci95).toFixed(1)})` : ''}`);
     return 0;
   } finally {
     state.dispose();

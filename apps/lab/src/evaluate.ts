@@ -48,10 +48,10 @@ export async function evaluate<C, S extends MethodState>(
   examples: Example[],
   task: Task,
   settings: EvalSettings & { maxNewTokens: number },
-  o: { label?: string; seed?: number; shouldStop?: () => boolean; quiet?: boolean; control?: LatentControl } = {},
+  o: { label?: string; seed?: number; shouldStop?: () => boolean; quiet?: boolean; control?: LatentControl; /** Decoding pass k > 0 of a repeated evaluation draws from its own stream (eval-passes.ts). */ pass?: number } = {},
 ): Promise<EvalResult | 'interrupted'> {
   const progress = o.quiet ? undefined : new Progress(o.label ?? 'eval', examples.length);
-  const rng = new Rng(o.seed ?? 0).fork('eval');
+  const rng = new Rng(o.seed ?? 0).fork(o.pass ? `eval/pass${o.pass}` : 'eval');
   const samples: ScoredSample[] = [];
   let decodeMs = 0;
   let reasoningKind: Generation['reasoningKind'] = 'none';

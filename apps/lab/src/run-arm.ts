@@ -31,6 +31,7 @@ import {
 import type { Task } from '@telepath/tasks';
 import type { TaskData } from './data.js';
 import { evaluate } from './evaluate.js';
+import { evaluatePasses, type PassStats } from './eval-passes.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { Progress } from './progress.js';
@@ -58,6 +59,8 @@ export interface ArmSummary {
   reasoningVerdicts?: Record<string, number>;
   /** "<experiment>/<arm>" when this row is another experiment's arm (an arm with `reuse`). */
   reusedFrom?: string;
+  /** Stochastic decoding evaluated several times (LatentMethod.evalPasses): accuracy is their mean; each pass's accuracy, sd and 95 % interval. */
+  passes?: PassStats;
   /** Accuracy of the same arm with its latents replaced (latent methods only). */
   controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
 }
@@ -172,7 +175,7 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
     await saveCheckpoint({ path: path.join(dir, FINAL_CHECKPOINT), params: state.variables(), modelConfig: lm.config, step: 0 });
     const test = exp.eval.maxExamples > 0 ? data.test.slice(0, exp.eval.maxExamples) : data.test;
     const maxNewTokens = exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
-    const ev = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
+    const ev = await evaluatePasses(method, arm.config, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
     if (ev === 'interrupted') return 'interrupted';
     await fs.writeFile(path.join(dir, 'samples.jsonl'), ev.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     const controls: NonNullable<ArmSummary['controls']> = {};
@@ -202,6 +205,7 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
       backend: currentBackend()?.backend ?? 'unknown',
       ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
       ...(Object.keys(controls).length ? { controls } : {}),
+      ...(ev.passes ? { passes: ev.passes } : {}),
     };
     await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
     await record.finish(summary);

@@ -129,5 +129,9 @@ export const colar: LatentMethod<ColarConfig, ColarState> = {
   phases,
   loss,
   generate: generateAnswers,
+  evalPasses: (config) => {
+    const c = parseColarConfig(config);
+    return c.decoding === 'greedy' ? 1 : c.evalPasses; // greedy decoding gives the same answers every pass
+  },
   trace,
 };
