@@ -56,7 +56,7 @@ describe('evaluation passes', () => {
     expect(control !== 'interrupted' && control.passes).toBeUndefined(); // controls: one pass
   });
 
-  it('a CoLaR arm (sampled decoding) is evaluated over 5 passes and records their mean and spread', async () => {
+  it('a CoLaR arm (sampled decoding) is evaluated over 5 passes and records their mean and spread; an RL arm records its GRPO groups', async () => {
     expect(colar.evalPasses!(colar.defaults)).toBe(5);
     expect(colar.evalPasses!({ ...colar.defaults, decoding: 'greedy' })).toBe(1);
     const runs = mkdtempSync(join(tmpdir(), 'lab-passes-'));
@@ -66,6 +66,7 @@ describe('evaluation passes', () => {
       arms: [
         { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4 } },
         { name: 'colar', method: 'colar', initFrom: 'cot', config: { sftSteps: 2, compressionFactor: 2, maxLatents: 6 } },
+        { name: 'colar-rl', method: 'colar', initFrom: 'colar', config: { sftSteps: 0, rlSteps: 2, compressionFactor: 2, maxLatents: 6, groupSize: 2, rolloutQuestions: 2, rlMinibatch: 2, evalPasses: 2 } },
       ],
     }, 'passes.json');
     await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
@@ -73,6 +74,13 @@ describe('evaluation passes', () => {
     expect(summary.passes.n).toBe(5);
     expect(summary.passes.accuracies).toHaveLength(5);
     expect(summary.accuracy).toBeCloseTo(summary.passes.mean, 12);
+    // The RL arm records its GRPO groups: 2 steps of minibatch 2 = one buffer of 2 questions × G 2.
+    const rl = JSON.parse(readFileSync(join(runs, 'passes', 'colar-rl', 's0', 'summary.json'), 'utf8'));
+    expect(rl.passes.n).toBe(2);
+    expect(rl.trainingStats.rlGroups).toBe(2);
+    expect(rl.trainingStats.rlGroupsWithSignal).toBeGreaterThanOrEqual(0);
+    expect(rl.trainingStats.rlGroupsWithSignal).toBeLessThanOrEqual(2);
+    expect(summary.trainingStats).toBeUndefined(); // no RL phase
     const cot = JSON.parse(readFileSync(join(runs, 'passes', 'cot', 's0', 'summary.json'), 'utf8'));
     expect(cot.passes).toBeUndefined();
   }, 60_000);

@@ -61,6 +61,8 @@ export interface ArmSummary {
   reusedFrom?: string;
   /** Stochastic decoding evaluated several times (LatentMethod.evalPasses): accuracy is their mean; each pass's accuracy, sd and 95 % interval. */
   passes?: PassStats;
+  /** The method's training counts (LatentMethod.trainingStats), e.g. CoLaR's rlGroups and rlGroupsWithSignal. */
+  trainingStats?: Record<string, number>;
   /** Accuracy of the same arm with its latents replaced (latent methods only). */
   controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
 }
@@ -206,6 +208,7 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
       ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
       ...(Object.keys(controls).length ? { controls } : {}),
       ...(ev.passes ? { passes: ev.passes } : {}),
+      ...(method.trainingStats && Object.keys(method.trainingStats(state)).length ? { trainingStats: method.trainingStats(state) } : {}),
     };
     await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
     await record.finish(summary);

@@ -49,7 +49,7 @@ function init(ctx: MethodContext, config: ColarConfig): ColarState {
     },
     ...(ctx.reward ? { reward: ctx.reward } : {}),
     buffer: [],
-    rlStats: { rollouts: 0, meanReward: 0, meanLatents: 0 },
+    rlStats: { rollouts: 0, groups: 0, groupsWithSignal: 0, meanReward: 0, meanLatents: 0 },
     params: all,
     trainable,
     variables,
@@ -133,5 +133,6 @@ export const colar: LatentMethod<ColarConfig, ColarState> = {
     const c = parseColarConfig(config);
     return c.decoding === 'greedy' ? 1 : c.evalPasses; // greedy decoding gives the same answers every pass
   },
+  trainingStats: (s): Record<string, number> => (s.rlStats.groups > 0 ? { rlRollouts: s.rlStats.rollouts, rlGroups: s.rlStats.groups, rlGroupsWithSignal: s.rlStats.groupsWithSignal } : {}),
   trace,
 };

@@ -23,7 +23,10 @@ export interface ColarState extends MethodState {
   reward?: RewardFn;
   /** Rollouts waiting to be trained on (GRPO: old log-probs fixed at rollout time). */
   buffer: BufferedRollout[];
-  /** Running numbers of the last rollouts (mean reward, mean latents), for logs and tests. */
-  rlStats: { rollouts: number; meanReward: number; meanLatents: number };
+  /**
+   * Rollouts and GRPO groups so far in this process (groupsWithSignal: groups whose rewards differ,
+   * the only ones with non-zero advantages), and the last buffer's mean reward and latents.
+   */
+  rlStats: { rollouts: number; groups: number; groupsWithSignal: number; meanReward: number; meanLatents: number };
   params(): Map<string, tf.Variable>;
 }

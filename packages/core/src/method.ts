@@ -97,5 +97,7 @@ export interface LatentMethod<C, S extends MethodState = MethodState> {
    * stochastically report the mean and spread over these passes (e.g. CoLaR: 5).
    */
   evalPasses?(config: C): number;
+  /** Counts from training worth recording with the result (e.g. CoLaR's GRPO groups with a non-zero advantage). */
+  trainingStats?(state: S): Record<string, number>;
   trace?(state: S, batch: Example[]): LatentTrace;
 }
