@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, Rng, train, type Example, type TinyLm } from '@telepath/core';
+import { encodeExample, initBackend, Rng, train, type Example, type TinyLm } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COPROCESSOR_VARIANTS, type CoprocessorConfig } from './config.js';
@@ -127,11 +127,33 @@ describe('shapes, generation and leaks', () => {
         }
         const trace = coprocessor.trace!(s, data.slice(0, 5));
         expect(trace.slots.length).toBe(K);
-        for (const sl of trace.slots) expect([sl.rows, sl.width, sl.vectors.length]).toEqual([5, 16, 5 * 16]);
+        const W = variant === 'h1' ? 2 * 2 * 16 : 16; // h1: 2 layers × (k, v) × C
+        for (const sl of trace.slots) expect([sl.rows, sl.width, sl.vectors.length]).toEqual([5, W, 5 * W]);
         s.dispose();
       }
     });
   }
+
+  it('trace records what the Base reads: h1 every layer\'s keys and values at each latent, liu the scaled embeddings', () => {
+    for (const variant of ['h1', 'liu'] as const) {
+      const s = setup({ variant, latentTokens: 2 });
+      const batch = data.slice(0, 3);
+      const trace = coprocessor.trace!(s, batch);
+      tf.tidy(() => {
+        const { latents } = latentsFor(s, batch.map((ex) => encodeExample(s.tokenizer, ex).prompt));
+        for (let k = 0; k < 2; k++) {
+          for (let b = 0; b < 3; b++) {
+            const row = Array.from(trace.slots[k].vectors.subarray(b * trace.slots[k].width, (b + 1) * trace.slots[k].width));
+            const want = latents.injection === 'kv'
+              ? latents.kv.flatMap(({ k: key, v }) => [key, v].flatMap((t) => Array.from(tf.reshape(tf.slice(t, [b, 0, k, 0], [1, -1, 1, -1]), [-1]).dataSync()))) // layer l: k then v, heads × head width
+              : Array.from(tf.slice(latents.z, [b, k, 0], [1, 1, -1]).dataSync());
+            row.forEach((x, i) => expect(x, `${variant} slot ${k} row ${b} [${i}]`).toBeCloseTo(want[i], 5));
+          }
+        }
+      });
+      s.dispose();
+    }
+  });
 
   it('loss, generate (every control) and trace leak no tensors', async () => {
     for (const variant of COPROCESSOR_VARIANTS) {
