@@ -6,7 +6,7 @@
  * everything else. Every value cites methods.md or says `chosen:` with a reason.
  */
 import { parseConfig, type LmConfig, type PositionKind } from '@telepath/core';
-import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_READOUT_CONFIG, validateAutoencoderConfig, type AutoencoderConfig, type ReadoutConfig } from './config.js';
+import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_READOUT_CONFIG, validateAutoencoderConfig, validateReadoutConfig, type AutoencoderConfig, type ReadoutConfig } from './config.js';
 
 /** 'no-cot': question → ### answer; 'cot': question → steps → ### answer (same segments as @telepath/cot). */
 export type AgentVariant = 'no-cot' | 'cot';
@@ -128,6 +128,7 @@ export function parseAgentsExperimentConfig(overrides: unknown, where = 'thought
   c.objectives.forEach((o) => check(where, 'objective', o));
   c.controls.forEach((o) => check(where, 'control', o));
   validateAutoencoderConfig(c.autoencoder, `${where}: autoencoder`);
+  validateReadoutConfig(c.readout, `${where}: readout`);
   if (c.agents < 2) throw new Error(`${where}: agents must be ≥ 2, got ${c.agents}`);
   if (c.rounds < 1) throw new Error(`${where}: rounds must be ≥ 1, got ${c.rounds}`);
   if (c.adapter.prefixLength < 1) throw new Error(`${where}: adapter.prefixLength must be ≥ 1`);

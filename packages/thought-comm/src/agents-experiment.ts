@@ -25,7 +25,7 @@ import { createComm } from './comm.js';
 import { independentRound, jointStates, runDebate, scoreRound, type RoundScore } from './debate.js';
 import { fitAutoencoder } from './fit.js';
 import { encode } from './model.js';
-import { readStructure } from './structure.js';
+import { maskName, readStructure, relevantThoughts, type Structure } from './structure.js';
 
 export interface AgentsTaskData {
   train: Example[];
@@ -43,6 +43,13 @@ export interface AgentsSeedSummary {
   agentTrainExamples: number;
   commExamples: number;
   alphaHistogram: number[];
+  /**
+   * The recovered structure beside the routing it produces: the read-off rule, how many thoughts
+   * each set of agents shares ("ABC": all three, "A": private to agent A, "none": irrelevant), and
+   * how many thoughts each agent is sent (when every thought is shared by all, routing sends every
+   * agent everything and does nothing).
+   */
+  structure: { rule: string; thoughtsByAgents: Record<string, number>; routedPerAgent: number[] };
   aeReconstruction: number;
   /** Round 0 (no communication): each agent, the majority vote and consensus. */
   independent: RoundScore;
@@ -140,7 +147,8 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     const zPool = tf.tidy(() => encode(ae, tf.tensor2d(hPool, [pool.length, A * C]))); // [P, Z]
     disposables.push(zPool);
     const structure = readStructure(ae, zPool, ranges, c.readout);
-    log(`[thought-comm] s${seed} autoencoder: reconstruction ${fit.final.reconstruction.toFixed(4)}, α histogram ${JSON.stringify(structure.alphaHistogram)}`);
+    const structureSummary = summariseStructure(structure, c.readout.rule);
+    log(`[thought-comm] s${seed} autoencoder: reconstruction ${fit.final.reconstruction.toFixed(4)}, α histogram ${JSON.stringify(structure.alphaHistogram)}, thoughts by agents ${JSON.stringify(structureSummary.thoughtsByAgents)}, routed per agent ${JSON.stringify(structureSummary.routedPerAgent)}`);
     // 4. Per objective: adapters + agreement weights, then debates with and without controls.
     const debates: AgentsSeedSummary['debates'] = {};
     const agreementWeights: Record<string, number[]> = {};
@@ -178,7 +186,7 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
         if (control === 'none') samples.forEach((s, i) => Object.assign(s, { [objective]: d.answers.slice(1).map((round) => round.map((a) => a[i])) }));
       }
     }
-    const summary: AgentsSeedSummary = { seed, stateLayer: layer, agentTrainExamples: agentTrain.length, commExamples: pool.length, alphaHistogram: structure.alphaHistogram, aeReconstruction: fit.final.reconstruction, independent, debates, agreementWeights, seconds };
+    const summary: AgentsSeedSummary = { seed, stateLayer: layer, agentTrainExamples: agentTrain.length, commExamples: pool.length, alphaHistogram: structure.alphaHistogram, structure: structureSummary, aeReconstruction: fit.final.reconstruction, independent, debates, agreementWeights, seconds };
     await writeFileAtomic(path.join(dir, 'samples.jsonl'), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     await record.finish(summary);
     return summary;
@@ -203,4 +211,11 @@ function statesOf(agents: Agent[], round: AgentResponse[], layer: number, batchS
     at += p.length;
   }
   return out;
+}
+
+/** Thoughts per set of agents and thoughts routed to each agent (AgentsSeedSummary.structure). */
+export function summariseStructure(st: Structure, rule: string): AgentsSeedSummary['structure'] {
+  const thoughtsByAgents: Record<string, number> = {};
+  for (const mask of st.latentAgents) thoughtsByAgents[maskName(mask, st.agents)] = (thoughtsByAgents[maskName(mask, st.agents)] ?? 0) + 1;
+  return { rule, thoughtsByAgents, routedPerAgent: Array.from({ length: st.agents }, (_, k) => relevantThoughts(st, k).length) };
 }

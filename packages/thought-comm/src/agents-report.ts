@@ -58,9 +58,14 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
 
 const pct = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : '–');
 
-export function agentsTableMarkdown(rows: AgentsRow[]): string {
+export function agentsTableMarkdown(rows: AgentsRow[], seeds: AgentsSeedSummary[] = []): string {
   const lines = ['| system | accuracy % (majority) | consensus % | mean agent % | n | seeds |', '|---|---|---|---|---|---|'];
   for (const r of rows) lines.push(`| ${r.system} | ${pct(r.accuracy)} ± ${pct(r.stderr)} | ${pct(r.consensus)} | ${pct(r.agentMean)} | ${r.n} | ${r.seeds} |`);
+  const withStructure = seeds.filter((s) => s.structure);
+  if (withStructure.length) {
+    lines.push('', '| seed | read-off | thoughts by agents | thoughts routed to each agent |', '|---|---|---|---|');
+    for (const s of withStructure) lines.push(`| ${s.seed} | ${s.structure.rule} | ${Object.entries(s.structure.thoughtsByAgents).map(([k, v]) => `${k} ${v}`).join(', ')} | ${s.structure.routedPerAgent.join(' / ')} |`);
+  }
   return lines.join('\n');
 }
 
