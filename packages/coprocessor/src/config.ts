@@ -16,8 +16,8 @@
  */
 export type CoprocessorVariant = 'liu' | 'h1' | 'h2' | 'h2-embed';
 export type Injection = 'embeddings' | 'kv';
-export type AnswerPositions = 'auto' | 'after-latents' | 'overlap';
-export const ANSWER_POSITIONS: readonly AnswerPositions[] = ['auto', 'after-latents', 'overlap'];
+export type AnswerPositions = 'overlap' | 'after-latents';
+export const ANSWER_POSITIONS: readonly AnswerPositions[] = ['overlap', 'after-latents'];
 
 export interface VariantSpec {
   /** How the latents reach the Base. */
@@ -60,8 +60,8 @@ export interface CoprocessorConfig {
    *                  cache as the next positions), so every latent key sits before the answer;
    *   overlap        it continues from the prompt, the latents' ids overlapping it (core's extraKV
    *                  consumes no ids either); under rotary positions the answer then sees latent
-   *                  keys at offsets 0..N_L−1 ahead of itself, which the Base never saw in training;
-   *   auto           after-latents with rotary positions, overlap with learned ones (see below).
+   *                  keys at offsets 0..N_L−1 ahead of itself, which the Base never saw in training,
+   *                  but every prompt token stays at the offset the Base was trained with.
    */
   answerPositions: AnswerPositions;
   /** Peak learning rate of every phase of this arm; 0 = the experiment's `train.optim.lr`. */
@@ -83,19 +83,14 @@ export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
   // rescale to the embedding std, as CoLaR arXiv 2505.16552 (released code) scales its latents.
   latentScale: 0,
   softInitStd: 0, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
-  // chosen, by position kind. Learned absolute positions: shifting the answer by N_L broke the
-  // trained No-CoT Base (measured, Countdown-3, N_L 4, untrained channel: answer loss 2.80 shifted
-  // vs 0.78 for H1, whose KV takes no ids), so the answer overlaps the latents' ids there. Rotary
-  // positions (Liu's Gemma-2, our ProsQA and GSM8K runs): only offsets matter, and overlapping ids
-  // put N_L latent keys at offsets the Base never saw; after-latents keeps every key behind the
-  // answer (measured: experiments/coprocessor-rotary-positions.json, packages/coprocessor/README.md).
-  answerPositions: 'auto',
+  // chosen: overlap, measured under both position kinds. Learned positions: shifting the answer by
+  // N_L broke the trained No-CoT Base (Countdown-3, N_L 4, untrained channel: answer loss 2.80
+  // shifted vs 0.78 for H1, whose KV takes no ids). Rotary positions (Liu's Gemma-2, our ProsQA and
+  // GSM8K runs), Countdown-3, rotary No-CoT Base at 26.0 %, 200 steps, 1 seed, 200 questions
+  // (experiments/coprocessor-rotary-positions.json): overlap / after-latents = H1 N_L 16 31.0 / 17.5 %,
+  // Liu N_L 16 29.0 / 15.0 %, H1 N_L 4 30.5 / 16.5 %, Liu N_L 4 27.5 / 13.0 %. After the latents the
+  // answer sits N_L positions further from every prompt token than the frozen Base was trained with.
+  answerPositions: 'overlap',
   lr: 0, // Liu arXiv 2412.17747: learning rate "not found" (methods.md §2); chosen: the experiment's
   maxNewTokens: 32, // chosen: answers are short (Countdown equation, ProsQA sentence, GSM8K number)
 };
-
-/** The answer layout an arm runs with: `auto` resolved by the Base's position kind. */
-export function resolveAnswerPositions(c: Pick<CoprocessorConfig, 'answerPositions'>, positions: 'learned' | 'rotary'): 'after-latents' | 'overlap' {
-  if (c.answerPositions !== 'auto') return c.answerPositions;
-  return positions === 'rotary' ? 'after-latents' : 'overlap';
-}

@@ -19,7 +19,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeExample, maskedCrossEntropy, type Example, type Rng } from '@telepath/core';
 import { continueBase, encodePrompts, type Latents } from './channel.js';
-import { resolveAnswerPositions } from './config.js';
 import { runCoprocessor } from './model.js';
 import type { CoprocessorState } from './state.js';
 
@@ -47,7 +46,7 @@ export function latentsFor(s: CoprocessorState, prefixes: number[][]) {
 
 /** Position ids the continuation starts after the prompt: N_L (after the latents) or 0 (overlapping them); config.answerPositions. */
 export function answerShift(s: CoprocessorState): number {
-  return resolveAnswerPositions(s.config, s.base.config.positions) === 'after-latents' ? s.config.latentTokens : 0;
+  return s.config.answerPositions === 'after-latents' ? s.config.latentTokens : 0;
 }
 
 /** Mean CE of the Base on every scored continuation token (all but the cue). */
