@@ -26,6 +26,7 @@ import { independentRound, jointStates, runDebate, scoreRound, type RoundScore }
 import { fitAutoencoder } from './fit.js';
 import { encode } from './model.js';
 import { maskName, readStructure, relevantThoughts, type Structure } from './structure.js';
+import { peerVocabularyExamples, runTextDebate, withTrainingPeers } from './text-debate.js';
 
 export interface AgentsTaskData {
   train: Example[];
@@ -53,8 +54,10 @@ export interface AgentsSeedSummary {
   aeReconstruction: number;
   /** Round 0 (no communication): each agent, the majority vote and consensus. */
   independent: RoundScore;
-  /** debates[objective][control] = one score per round (round 0 first). */
+  /** debates[objective][control] = one score per round (round 0 first); with textDebate the rounds pass answers as text too. */
   debates: Record<string, Record<string, RoundScore[]>>;
+  /** textDebate: the text-only debate (no thoughts), one score per round. */
+  textDebate?: RoundScore[];
   agreementWeights: Record<string, number[]>;
   seconds: Record<string, number>;
 }
@@ -95,8 +98,10 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     return out;
   };
 
-  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
-  const longest = Math.max(...[...data.train, ...test].map((ex) => {
+  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), c.textDebate ? [...data.train, ...peerVocabularyExamples()] : data.train, data.vocabulary);
+  // With text debate a question carries A − 1 peer answers of up to eval.maxNewTokens tokens each, plus the marker and separators.
+  const peerRoom = c.textDebate ? (c.agents - 1) * (c.eval.maxNewTokens + 2) + 2 : 0;
+  const longest = peerRoom + Math.max(...[...data.train, ...test].map((ex) => {
     const e = encodeExample(tokenizer, ex);
     return e.prompt.length + e.reasoning.length + e.answer.length;
   }));
@@ -109,6 +114,10 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     // 1. Agents: own initialisation (rng fork per agent) and own data order (the step rng samples their batches).
     const t = c.agentTraining;
     for (const [k, a] of agents.entries()) {
+      if (c.agentInit === 'copies' && k > 0) {
+        for (const [name, v] of agents[0].lm.params) a.lm.params.get(name)!.assign(v); // the paper's agents: copies of one model
+        continue;
+      }
       const res = await timed('agents', () =>
         train({
           params: a.lm.params,
@@ -116,7 +125,7 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
           modelConfig: lmConfig,
           checkpointPath: path.join(dir, `agent${k}.ckpt`),
           config: { steps: t.steps, logEvery: t.logEvery, checkpointEvery: t.checkpointEvery, optim: { ...DEFAULT_OPTIM_CONFIG, lr: t.lr, warmupSteps: t.warmupSteps } },
-          loss: ({ rng: r }) => agentLoss(a, sampleIndices(agentTrain.length, r, t.batchSize).map((i) => agentTrain[i])),
+          loss: ({ rng: r }) => agentLoss(a, withTrainingPeers(sampleIndices(agentTrain.length, r, t.batchSize).map((i) => agentTrain[i]), agentTrain, c.agents - 1, c.textDebate ? c.peerRate : 0, r.fork('peers'))),
           onLog: (l) => {
             void record.log(l.step, { [`agent${k}/loss`]: l.loss, [`agent${k}/ms`]: l.ms });
             log(`[thought-comm] s${seed} agent ${k} step ${l.step}/${t.steps} loss ${l.loss.toFixed(3)}`);
@@ -131,6 +140,8 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     const pool0 = await timed('round0', () => independentRound(agents, pool, ev));
     const test0 = await timed('round0', () => independentRound(agents, test, ev));
     const independent = scoreRound(test, test0.map((r) => r.answers), data.isCorrect);
+    const textDebate = c.textDebate ? (await timed('debate-text', () => runTextDebate(agents, test, test0, { rounds: c.rounds, ...ev }))).map((ans) => scoreRound(test, ans, data.isCorrect)) : undefined;
+    if (textDebate) log(`[thought-comm] s${seed} text debate round ${c.rounds - 1}: majority ${(100 * textDebate[c.rounds - 1].majority).toFixed(1)} %, consensus ${(100 * textDebate[c.rounds - 1].consensus).toFixed(1)} %`);
     log(`[thought-comm] s${seed} round 0: agents ${independent.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %, vote ${(100 * independent.majority).toFixed(1)} %, consensus ${(100 * independent.consensus).toFixed(1)} %`);
     // 3. Autoencoder on the concatenated round-0 states of the pool (§1.4: states "prior to communication").
     const layer = stateLayerOf(c, lmConfig.layers);
@@ -179,14 +190,14 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
       agreementWeights[objective] = Array.from(comm.agreement.dataSync());
       debates[objective] = {};
       for (const control of ['none', ...c.controls] as const) {
-        const d = await timed(`debate-${objective}`, () => runDebate(agents, ae, comm, test, test0, { rounds: c.rounds, layer, control, rng: rng.fork(`debate/${objective}/${control}`), ...ev }));
+        const d = await timed(`debate-${objective}`, () => runDebate(agents, ae, comm, test, test0, { rounds: c.rounds, layer, control, rng: rng.fork(`debate/${objective}/${control}`), text: c.textDebate, ...ev }));
         debates[objective][control] = d.answers.map((ans) => scoreRound(test, ans, data.isCorrect));
         const last = debates[objective][control][c.rounds - 1];
         log(`[thought-comm] s${seed} ${objective} [${control}] round ${c.rounds - 1}: majority ${(100 * last.majority).toFixed(1)} %, consensus ${(100 * last.consensus).toFixed(1)} %, agents ${last.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %`);
         if (control === 'none') samples.forEach((s, i) => Object.assign(s, { [objective]: d.answers.slice(1).map((round) => round.map((a) => a[i])) }));
       }
     }
-    const summary: AgentsSeedSummary = { seed, stateLayer: layer, agentTrainExamples: agentTrain.length, commExamples: pool.length, alphaHistogram: structure.alphaHistogram, structure: structureSummary, aeReconstruction: fit.final.reconstruction, independent, debates, agreementWeights, seconds };
+    const summary: AgentsSeedSummary = { seed, stateLayer: layer, agentTrainExamples: agentTrain.length, commExamples: pool.length, alphaHistogram: structure.alphaHistogram, structure: structureSummary, aeReconstruction: fit.final.reconstruction, independent, debates, ...(textDebate ? { textDebate } : {}), agreementWeights, seconds };
     await writeFileAtomic(path.join(dir, 'samples.jsonl'), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     await record.finish(summary);
     return summary;

@@ -41,11 +41,19 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
   const rows: AgentsRow[] = [];
   s0.independent.agents.forEach((_, k) => rows.push(row(`single agent (agent ${k})`, seeds.map((s) => ({ accuracy: s.independent.agents[k], consensus: NaN, agentMean: NaN, n: s.independent.n })))));
   rows.push(row('majority vote, no communication', seeds.map((s) => ({ accuracy: s.independent.majority, consensus: s.independent.consensus, agentMean: mean(s.independent.agents), n: s.independent.n }))));
+  if (s0.textDebate) {
+    for (let r = 1; r < s0.textDebate.length; r++) {
+      rows.push(row(`text debate (no thoughts), round ${r}`, seeds.map((s) => {
+        const x = s.textDebate![r];
+        return { accuracy: x.majority, consensus: x.consensus, agentMean: mean(x.agents), n: x.n };
+      })));
+    }
+  }
   for (const objective of Object.keys(s0.debates)) {
     for (const control of Object.keys(s0.debates[objective])) {
       const rounds = s0.debates[objective][control].length;
       for (let r = 1; r < rounds; r++) {
-        const name = `thought-comm ${objective}, round ${r}${control === 'none' ? '' : ` [${control}]`}`;
+        const name = `thought-comm ${objective}${s0.textDebate ? ' + text' : ''}, round ${r}${control === 'none' ? '' : ` [${control}]`}`;
         rows.push(row(name, seeds.map((s) => {
           const x = s.debates[objective][control][r];
           return { accuracy: x.majority, consensus: x.consensus, agentMean: mean(x.agents), n: x.n };
