@@ -81,7 +81,11 @@ describe('evaluation passes', () => {
     expect(rl.trainingStats.rlGroupsWithSignal).toBeGreaterThanOrEqual(0);
     expect(rl.trainingStats.rlGroupsWithSignal).toBeLessThanOrEqual(2);
     expect(summary.trainingStats).toBeUndefined(); // no RL phase
+    // Every row says where its weights start: the root of the initFrom chain.
+    expect([summary.startsFrom, rl.startsFrom]).toEqual(['cot', 'cot']);
+    expect(readFileSync(join(runs, 'passes', 'table.md'), 'utf8')).toContain('|starts from|');
     const cot = JSON.parse(readFileSync(join(runs, 'passes', 'cot', 's0', 'summary.json'), 'utf8'));
     expect(cot.passes).toBeUndefined();
+    expect(cot.startsFrom).toBe('scratch');
   }, 60_000);
 });

@@ -61,6 +61,8 @@ export interface ArmSummary {
   reusedFrom?: string;
   /** Stochastic decoding evaluated several times (LatentMethod.evalPasses): accuracy is their mean; each pass's accuracy, sd and 95 % interval. */
   passes?: PassStats;
+  /** The arm its weights start from at the root of its initFrom chain (e.g. "cot" for CoLaR's RL arms), or "scratch". */
+  startsFrom?: string;
   /** The method's training counts (LatentMethod.trainingStats), e.g. CoLaR's rlGroups and rlGroupsWithSignal. */
   trainingStats?: Record<string, number>;
   /** Accuracy of the same arm with its latents replaced (latent methods only). */
@@ -88,6 +90,18 @@ const CONTEXT_MARGIN = 32;
 
 export function runDirOf(runsDir: string, exp: string, arm: string, seed: number): string {
   return path.join(runsDir, exp, arm, `s${seed}`);
+}
+
+/** The arm at the root of `arm`'s initFrom chain (through reused arms), or "scratch" when it starts from a random LM. */
+export function startingPoint(exp: ExperimentConfig, arm: Arm): string {
+  let at = trainedAt(exp, arm);
+  if (!at.arm.initFrom) return 'scratch';
+  for (let hops = 0; at.arm.initFrom && hops < 100; hops++) {
+    const next = at.exp.arms.find((a) => a.name === at.arm.initFrom);
+    if (!next) return at.arm.initFrom;
+    at = trainedAt(at.exp, next);
+  }
+  return at.arm.name;
 }
 
 /** The experiment and arm that train `arm`: itself, or the end of its reuse chain. */
@@ -207,6 +221,7 @@ async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary |
       backend: currentBackend()?.backend ?? 'unknown',
       ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
       ...(Object.keys(controls).length ? { controls } : {}),
+      startsFrom: startingPoint(exp, arm),
       ...(ev.passes ? { passes: ev.passes } : {}),
       ...(method.trainingStats && Object.keys(method.trainingStats(state)).length ? { trainingStats: method.trainingStats(state) } : {}),
     };

@@ -9,6 +9,8 @@ import type { ArmSummary } from './run-arm.js';
 export interface ArmRow {
   arm: string;
   method: string;
+  /** The reference the arm's weights start from (root of its initFrom chain; '' in records that predate it). */
+  startsFrom: string;
   seeds: number;
   accuracy: number;
   stderr: number;
@@ -32,6 +34,7 @@ export function aggregate(results: ArmSummary[]): ArmRow[] {
     const main: ArmRow = {
       arm,
       method: rs[0].method,
+      startsFrom: rs[0].startsFrom ?? '',
       seeds: k,
       accuracy: mean((r) => r.accuracy),
       stderr: Math.sqrt(rs.reduce((a, r) => a + r.stderr ** 2, 0)) / k,
@@ -66,6 +69,7 @@ function displayTable(rows: ArmRow[]) {
     rows.map((r) => ({
       arm: r.arm,
       method: r.method,
+      'starts from': r.startsFrom || '–',
       seeds: r.seeds,
       'accuracy %': `${(100 * r.accuracy).toFixed(1)} ± ${(100 * r.stderr).toFixed(1)}`,
       'reasoning length': `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'latents' ? 'latents' : r.reasoningKind === 'tokens' ? 'tokens' : ''}`.trim(),
@@ -93,7 +97,7 @@ export function tableText(rows: ArmRow[]): string {
   const head = Object.keys(objs[0]);
   const cells = objs.map((o) => head.map((h) => String(o[h])));
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((x, i) => (i < 2 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
+  const line = (c: string[]) => c.map((x, i) => (i < 3 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
