@@ -43,6 +43,16 @@ describe("Liu's ahead-token objective", () => {
     }
   });
 
+  it("aheadText 'without-steps': the text the No-CoT Base was trained on (prompt and answer), never the steps", () => {
+    const { lm, tokenizer } = toyBase(data, 3, 2, 'rotary');
+    const s = coprocessor.init({ lm, tokenizer, rng: new Rng(1), backend: 'cpu' }, { ...coprocessor.defaults, variant: 'liu', latentTokens: 2, aheadTokens: 3, aheadText: 'without-steps' });
+    const e = encodeExample(s.tokenizer, handMade);
+    const text = [...e.prompt, ...e.answer];
+    for (const r of aheadRows(s, Array(40).fill(handMade), new Rng(5))) expect([...r.prefix, ...r.continuation]).toEqual(text.slice(0, r.prefix.length + r.continuation.length));
+    expect(() => coprocessor.init({ lm, tokenizer, rng: new Rng(1), backend: 'cpu' }, { ...coprocessor.defaults, aheadText: 'steps' as never })).toThrow(/aheadText "steps". Expected one of: with-steps, without-steps/);
+    s.dispose();
+  });
+
   it('liu: the loss is the CE of one causal pass over [x_0..x_t, z, x_t+1..x_t+N_A], the last latent predicting x_t+1', () => {
     const s = setup('liu');
     const e = encodeExample(s.tokenizer, handMade);

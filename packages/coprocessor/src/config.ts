@@ -18,6 +18,7 @@ export type CoprocessorVariant = 'liu' | 'h1' | 'h2' | 'h2-embed';
 export type Injection = 'embeddings' | 'kv';
 export type AnswerPositions = 'overlap' | 'after-latents';
 export const ANSWER_POSITIONS: readonly AnswerPositions[] = ['overlap', 'after-latents'];
+export const AHEAD_TEXTS: readonly CoprocessorConfig['aheadText'][] = ['with-steps', 'without-steps'];
 
 export interface VariantSpec {
   /** How the latents reach the Base. */
@@ -45,6 +46,12 @@ export interface CoprocessorConfig {
   pretrainSteps: number;
   /** N_A: tokens predicted after each random insertion point in the pretraining phase. */
   aheadTokens: number;
+  /**
+   * Text of the pretraining phase: the task's text with its reasoning steps (what a CoT Base was
+   * trained on) or without them (prompt and answer: what a No-CoT Base was trained on). Liu trains
+   * on the decoder's own pretraining data; pick the one the Base saw.
+   */
+  aheadText: 'with-steps' | 'without-steps';
   /** h2 / h2-embed only: steps with the Base still frozen before the joint phase (0 = none). */
   frozenBaseSteps: number;
   /**
@@ -76,6 +83,7 @@ export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
   steps: 1000, // chosen: the CoT reference's default, so a coprocessor arm costs ≈ one more reference run
   pretrainSteps: 0, // chosen: off; Liu trains on pretraining data (§3) — here an option on task text
   aheadTokens: 16, // Liu arXiv 2412.17747 Table 6 [third-party]: N_A ∈ {4, 8, 16, 32} → GSM8K 24.03 / 24.11 / 24.72 / 23.73, "16 best"
+  aheadText: 'with-steps', // Liu §3: the decoder's own pretraining data; the shipped Liu arms start from No-CoT and set 'without-steps'
   frozenBaseSteps: 0, // chosen: plain joint finetuning, as paper A describes H2
   // [inferred] Liu feeds final-layer states to Gemma-2, which multiplies its token embeddings by
   // √d, so states and token inputs share one scale; this GPT-2-style Base has no √d factor and z

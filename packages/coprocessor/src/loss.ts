@@ -82,7 +82,7 @@ export function taskRows(s: CoprocessorState, batch: Example[]): ChannelRow[] {
 }
 
 /**
- * Ahead-token rows on the whole task text (prompt, steps, answer) of n tokens. Embedding injection:
+ * Ahead-token rows on the task text of n tokens (prompt, steps unless aheadText is 'without-steps', answer). Embedding injection:
  * augmentation point t uniform in [1, n − 2], prefix = ids[0, t], continuation = the N_A tokens
  * after it (cut at the end), all predicted. KV injection: prefix = ids[0, t), continuation =
  * ids[t, t + 1 + N_A) with ids[t] as the cue.
@@ -91,7 +91,7 @@ export function aheadRows(s: CoprocessorState, batch: Example[], rng: Rng): Chan
   const N = s.config.aheadTokens;
   return batch.map((ex) => {
     const e = encodeExample(s.tokenizer, ex);
-    const ids = [...e.prompt, ...e.reasoning, ...e.answer];
+    const ids = [...e.prompt, ...(s.config.aheadText === 'with-steps' ? e.reasoning : []), ...e.answer];
     const t = 1 + rng.int(ids.length - 2);
     if (s.spec.injection === 'embeddings') return { prefix: ids.slice(0, t + 1), continuation: ids.slice(t + 1, t + 1 + N), cue: false };
     return { prefix: ids.slice(0, t), continuation: ids.slice(t, t + 1 + N), cue: true };

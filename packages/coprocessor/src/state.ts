@@ -6,7 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { parseConfig, variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
-import { ANSWER_POSITIONS, COPROCESSOR_VARIANTS, DEFAULT_COPROCESSOR_CONFIG, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
+import { AHEAD_TEXTS, ANSWER_POSITIONS, COPROCESSOR_VARIANTS, DEFAULT_COPROCESSOR_CONFIG, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
 import { createCoprocessor, disposeCoprocessor, embeddingStd, type Coprocessor } from './model.js';
 
 export interface CoprocessorState extends MethodState {
@@ -32,6 +32,7 @@ export function resolveConfig(config: unknown): CoprocessorConfig {
   const c = parseConfig(DEFAULT_COPROCESSOR_CONFIG, config, 'coprocessor');
   if (!COPROCESSOR_VARIANTS.includes(c.variant)) throw new Error(`coprocessor: unknown variant "${c.variant}". Expected one of: ${COPROCESSOR_VARIANTS.join(', ')}`);
   if (!ANSWER_POSITIONS.includes(c.answerPositions)) throw new Error(`coprocessor: unknown answerPositions "${c.answerPositions}". Expected one of: ${ANSWER_POSITIONS.join(', ')}`);
+  if (!AHEAD_TEXTS.includes(c.aheadText)) throw new Error(`coprocessor: unknown aheadText "${c.aheadText}". Expected one of: ${AHEAD_TEXTS.join(', ')}`);
   for (const k of ['latentTokens', 'aheadTokens', 'maxNewTokens'] as const) {
     if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`coprocessor: ${k} must be a positive integer, got ${c[k]}`);
   }
