@@ -51,7 +51,7 @@ export async function evaluatePasses<C, S extends MethodState>(method: LatentMet
     accuracy: stats.mean,
     // Binomial error over the questions (not over passes × questions: passes share the questions).
     stderr: Math.sqrt((stats.mean * (1 - stats.mean)) / first.total),
-    correct: correct / passes,
+    correct: correct / passes, // mean over passes (may be fractional)
     total: total / passes,
     reasoningLength: mean('reasoningLength'),
     msPerExample: mean('msPerExample'),
