@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { describeBackend, initBackend, readCheckpoint, readJsonFile, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
 import { countdownAllNumbersTask, countdownTask, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, type Task } from '@telepath/tasks';
 import type { CountdownData } from './data.js';
-import { evaluate } from './evaluate.js';
+import { evaluatePasses } from './eval-passes.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { buildArm, FINAL_CHECKPOINT } from './run-arm.js';
@@ -52,15 +52,27 @@ export async function evalCommand(args: string[]): Promise<number> {
   // among this experiment's runs, beside this run directory.
   const exp = { ...resolved, name: resolved.experiment, arms: [] } as unknown as ExperimentConfig;
   const final = path.join(dir, FINAL_CHECKPOINT);
-  // final.ckpt holds every variable the arm ended with, frozen ones included, so the arm it started
-  // from is not needed. Records written before final.ckpt existed: the initFrom source, then each
-  // phase's checkpoint.
+  // final.ckpt holds every variable the arm ended with, frozen ones and init-time measurements
+  // included, so the arm it started from is not needed. Records written before final.ckpt existed:
+  // the initFrom source, then each phase's checkpoint.
   const hasFinal = existsSync(final);
-  const arm = hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm;
-  const { state, lm } = await buildArm(method, dir, exp, arm, resolved.seed, { train: [], vocabulary: {} }, examples, path.dirname(path.dirname(path.dirname(dir))));
+  const runsDir = path.dirname(path.dirname(path.dirname(dir)));
+  const checkpoint = hasFinal ? await readCheckpoint(final) : null;
+  let { state, lm } = await buildArm(method, dir, exp, hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir);
+  // Values a method measures at init from the LM it starts from (CoLaR's embStd, the coprocessor's
+  // latentScale) are variables in final.ckpt. A final.ckpt written before they were lacks them:
+  // build from the recorded initFrom, so init measures them on the LM the arm trained from.
+  const missing = checkpoint ? [...state.variables().keys()].filter((k) => !checkpoint.tensors.has(`param/${k}`)) : [];
+  if (missing.length > 0 && resolved.arm.initFrom) {
+    state.dispose();
+    console.error(`[telepath] ${final} has no ${missing.join(', ')} (written before they were checkpointed); measuring them on ${resolved.arm.initFrom}'s trained LM, as training did`);
+    ({ state, lm } = await buildArm(method, dir, exp, resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir));
+  }
   try {
-    if (hasFinal) restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
-    else {
+    if (checkpoint) {
+      const params = new Map([...state.variables()].filter(([k]) => !missing.includes(k)));
+      restoreCheckpoint(final, checkpoint, { params, modelConfig: lm.config });
+    } else {
       for (const { phase } of method.phases(resolved.arm.config)) {
         const file = path.join(dir, `${phase}.ckpt`);
         restoreCheckpoint(file, await readCheckpoint(file), { params: state.trainable(phase), modelConfig: lm.config });
@@ -68,7 +80,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     const subset = max > 0 ? examples.slice(0, max) : examples;
     const maxNewTokens = resolved.eval.maxNewTokens || ((resolved.arm.config.maxNewTokens as number | undefined) ?? 64);
-    const ev = await evaluate(method, state, subset, task, { ...resolved.eval, maxNewTokens }, { label: `eval ${path.basename(values.data)}`, seed: resolved.seed });
+    const ev = await evaluatePasses(method, resolved.arm.config, state, subset, task, { ...resolved.eval, maxNewTokens }, { label: `eval ${path.basename(values.data)}`, seed: resolved.seed });
     if (ev === 'interrupted') return 130;
     const base = evalResultBase(values.data);
     const { samples, ...summary } = ev;
@@ -76,7 +88,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     await writeFileAtomic(path.join(dir, `${base}.json`), JSON.stringify(out, null, 2) + '\n');
     await writeFileAtomic(path.join(dir, `${base}.samples.jsonl`), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     if (values.json) console.log(JSON.stringify(out));
-    else console.log(`${resolved.arm.name} s${resolved.seed} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example`);
+    else console.log(`${resolved.arm.name} s${resolved.seed} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example${ev.passes ? ` (mean of ${ev.passes.n} decoding passes, 95 % interval ± ${(100 * ev.passes.ci95).toFixed(1)})` : ''}`);
     return 0;
   } finally {
     state.dispose();

@@ -47,7 +47,15 @@ export interface EvalResult {
 /** A generation, plus the written chain for answerers whose chain is not in `text` before `###` (heuristics). */
 export type Answerer = (batch: Example[], o: GenerateOptions) => Promise<(Generation & { chain?: string | null })[]>;
 
-export interface EvalOptions { label?: string; seed?: number; shouldStop?: () => boolean; quiet?: boolean; control?: LatentControl }
+export interface EvalOptions {
+  label?: string;
+  seed?: number;
+  shouldStop?: () => boolean;
+  quiet?: boolean;
+  control?: LatentControl;
+  /** Decoding pass k > 0 of a repeated evaluation draws from its own stream (eval-passes.ts). */
+  pass?: number;
+}
 
 /** The written chain of a generation: the text before `###` of token reasoning; null for latent or no reasoning. */
 function chainOf(g: Generation & { chain?: string | null }): string | null {
@@ -68,7 +76,7 @@ export async function evaluate<C, S extends MethodState>(
 
 export async function evaluateAnswers(answer: Answerer, examples: Example[], task: Task, settings: Pick<EvalSettings, 'batchSize' | 'temperature' | 'topP'> & { maxNewTokens: number }, o: EvalOptions = {}, who = 'answerer'): Promise<EvalResult | 'interrupted'> {
   const progress = o.quiet ? undefined : new Progress(o.label ?? 'eval', examples.length);
-  const rng = new Rng(o.seed ?? 0).fork('eval');
+  const rng = new Rng(o.seed ?? 0).fork(o.pass ? `eval/pass${o.pass}` : 'eval');
   const samples: ScoredSample[] = [];
   let decodeMs = 0;
   let reasoningKind: Generation['reasoningKind'] = 'none';

@@ -73,7 +73,7 @@ export const EXPERIMENT_KINDS: Record<string, Kind> = {
       o.log(`[telepath] ${c.name}: task ${task}, ${data.train.length} train / ${data.test.length} test, ${c.agents} agents × ${c.seeds.length} seed(s); records ${outDir}`);
       const r = await runAgentsExperiment(c, { train: data.train, test: data.test, isCorrect: rewardFromTask(data.task), hashes: data.hashes, vocabulary: data.vocabulary }, { outDir, force: o.force, log: o.log, shouldStop: o.shouldStop });
       const rows = agentsRows(r.seeds);
-      if (rows.length) await writeFileAtomic(path.join(outDir, 'table.md'), agentsTableMarkdown(rows) + '\n');
+      if (rows.length) await writeFileAtomic(path.join(outDir, 'table.md'), agentsTableMarkdown(rows, r.seeds) + '\n');
       return { text: rows.length ? agentsTableText(rows) : '(no finished seeds)', json: agentsJson(c.name, r.seeds), interrupted: r.interrupted };
     },
   },

@@ -39,13 +39,14 @@ import { curveLogger, evaluateTestSets, type TestSetResult } from './arm-eval.js
 import type { TaskData } from './data.js';
 import type { Diagnostics } from './diagnostics.js';
 import { evaluate, type Answerer } from './evaluate.js';
+import { addPasses, type PassStats } from './eval-passes.js';
 import { HEURISTIC, heuristicAnswerer, runHeuristicArm } from './heuristic-arm.js';
 import { missingFromRecord, nothingMissing, upgradeRecord } from './upgrade-record.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { PRETRAINED_EXPORT, pretrainedLm } from './pretrained-lm.js';
 import { Progress } from './progress.js';
-import { armRunDir, runDirOf } from './plan.js';
+import { armRunDir, runDirOf, trainedAt } from './plan.js';
 import { acquireRunLock } from './run-lock.js';
 
 export { runDirOf };
@@ -72,6 +73,12 @@ export interface ArmSummary {
   reasoningVerdicts?: Record<string, number>;
   /** "<experiment>/<arm>" when this row is another experiment's arm (an arm with `reuse`). */
   reusedFrom?: string;
+  /** Stochastic decoding evaluated several times (LatentMethod.evalPasses): accuracy is their mean; each pass's accuracy, sd and 95 % interval. */
+  passes?: PassStats;
+  /** The arm its weights start from at the root of its initFrom chain (e.g. "cot" for CoLaR's RL arms), or "scratch". */
+  startsFrom?: string;
+  /** The method's training counts (LatentMethod.trainingStats), e.g. CoLaR's rlGroups and rlGroupsWithSignal. */
+  trainingStats?: Record<string, number>;
   /** Accuracy of the same arm with its latents replaced (latent methods only). */
   controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
   /** Chain classes, agreement, token-cap hits, ProsQA option rates (absent in records written before them). */
@@ -100,6 +107,18 @@ export const FINAL_CHECKPOINT = 'final.ckpt';
 
 /** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
 const CONTEXT_MARGIN = 32;
+
+/** The arm at the root of `arm`'s initFrom chain (through reused arms), or "scratch" when it starts from a random LM. */
+export function startingPoint(exp: ExperimentConfig, arm: Arm): string {
+  let at = trainedAt(exp, arm);
+  if (!at.arm.initFrom) return 'scratch';
+  for (let hops = 0; at.arm.initFrom && hops < 100; hops++) {
+    const next = at.exp.arms.find((a) => a.name === at.arm.initFrom);
+    if (!next) return at.arm.initFrom;
+    at = trainedAt(at.exp, next);
+  }
+  return at.arm.name;
+}
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
@@ -228,7 +247,10 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
     if (built.hf) await saveGpt2(path.join(dir, PRETRAINED_EXPORT), lm, { hf: built.hf, tokenizer: built.tokenizer as PretrainedTokenizer });
     const sets = await evaluateTestSets(answer, data, { ...exp.eval, maxNewTokens }, dir, { label: `${arm.name} s${seed}`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
     if (sets === 'interrupted') return 'interrupted';
-    const { main: ev, test } = sets;
+    const { test } = sets;
+    // Stochastic decoders (CoLaR) are scored over several passes; the first is the one whose samples are recorded.
+    const ev = await addPasses(method, arm.config, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet }, sets.main);
+    if (ev === 'interrupted') return 'interrupted';
     const controls: NonNullable<ArmSummary['controls']> = {};
     if (ev.reasoningKind === 'latents') {
       for (const control of exp.eval.controls as LatentControl[]) {
@@ -258,6 +280,9 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
       ...(Object.keys(controls).length ? { controls } : {}),
       diagnostics: ev.diagnostics,
       ...(Object.keys(sets.tests).length ? { tests: sets.tests } : {}),
+      startsFrom: startingPoint(exp, arm),
+      ...(ev.passes ? { passes: ev.passes } : {}),
+      ...(method.trainingStats && Object.keys(method.trainingStats(state)).length ? { trainingStats: method.trainingStats(state) } : {}),
     };
     await record.dropMetrics((l) => 'test/acc' in l); // a run killed between this line and summary.json
     await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });

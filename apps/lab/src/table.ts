@@ -24,6 +24,8 @@ export interface Paired { baseline: string; diff: number; lo: number; hi: number
 export interface ArmRow {
   arm: string;
   method: string;
+  /** The reference the arm's weights start from (root of its initFrom chain; '' in records that predate it). */
+  startsFrom: string;
   seeds: number;
   accuracy: number;
   stderr: number;
@@ -63,6 +65,7 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
     const main: ArmRow = {
       arm,
       method: rs[0].method,
+      startsFrom: rs[0].startsFrom ?? '',
       seeds: rs.length,
       accuracy: 0,
       stderr: 0,
@@ -151,6 +154,7 @@ function displayTable(rows: ArmRow[]) {
       return {
         arm: r.arm,
         method: r.method,
+        'starts from': r.startsFrom || '–',
         seeds: r.seeds,
         'accuracy %': `${(100 * r.accuracy).toFixed(1)} ± ${(100 * r.stderr).toFixed(1)}${r.spread === 'binomial' ? '*' : ''}`,
         ...Object.fromEntries(bases.map((b) => [`Δ ${b} (pp, 95 %)`, pairedText(r.paired.find((p) => p.baseline === b))])),
@@ -209,7 +213,7 @@ export function tableText(rows: ArmRow[]): string {
   const head = Object.keys(objs[0]);
   const cells = objs.map((o) => head.map((h) => String(o[h])));
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((x, i) => (i < 2 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
+  const line = (c: string[]) => c.map((x, i) => (i < 3 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 

@@ -3,7 +3,7 @@ import { initBackend, Rng, train } from '@telepath/core';
 import { expectClose, expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rollout } from './generate.js';
-import { groupAdvantages, grpoLoss, policyLogProbs, ppoClipLoss, refillBuffer, rlLoss, sequenceLosses, type BufferedRollout } from './grpo.js';
+import { groupAdvantages, groupsWithSignal, grpoLoss, policyLogProbs, ppoClipLoss, refillBuffer, rlLoss, sequenceLosses, type BufferedRollout } from './grpo.js';
 import { promptIds } from './layout.js';
 import { toyState } from './testing.js';
 
@@ -121,6 +121,21 @@ describe('GRPO on a tiny model', () => {
     tf.dispose([value, ...Object.values(grads)]);
     delete state.reward;
     expect(() => refillBuffer(state, data.slice(0, 1), new Rng(0))).toThrow(/needs a reward/);
+    state.dispose();
+  });
+
+  it('counts the GRPO groups whose advantages are not all zero', () => {
+    expect(groupsWithSignal([1, 1, 0, 0, 0, 1, 1, 1, 1], 3)).toBe(2);
+    expect(groupsWithSignal([0, 0, 0, 0], 2)).toBe(0);
+    const { state, data } = toyState({ maxLatents: 2, groupSize: 4, rolloutQuestions: 3, maxNewTokens: 2 });
+    let calls = 0;
+    // Question 0 always right, question 1 right every other rollout, question 2 never: one group with signal.
+    state.reward = (ex) => (ex.id === data[0].id ? 1 : ex.id === data[1].id ? calls++ % 2 : 0);
+    refillBuffer(state, data.slice(0, 3), new Rng(0));
+    expect(state.rlStats).toMatchObject({ rollouts: 12, groups: 3, groupsWithSignal: 1 });
+    state.buffer.length = 0;
+    refillBuffer(state, data.slice(0, 3), new Rng(1));
+    expect(state.rlStats).toMatchObject({ rollouts: 24, groups: 6, groupsWithSignal: 2 });
     state.dispose();
   });
 });

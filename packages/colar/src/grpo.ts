@@ -39,6 +39,13 @@ export function groupAdvantages(rewards: number[], G: number): number[] {
   return out;
 }
 
+/** Groups of G whose rewards differ, i.e. whose advantages are not all zero (the only ones that move the policy). */
+export function groupsWithSignal(rewards: number[], G: number): number {
+  let n = 0;
+  for (let g = 0; g < rewards.length; g += G) if (new Set(rewards.slice(g, g + G)).size > 1) n += 1;
+  return n;
+}
+
 /** PPO-clip loss per element: −min(ρ·A, clip(ρ, 1−ε, 1+ε)·A), ρ = exp(logp − oldLogp). Same shapes in and out. */
 export function ppoClipLoss(logp: tf.Tensor, oldLogp: tf.Tensor, adv: tf.Tensor, eps: number): tf.Tensor {
   return tf.tidy(() => {
@@ -119,6 +126,8 @@ export function refillBuffer(s: ColarState, questions: Example[], rng: Rng): voi
   s.buffer.push(...rng.fork('shuffle').shuffle(items));
   s.rlStats = {
     rollouts: s.rlStats.rollouts + rows.length,
+    groups: s.rlStats.groups + questions.length,
+    groupsWithSignal: s.rlStats.groupsWithSignal + groupsWithSignal(rewards, G),
     meanReward: rewards.reduce((a, b) => a + b, 0) / rows.length,
     meanLatents: rows.reduce((a, r) => a + r.latents.length, 0) / rows.length,
   };

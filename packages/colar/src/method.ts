@@ -6,8 +6,8 @@
  * Deviations from the paper (no LoRA: the whole tiny LM trains; the lab's tokenizer) are listed
  * in the package README.
  */
-import type * as tf from '@tensorflow/tfjs-core';
-import { answerFromIds, Rng, type Example, type GenerateOptions, type Generation, type LatentMethod, type LatentTrace, type MethodContext, type StepInfo } from '@telepath/core';
+import * as tf from '@tensorflow/tfjs-core';
+import { answerFromIds, Rng, variableFrom, type Example, type GenerateOptions, type Generation, type LatentMethod, type LatentTrace, type MethodContext, type StepInfo } from '@telepath/core';
 import { DEFAULT_COLAR_CONFIG, parseColarConfig, type ColarConfig } from './config.js';
 import { rollout } from './generate.js';
 import { rlLoss } from './grpo.js';
@@ -19,6 +19,9 @@ import type { ColarState } from './state.js';
 /** Slots written by `trace` at most (later latent positions are rare and thin). */
 const TRACE_SLOTS = 16;
 const TRACE_BATCH = 64;
+/** Checkpoint name of the embedding scale (`ColarState.embStd`). */
+export const EMB_STD_VARIABLE = 'colar.embStd';
+let scaleId = 0;
 
 function init(ctx: MethodContext, config: ColarConfig): ColarState {
   const c = parseColarConfig(config);
@@ -31,20 +34,28 @@ function init(ctx: MethodContext, config: ColarConfig): ColarState {
     if (!c.trainEmbeddings) m.delete('wte');
     return m;
   };
+  // Measured once, from the (CoT-trained) embedding table the arm starts from, and checkpointed with
+  // the arm (never trained): a re-evaluation rebuilds the LM at random before restoring final.ckpt,
+  // and must not re-measure it there.
+  const scale = variableFrom(tf.scalar(embeddingStd(ctx.lm)), false, `colar.embStd#${scaleId++}`);
+  const variables = () => new Map([...all(), [EMB_STD_VARIABLE, scale] as [string, tf.Variable]]);
   return {
     lm: ctx.lm,
     tokenizer: ctx.tokenizer,
     config: c,
     head,
-    embStd: embeddingStd(ctx.lm), // measured once, from the (CoT-trained) embedding table
+    get embStd() {
+      return scale.dataSync()[0];
+    },
     ...(ctx.reward ? { reward: ctx.reward } : {}),
     buffer: [],
-    rlStats: { rollouts: 0, meanReward: 0, meanLatents: 0 },
+    rlStats: { rollouts: 0, groups: 0, groupsWithSignal: 0, meanReward: 0, meanLatents: 0 },
     params: all,
     trainable,
-    variables: all,
+    variables,
     dispose: () => {
       ctx.lm.dispose();
+      scale.dispose();
       for (const v of head.params.values()) v.dispose();
       head.params.clear();
     },
@@ -118,5 +129,10 @@ export const colar: LatentMethod<ColarConfig, ColarState> = {
   phases,
   loss,
   generate: generateAnswers,
+  evalPasses: (config) => {
+    const c = parseColarConfig(config);
+    return c.decoding === 'greedy' ? 1 : c.evalPasses; // greedy decoding gives the same answers every pass
+  },
+  trainingStats: (s): Record<string, number> => (s.rlStats.groups > 0 ? { rlRollouts: s.rlStats.rollouts, rlGroups: s.rlStats.groups, rlGroupsWithSignal: s.rlStats.groupsWithSignal } : {}),
   trace,
 };

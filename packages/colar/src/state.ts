@@ -13,13 +13,20 @@ export interface ColarState extends MethodState {
   tokenizer: Tokenizer;
   config: ColarConfig;
   head: LatentHead;
-  /** Std of the LM's embedding table when the method was initialised: targets are divided by it, latents multiplied. */
-  embStd: number;
+  /**
+   * Std of the LM's embedding table when the method was initialised (from the arm it starts from):
+   * targets are divided by it, latents multiplied. Kept in a checkpointed variable (`colar.embStd`,
+   * in `variables()`, never trained), so a restored arm reads the value it trained with.
+   */
+  readonly embStd: number;
   /** 1 for a correct answer, 0 otherwise (from the lab); required by the 'rl' phase. */
   reward?: RewardFn;
   /** Rollouts waiting to be trained on (GRPO: old log-probs fixed at rollout time). */
   buffer: BufferedRollout[];
-  /** Running numbers of the last rollouts (mean reward, mean latents), for logs and tests. */
-  rlStats: { rollouts: number; meanReward: number; meanLatents: number };
+  /**
+   * Rollouts and GRPO groups so far in this process (groupsWithSignal: groups whose rewards differ,
+   * the only ones with non-zero advantages), and the last buffer's mean reward and latents.
+   */
+  rlStats: { rollouts: number; groups: number; groupsWithSignal: number; meanReward: number; meanLatents: number };
   params(): Map<string, tf.Variable>;
 }

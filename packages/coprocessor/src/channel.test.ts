@@ -110,4 +110,21 @@ describe('controls on KV latents', () => {
     }));
     tf.dispose(kv.flatMap((x) => [x.k, x.v]));
   });
+
+  it('random matches the norm of every layer\'s keys and values at every latent position, not one norm over all layers', () => {
+    // Layer 1 ten times larger than layer 0, as the layers' scales of a trained Base differ.
+    const kv = tf.tidy(() => [1, 10].map((scale, l) => ({ k: tf.mul(tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 30 + l), scale) as tf.Tensor4D, v: tf.mul(tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 40 + l), scale) as tf.Tensor4D })));
+    const norms = (t: tf.Tensor4D) => tf.tidy(() => Array.from(tf.sqrt(tf.sum(tf.square(t), [1, 3])).dataSync())); // per (example, position) over heads × head width
+    const c = controlLatents({ injection: 'kv', kv }, 'random', new Rng(2));
+    if (c.injection !== 'kv') throw new Error('kind');
+    for (const l of [0, 1]) {
+      for (const w of ['k', 'v'] as const) {
+        const want = norms(kv[l][w]);
+        norms(c.kv[l][w]).forEach((n, i) => expect(n).toBeCloseTo(want[i], 3));
+        expect(tf.tidy(() => tf.max(tf.abs(tf.sub(c.kv[l][w], kv[l][w]))).dataSync()[0])).toBeGreaterThan(0.1); // new directions
+      }
+    }
+    tf.dispose([...kv.flatMap((x) => [x.k, x.v]), ...c.kv.flatMap((x) => [x.k, x.v])]);
+  });
 });
+

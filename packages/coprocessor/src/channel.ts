@@ -40,18 +40,29 @@ export function latentInputs(l: Latents): number {
 }
 
 /**
- * Applies a control to the latents. KV latents are controlled as one vector per latent position:
- * all layers' keys and values of position k stacked to [B, K, 2·L·C], so a shuffle moves whole
- * positions between examples and a random draw matches each position's overall norm.
+ * Applies a control to the latents. KV latents: `random` draws each layer's keys and values of
+ * each latent position with that layer's own norm (per layer, per k / v, per position: the layers'
+ * scales differ, and one norm over all layers would hand some layers far more than theirs); `shuffle`
+ * moves whole positions, all layers together, between examples; `zero` zeroes everything.
  */
 export function controlLatents(l: Latents, control: LatentControl, rng: Rng): Latents {
   if (l.injection === 'embeddings') return { injection: 'embeddings', z: applyLatentControl(l.z, control, rng) };
   return tidy(() => {
     const [B, H, K, D] = l.kv[0].k.shape;
     const toRows = (t: tf.Tensor4D) => tf.reshape(tf.transpose(t, [0, 2, 1, 3]), [B, K, H * D]); // [B, K, C]
+    const fromRows = (t: tf.Tensor) => tf.transpose(tf.reshape(t, [B, K, H, D]), [0, 2, 1, 3]) as tf.Tensor4D; // [B, H, K, D]
+    if (control === 'random') {
+      return {
+        injection: 'kv' as const,
+        kv: l.kv.map((x, i) => ({
+          k: fromRows(applyLatentControl(toRows(x.k), 'random', rng.fork(`layer${i}/k`))),
+          v: fromRows(applyLatentControl(toRows(x.v), 'random', rng.fork(`layer${i}/v`))),
+        })),
+      };
+    }
     const parts = l.kv.flatMap((x) => [toRows(x.k), toRows(x.v)]);
     const flat = applyLatentControl(tf.concat(parts, 2) as tf.Tensor3D, control, rng); // [B, K, 2LC]
-    const back = tf.split(flat, parts.length, 2).map((t) => tf.transpose(tf.reshape(t, [B, K, H, D]), [0, 2, 1, 3]) as tf.Tensor4D);
+    const back = tf.split(flat, parts.length, 2).map(fromRows);
     return { injection: 'kv' as const, kv: l.kv.map((_, i) => ({ k: back[2 * i], v: back[2 * i + 1] })) };
   });
 }

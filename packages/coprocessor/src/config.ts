@@ -16,6 +16,9 @@
  */
 export type CoprocessorVariant = 'liu' | 'h1' | 'h2' | 'h2-embed';
 export type Injection = 'embeddings' | 'kv';
+export type AnswerPositions = 'overlap' | 'after-latents';
+export const ANSWER_POSITIONS: readonly AnswerPositions[] = ['overlap', 'after-latents'];
+export const AHEAD_TEXTS: readonly CoprocessorConfig['aheadText'][] = ['with-steps', 'without-steps'];
 
 export interface VariantSpec {
   /** How the latents reach the Base. */
@@ -43,6 +46,12 @@ export interface CoprocessorConfig {
   pretrainSteps: number;
   /** N_A: tokens predicted after each random insertion point in the pretraining phase. */
   aheadTokens: number;
+  /**
+   * Text of the pretraining phase: the task's text with its reasoning steps (what a CoT Base was
+   * trained on) or without them (prompt and answer: what a No-CoT Base was trained on). Liu trains
+   * on the decoder's own pretraining data; pick the one the Base saw.
+   */
+  aheadText: 'with-steps' | 'without-steps';
   /** h2 / h2-embed only: steps with the Base still frozen before the joint phase (0 = none). */
   frozenBaseSteps: number;
   /**
@@ -53,11 +62,15 @@ export interface CoprocessorConfig {
   /** Std of the soft tokens' normal init; 0 = the std of the Base's token-embedding table. */
   softInitStd: number;
   /**
-   * true: the Base's continuation (### answer) takes position ids after the N_L latents (Liu's
-   * literal layout); false: it continues from the prompt, the latents' ids overlapping it, for
-   * every variant (core's extraKV consumes no ids either).
+   * Position ids of the Base's continuation (### answer) after the N_L latents:
+   *   after-latents  it starts after them (Liu's literal layout: the latents are appended to the
+   *                  cache as the next positions), so every latent key sits before the answer;
+   *   overlap        it continues from the prompt, the latents' ids overlapping it (core's extraKV
+   *                  consumes no ids either); under rotary positions the answer then sees latent
+   *                  keys at offsets 0..N_L−1 ahead of itself, which the Base never saw in training,
+   *                  but every prompt token stays at the offset the Base was trained with.
    */
-  shiftAnswerPositions: boolean;
+  answerPositions: AnswerPositions;
   /** Peak learning rate of every phase of this arm; 0 = the experiment's `train.optim.lr`. */
   lr: number;
   /** Longest generated answer (after the forced ###). */
@@ -70,19 +83,22 @@ export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
   steps: 1000, // chosen: the CoT reference's default, so a coprocessor arm costs ≈ one more reference run
   pretrainSteps: 0, // chosen: off; Liu trains on pretraining data (§3) — here an option on task text
   aheadTokens: 16, // Liu arXiv 2412.17747 Table 6 [third-party]: N_A ∈ {4, 8, 16, 32} → GSM8K 24.03 / 24.11 / 24.72 / 23.73, "16 best"
+  aheadText: 'with-steps', // Liu §3: the decoder's own pretraining data; the shipped Liu arms start from No-CoT and set 'without-steps'
   frozenBaseSteps: 0, // chosen: plain joint finetuning, as paper A describes H2
   // [inferred] Liu feeds final-layer states to Gemma-2, which multiplies its token embeddings by
   // √d, so states and token inputs share one scale; this GPT-2-style Base has no √d factor and z
   // (unit RMS after the final LayerNorm) would enter ≈ 1/std times larger than any token. chosen:
   // rescale to the embedding std, as CoLaR arXiv 2505.16552 (released code) scales its latents.
   latentScale: 0,
-  softInitStd: 0,
-  // chosen: Liu's decoder (Gemma-2) has rotary positions, where N_L inserted positions barely move
-  // the answer; this Base has learned absolute positions, and shifting the answer by N_L broke the
-  // trained No-CoT Base (measured, Countdown-3, N_L 4, untrained channel: answer loss 2.80 shifted
-  // vs 0.78 for H1, whose KV takes no ids). Not shifting keeps Liu and H1 on one answer layout, so
-  // they differ only in the injection, which is the comparison paper A makes.
-  shiftAnswerPositions: false, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
+  softInitStd: 0, // chosen: Liu §3 says only "trainable soft tokens" (init not stated); match the Base's embedding scale
+  // chosen: overlap, measured under both position kinds. Learned positions: shifting the answer by
+  // N_L broke the trained No-CoT Base (Countdown-3, N_L 4, untrained channel: answer loss 2.80
+  // shifted vs 0.78 for H1, whose KV takes no ids). Rotary positions (Liu's Gemma-2, our ProsQA and
+  // GSM8K runs), Countdown-3, rotary No-CoT Base at 26.0 %, 200 steps, 1 seed, 200 questions
+  // (experiments/coprocessor-rotary-positions.json): overlap / after-latents = H1 N_L 16 31.0 / 17.5 %,
+  // Liu N_L 16 29.0 / 15.0 %, H1 N_L 4 30.5 / 16.5 %, Liu N_L 4 27.5 / 13.0 %. After the latents the
+  // answer sits N_L positions further from every prompt token than the frozen Base was trained with.
+  answerPositions: 'overlap',
   lr: 0, // Liu arXiv 2412.17747: learning rate "not found" (docs/methods.md §2); chosen: the experiment's
   maxNewTokens: 32, // chosen: answers are short (Countdown equation, ProsQA sentence, GSM8K number)
 };

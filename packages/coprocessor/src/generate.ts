@@ -2,9 +2,9 @@
  * Inference of the channel (Liu et al. 2024, arXiv 2412.17747 §3: "at evaluation the coprocessor
  * is called once at the end of the prompt"): the Base encodes the prompt, the Coprocessor reads
  * that cache once and hands on N_L latents (under a control when asked), the Base is fed ### and
- * decodes the answer greedily or by sampling. `trace` records the Coprocessor's last-layer states
- * z at the N_L soft positions for the subspace analysis — for every variant, KV ones included
- * (z is what paper A calls Z = C_φ(KV_θ(x), N_L soft) ∈ R^{N_L×d}).
+ * decodes the answer greedily or by sampling. `trace` records, for the subspace analysis, what
+ * the Base reads at the N_L latent positions: the scaled embeddings (liu, h2-embed) or the
+ * per-layer keys and values (h1, h2).
  * Letters: B batch, K = N_L latents, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
@@ -40,18 +40,30 @@ export async function generateAnswers(s: CoprocessorState, batch: Example[], o: 
   });
 }
 
-/** z [N, C] per latent slot over `batch` (chunks of 32 examples). */
+/**
+ * What the Base reads at each latent slot, over `batch` (chunks of 32 examples): embedding
+ * injection, the scaled states z·latentScale [N, C] it takes as input embeddings; KV injection,
+ * every layer's key and value at that position, concatenated [N, 2·L·C] (layer 0's k, v, then
+ * layer 1's, …). For KV variants the Coprocessor's last-layer state z goes through weights that
+ * never train (the last layer's query, MLP and final norm), so it is not what the Base reads.
+ */
 export function traceLatents(s: CoprocessorState, batch: Example[]): LatentTrace {
   const K = s.config.latentTokens;
-  const C = s.base.config.width;
   const N = batch.length;
-  const slots = Array.from({ length: K }, (_, k) => ({ name: `z${k}`, vectors: new Float32Array(N * C), rows: N, width: C }));
+  const kv = s.spec.injection === 'kv';
+  const W = (kv ? 2 * s.base.config.layers : 1) * s.base.config.width;
+  const slots = Array.from({ length: K }, (_, k) => ({ name: kv ? `kv${k}` : `z${k}`, vectors: new Float32Array(N * W), rows: N, width: W }));
   for (let i = 0; i < N; i += 32) {
     const chunk = batch.slice(i, i + 32);
-    const z = tf.tidy(() => latentsFor(s, chunk.map((ex) => encodeExample(s.tokenizer, ex).prompt)).out.z.dataSync() as Float32Array); // [b, K, C]
+    const read = tf.tidy(() => {
+      const { latents } = latentsFor(s, chunk.map((ex) => encodeExample(s.tokenizer, ex).prompt));
+      if (latents.injection === 'embeddings') return latents.z.dataSync() as Float32Array; // [b, K, C]
+      const rows = latents.kv.flatMap(({ k, v }) => [k, v].map((t) => tf.reshape(tf.transpose(t, [0, 2, 1, 3]), [chunk.length, K, -1]))); // 2L × [b, K, C]
+      return tf.concat(rows, 2).dataSync() as Float32Array; // [b, K, 2LC]
+    });
     chunk.forEach((_, b) => {
-      for (let k = 0; k < K; k++) slots[k].vectors.set(z.subarray((b * K + k) * C, (b * K + k + 1) * C), (i + b) * C);
+      for (let k = 0; k < K; k++) slots[k].vectors.set(read.subarray((b * K + k) * W, (b * K + k + 1) * W), (i + b) * W);
     });
   }
-  return { source: `coprocessor-${s.config.variant}`, slots, exampleIds: batch.map((ex) => ex.id) };
+  return { source: `coprocessor-${s.config.variant} (${kv ? 'per-layer keys and values' : 'scaled latent embeddings'} the Base reads)`, slots, exampleIds: batch.map((ex) => ex.id) };
 }

@@ -1,11 +1,11 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, Rng, train, type Example, type TinyLm } from '@telepath/core';
+import { encodeExample, initBackend, Rng, train, type Example, type TinyLm } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COPROCESSOR_VARIANTS, type CoprocessorConfig } from './config.js';
 import { latentsFor } from './loss.js';
 import { coprocessor } from './method.js';
-import type { CoprocessorState } from './state.js';
+import { LATENT_SCALE_VARIABLE, type CoprocessorState } from './state.js';
 import { toyBase, toyExamples } from './testing.js';
 
 beforeAll(async () => {
@@ -57,7 +57,7 @@ describe('gradients', () => {
       const s = setup({ variant });
       const trained = s.trainable('sft');
       expect([...trained.keys()].some((k) => !k.startsWith('copro.'))).toBe(s.spec.trainBase);
-      const all = [...new Set([...s.variables().values(), ...s.cp.lm.params.values()])];
+      const all = [...new Set([...s.variables().values(), ...s.cp.lm.params.values()])].filter((v) => v.trainable); // not the latent scale, a constant
       const { grads } = tf.variableGrads(() => coprocessor.loss(s, data.slice(0, 4), at()), all);
       const byName = new Map([...s.variables()].map(([k, v]) => [v.name, k]));
       const nonZero = new Set(Object.entries(grads).filter(([, g]) => tf.tidy(() => tf.max(tf.abs(g)).dataSync()[0]) > 0).map(([n]) => byName.get(n) ?? `unlisted:${n}`));
@@ -91,7 +91,8 @@ describe('training', () => {
       await trainFew(s, 'warm', 2);
       for (const [k, v] of baseOf(s).params) expect(Array.from(v.dataSync()), `${variant} warm ${k}`).toEqual(Array.from(before.get(k)!));
       await trainFew(s, 'sft', 3);
-      for (const [k, v] of s.variables()) expect(Array.from(v.dataSync()), `${variant} ${k}`).not.toEqual(Array.from(before.get(k)!));
+      for (const [k, v] of s.variables()) if (k !== LATENT_SCALE_VARIABLE) expect(Array.from(v.dataSync()), `${variant} ${k}`).not.toEqual(Array.from(before.get(k)!));
+      expect(s.variables().get(LATENT_SCALE_VARIABLE)!.dataSync()[0]).toBe(before.get(LATENT_SCALE_VARIABLE)![0]); // measured at init, never trained
       s.dispose();
     }
   });
@@ -120,17 +121,39 @@ describe('shapes, generation and leaks', () => {
           for (const l of out.kv) expect([l.k.shape, l.v.shape]).toEqual([[B, 2, K, 8], [B, 2, K, 8]]);
           expect(prompt.cache.keyMask.shape[0]).toBe(B);
         });
-        for (const shiftAnswerPositions of [false, true]) {
-          const gens = await coprocessor.generate({ ...s, config: { ...s.config, shiftAnswerPositions } }, data.slice(0, B), { maxNewTokens: 4, temperature: 0, topP: 1, rng: new Rng(0) });
+        for (const answerPositions of ['overlap', 'after-latents'] as const) {
+          const gens = await coprocessor.generate({ ...s, config: { ...s.config, answerPositions } }, data.slice(0, B), { maxNewTokens: 4, temperature: 0, topP: 1, rng: new Rng(0) });
           expect(gens.map((g) => [g.reasoningKind, g.reasoningLength])).toEqual(Array(B).fill(['latents', K]));
         }
         const trace = coprocessor.trace!(s, data.slice(0, 5));
         expect(trace.slots.length).toBe(K);
-        for (const sl of trace.slots) expect([sl.rows, sl.width, sl.vectors.length]).toEqual([5, 16, 5 * 16]);
+        const W = variant === 'h1' ? 2 * 2 * 16 : 16; // h1: 2 layers × (k, v) × C
+        for (const sl of trace.slots) expect([sl.rows, sl.width, sl.vectors.length]).toEqual([5, W, 5 * W]);
         s.dispose();
       }
     });
   }
+
+  it('trace records what the Base reads: h1 every layer\'s keys and values at each latent, liu the scaled embeddings', () => {
+    for (const variant of ['h1', 'liu'] as const) {
+      const s = setup({ variant, latentTokens: 2 });
+      const batch = data.slice(0, 3);
+      const trace = coprocessor.trace!(s, batch);
+      tf.tidy(() => {
+        const { latents } = latentsFor(s, batch.map((ex) => encodeExample(s.tokenizer, ex).prompt));
+        for (let k = 0; k < 2; k++) {
+          for (let b = 0; b < 3; b++) {
+            const row = Array.from(trace.slots[k].vectors.subarray(b * trace.slots[k].width, (b + 1) * trace.slots[k].width));
+            const want = latents.injection === 'kv'
+              ? latents.kv.flatMap(({ k: key, v }) => [key, v].flatMap((t) => Array.from(tf.reshape(tf.slice(t, [b, 0, k, 0], [1, -1, 1, -1]), [-1]).dataSync()))) // layer l: k then v, heads × head width
+              : Array.from(tf.slice(latents.z, [b, k, 0], [1, 1, -1]).dataSync());
+            row.forEach((x, i) => expect(x, `${variant} slot ${k} row ${b} [${i}]`).toBeCloseTo(want[i], 5));
+          }
+        }
+      });
+      s.dispose();
+    }
+  });
 
   it('loss, generate (every control) and trace leak no tensors', async () => {
     for (const variant of COPROCESSOR_VARIANTS) {

@@ -4,9 +4,9 @@
  * each phase trains. Phases: 'pretrain' (Liu's ahead-token objective, optional), 'warm' (h2
  * variants only, optional: the Coprocessor trains with the Base still frozen), 'sft' (the task).
  */
-import type * as tf from '@tensorflow/tfjs-core';
-import { parseConfig, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
-import { COPROCESSOR_VARIANTS, DEFAULT_COPROCESSOR_CONFIG, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
+import * as tf from '@tensorflow/tfjs-core';
+import { parseConfig, variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
+import { AHEAD_TEXTS, ANSWER_POSITIONS, COPROCESSOR_VARIANTS, DEFAULT_COPROCESSOR_CONFIG, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
 import { createCoprocessor, disposeCoprocessor, embeddingStd, type Coprocessor } from './model.js';
 
 export interface CoprocessorState extends MethodState {
@@ -15,13 +15,24 @@ export interface CoprocessorState extends MethodState {
   tokenizer: Tokenizer;
   config: CoprocessorConfig;
   spec: VariantSpec;
-  /** Factor applied to z before embedding injection (config.latentScale, resolved). */
-  latentScale: number;
+  /**
+   * Factor applied to z before embedding injection (config.latentScale, or the Base's embedding
+   * std at init). Kept in a checkpointed variable (`copro.latentScale`, in `variables()`, never
+   * trained), so a restored arm reads the value it trained with, not one re-measured from the
+   * randomly initialised LM a re-evaluation builds before restoring.
+   */
+  readonly latentScale: number;
 }
+
+/** Checkpoint name of the embedding-injection scale (`CoprocessorState.latentScale`). */
+export const LATENT_SCALE_VARIABLE = 'copro.latentScale';
+let scaleId = 0;
 
 export function resolveConfig(config: unknown): CoprocessorConfig {
   const c = parseConfig(DEFAULT_COPROCESSOR_CONFIG, config, 'coprocessor');
   if (!COPROCESSOR_VARIANTS.includes(c.variant)) throw new Error(`coprocessor: unknown variant "${c.variant}". Expected one of: ${COPROCESSOR_VARIANTS.join(', ')}`);
+  if (!ANSWER_POSITIONS.includes(c.answerPositions)) throw new Error(`coprocessor: unknown answerPositions "${c.answerPositions}". Expected one of: ${ANSWER_POSITIONS.join(', ')}`);
+  if (!AHEAD_TEXTS.includes(c.aheadText)) throw new Error(`coprocessor: unknown aheadText "${c.aheadText}". Expected one of: ${AHEAD_TEXTS.join(', ')}`);
   for (const k of ['latentTokens', 'aheadTokens', 'maxNewTokens'] as const) {
     if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`coprocessor: ${k} must be a positive integer, got ${c[k]}`);
   }
@@ -54,21 +65,26 @@ export function createState(ctx: MethodContext, config: CoprocessorConfig): Copr
   const cp = createCoprocessor(base, c.latentTokens, spec.injection, c.softInitStd, ctx.rng.fork('coprocessor'));
   const coproVars = new Map([...cp.used].map(([n, v]) => [`copro.${n}`, v]));
   const all = new Map<string, tf.Variable>([...base.params, ...coproVars]);
+  const scale = variableFrom(tf.scalar(c.latentScale > 0 ? c.latentScale : embeddingStd(base)), false, `copro.latentScale#${scaleId++}`);
+  const variables = new Map<string, tf.Variable>([...all, [LATENT_SCALE_VARIABLE, scale]]);
   return {
     base,
     cp,
     tokenizer: ctx.tokenizer,
     config: c,
     spec,
-    latentScale: c.latentScale > 0 ? c.latentScale : embeddingStd(base),
+    get latentScale() {
+      return scale.dataSync()[0];
+    },
     trainable: (phase) => {
       if (phase === 'sft') return spec.trainBase ? all : coproVars;
       if (phase === 'pretrain' || phase === 'warm') return coproVars; // Liu §3: the decoder stays frozen
       throw new Error(`coprocessor: unknown phase "${phase}". Expected one of: ${phasesOf(c).map((p) => p.phase).join(', ')}`);
     },
-    variables: () => all,
+    variables: () => variables,
     dispose: () => {
       disposeCoprocessor(cp);
+      scale.dispose();
       base.dispose();
     },
   };

@@ -92,5 +92,12 @@ export interface LatentMethod<C, S extends MethodState = MethodState> {
   /** Loss on a batch; called inside tf.tidy by the training loop. */
   loss(state: S, batch: Example[], at: StepInfo): tf.Scalar;
   generate(state: S, batch: Example[], o: GenerateOptions): Promise<Generation[]>;
+  /**
+   * How many times evaluation decodes every question (default 1). Methods that decode
+   * stochastically report the mean and spread over these passes (e.g. CoLaR: 5).
+   */
+  evalPasses?(config: C): number;
+  /** Counts from training worth recording with the result (e.g. CoLaR's GRPO groups with a non-zero advantage). */
+  trainingStats?(state: S): Record<string, number>;
   trace?(state: S, batch: Example[]): LatentTrace;
 }

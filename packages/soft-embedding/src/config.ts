@@ -28,6 +28,12 @@ export interface SoftEmbeddingConfig {
   stepsPerStage: number;
   /** continuous-thought: training steps of the final stage (all language steps replaced). */
   finalStageSteps: number;
+  /**
+   * continuous-thought: when > 0, the arm's whole step budget, shared equally by its stages (the
+   * remainder goes to the final stage) instead of stepsPerStage / finalStageSteps, so arms of every
+   * N_L (1 to N_L / c + 1 stages) train for the same number of optimizer steps.
+   */
+  totalSteps: number;
   /** continuous-thought: probability that a training example gets a uniformly drawn stage instead. */
   uniformProb: number;
   /** Longest generation after the latents. */
@@ -52,6 +58,7 @@ export const DEFAULT_SOFT_EMBEDDING_CONFIG: SoftEmbeddingConfig = {
   // Coconut released configs train 25 (GSM8K) / 50 (ProsQA) epochs, so after the last latent
   // stage 13 / 15 epochs remain with every step replaced; chosen: 3 stages' worth of steps.
   finalStageSteps: 600,
+  totalSteps: 0, // chosen: off, the per-stage budget above; the step-matched comparisons set it
   // Coconut released configs: uniform_prob 0.0 for the main results (README suggests 0.3 for the
   // analysis runs of §5).
   uniformProb: 0,
@@ -81,6 +88,11 @@ export function resolveConfig(raw: unknown): SoftEmbeddingConfig {
     int('firstStage', 0);
     int('stepsPerStage', 0);
     int('finalStageSteps', 0);
+    int('totalSteps', 0);
+    const set = (k: string) => typeof raw === 'object' && raw !== null && k in raw;
+    if (c.totalSteps > 0 && (set('stepsPerStage') || set('finalStageSteps'))) {
+      throw new Error('soft-embedding: set either totalSteps (shared equally by the stages) or stepsPerStage and finalStageSteps, not both');
+    }
     if (c.latentTokens % c.thoughtsPerStep !== 0) {
       throw new Error(`soft-embedding: latentTokens (${c.latentTokens}) must be a multiple of thoughtsPerStep (${c.thoughtsPerStep}); N_L = stages × c`);
     }

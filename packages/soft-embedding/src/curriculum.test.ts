@@ -31,6 +31,17 @@ describe('curriculum', () => {
     expect(() => stageOfPhase('sft')).toThrow(/Expected stage<s>/);
   });
 
+  it('totalSteps: every N_L trains the same number of steps, shared equally by its stages', () => {
+    // GSM8K's Coconut arms: N_L 1 (c 1), 2, 4, 8 (c 2), 16 (c 4): 2 to 5 stages from stage 1.
+    const arms = [[1, 1], [2, 2], [4, 2], [8, 2], [16, 4]].map(([latentTokens, thoughtsPerStep]) => resolveConfig({ variant: 'continuous-thought', latentTokens, thoughtsPerStep, totalSteps: 80 }));
+    const phases = arms.map((c) => curriculumPhases(c));
+    expect(phases.map((p) => p.reduce((a, x) => a + x.steps, 0))).toEqual([80, 80, 80, 80, 80]);
+    expect(phases.map((p) => p.length)).toEqual([2, 2, 3, 5, 5]);
+    expect(phases[2]).toEqual([{ phase: 'stage1', stage: 1, steps: 26 }, { phase: 'stage2', stage: 2, steps: 26 }, { phase: 'stage3', stage: 3, steps: 28 }]);
+    expect(phases[3].map((p) => p.steps)).toEqual([16, 16, 16, 16, 16]);
+    expect(() => resolveConfig({ variant: 'continuous-thought', latentTokens: 2, totalSteps: 80, stepsPerStage: 30 })).toThrow(/either totalSteps .* or stepsPerStage/);
+  });
+
   it('stage s replaces the first s steps by s·c thoughts; past the last latent stage all steps go', () => {
     expect(stageLayout(0, 5, gsm)).toEqual({ thoughts: 0, removedSteps: 0 });
     expect(stageLayout(2, 5, gsm)).toEqual({ thoughts: 4, removedSteps: 2 });

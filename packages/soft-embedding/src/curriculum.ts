@@ -5,12 +5,21 @@
  * removed and maxLatentStage × c thoughts are used. Coconut derives the stage from the epoch
  * (stage = epoch ÷ epochs_per_stage) and resets the optimizer at every stage; here the stage is
  * derived from the training step by the pure `stageAt`, and each stage is one training phase
- * (`stage<s>`), so core's train() starts a fresh optimizer per stage.
+ * (`stage<s>`), so core's train() starts a fresh optimizer per stage, at a constant learning rate
+ * (`STAGE_OPTIM`).
  */
 import type { Rng } from '@telepath/core';
 import { maxLatentStage, type SoftEmbeddingConfig } from './config.js';
 
-type CurriculumConfig = Pick<SoftEmbeddingConfig, 'latentTokens' | 'thoughtsPerStep' | 'firstStage' | 'stepsPerStage' | 'finalStageSteps'>;
+type CurriculumConfig = Pick<SoftEmbeddingConfig, 'latentTokens' | 'thoughtsPerStep' | 'firstStage' | 'stepsPerStage' | 'finalStageSteps'> & Partial<Pick<SoftEmbeddingConfig, 'totalSteps'>>;
+
+/**
+ * Optimizer settings of every stage, over the experiment's: Coconut (arXiv 2412.06769 §4 and its
+ * released configs) resets the optimizer at each stage and trains at a constant learning rate
+ * (1e-4, no warmup, no decay). core's train() starts a fresh AdamW per phase; this keeps its
+ * learning rate at the experiment's peak for the whole stage.
+ */
+export const STAGE_OPTIM = { warmupSteps: 0, lrMinRatio: 1 } as const;
 
 /** The final stage: every language step replaced. */
 export function finalStage(c: CurriculumConfig): number {
@@ -31,11 +40,24 @@ export function stageAt(step: number, c: CurriculumConfig): number {
 
 export interface CurriculumPhase { phase: string; stage: number; steps: number }
 
-/** Training phases in order: one per stage that gets at least one step, sized by `stageAt`. */
+/**
+ * Training phases in order: one per stage that gets at least one step, sized by `stageAt` — or,
+ * with totalSteps > 0, the stages firstStage..final share totalSteps equally (the final stage
+ * takes the remainder), whatever N_L.
+ */
 export function curriculumPhases(c: CurriculumConfig): CurriculumPhase[] {
   const last = finalStage(c);
-  const total = (c.stepsPerStage === 0 ? 0 : (last - c.firstStage) * c.stepsPerStage) + c.finalStageSteps;
   const phases: CurriculumPhase[] = [];
+  if (c.totalSteps && c.totalSteps > 0) {
+    const stages = last - c.firstStage + 1;
+    const each = Math.floor(c.totalSteps / stages);
+    for (let stage = c.firstStage; stage <= last; stage++) {
+      const steps = stage === last ? c.totalSteps - each * (stages - 1) : each;
+      if (steps > 0) phases.push({ phase: `stage${stage}`, stage, steps });
+    }
+    return phases;
+  }
+  const total = (c.stepsPerStage === 0 ? 0 : (last - c.firstStage) * c.stepsPerStage) + c.finalStageSteps;
   for (let step = 0; step < total; step++) {
     const stage = stageAt(step, c);
     const cur = phases[phases.length - 1];

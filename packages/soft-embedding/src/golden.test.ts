@@ -2,7 +2,8 @@
  * Golden tests (house rule 9c): fixedInitLm + each variant's trainable state, trained for 5
  * steps on cpu with fixed batches and seeded Rngs (soft-token init, Coconut's uniform stage
  * mixing), must reproduce src/__fixtures__/<variant>-golden.json within 1e-4. Continuous
- * thought runs its curriculum as the lab does (one train() per stage: 2 + 2 + 1 steps).
+ * thought runs its curriculum as the lab does (one train() per stage: 2 + 2 + 1 steps, each at
+ * the stage's constant learning rate).
  * Regenerate after an intended change: cd packages/soft-embedding && TELEPATH_UPDATE_GOLDEN=1 npx vitest run golden
  */
 import { fileURLToPath } from 'node:url';
@@ -31,11 +32,11 @@ describe('soft-embedding golden', () => {
     const state = softEmbedding.init({ lm, tokenizer, rng: new Rng(5), backend: 'cpu' }, { ...softEmbedding.defaults, variant, ...CONFIGS[variant] });
     const losses: number[] = [];
     let done = 0;
-    for (const { phase, steps } of softEmbedding.phases(state.config)) {
+    for (const { phase, steps, optim } of softEmbedding.phases(state.config)) {
       const res = await train({
         params: state.trainable(phase),
         rng: new Rng(7).fork(phase),
-        config: { ...GOLDEN_TRAIN, steps },
+        config: { ...GOLDEN_TRAIN, steps, optim: { ...GOLDEN_TRAIN.optim, ...optim } }, // the phase's optimizer settings over the run's, as the lab merges them
         loss: (at) => softEmbedding.loss(state, goldenBatch(data, done + at.step), { step: at.step, stage: 0, phase, rng: at.rng }),
       });
       losses.push(...res.losses);

@@ -6,7 +6,7 @@
  */
 import { type LatentMethod } from '@telepath/core';
 import { DEFAULT_SOFT_EMBEDDING_CONFIG, resolveConfig, type SoftEmbeddingConfig } from './config.js';
-import { curriculumPhases } from './curriculum.js';
+import { curriculumPhases, STAGE_OPTIM } from './curriculum.js';
 import { generateAnswers, traceLatents } from './generate.js';
 import { continuousLoss, softTokensLoss } from './loss.js';
 import { initState, type SoftEmbeddingState } from './state.js';
@@ -22,7 +22,7 @@ export const softEmbedding: LatentMethod<SoftEmbeddingConfig, SoftEmbeddingState
   init: initState,
   phases: (raw) => {
     const c = resolveConfig(raw);
-    return c.variant === 'soft-tokens' ? [{ phase: 'sft', steps: c.steps }] : curriculumPhases(c).map(({ phase, steps }) => ({ phase, steps }));
+    return c.variant === 'soft-tokens' ? [{ phase: 'sft', steps: c.steps }] : curriculumPhases(c).map(({ phase, steps }) => ({ phase, steps, optim: { ...STAGE_OPTIM } }));
   },
   loss: (s, batch, at) => (s.config.variant === 'soft-tokens' ? softTokensLoss(s, batch, at) : continuousLoss(s, batch, at)),
   generate: generateAnswers,

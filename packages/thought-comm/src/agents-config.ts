@@ -6,7 +6,7 @@
  * everything else. Every value cites docs/methods.md or says `chosen:` with a reason.
  */
 import { parseConfig, type LmConfig, type PositionKind } from '@telepath/core';
-import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_READOUT_CONFIG, validateAutoencoderConfig, type AutoencoderConfig, type ReadoutConfig } from './config.js';
+import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_READOUT_CONFIG, validateAutoencoderConfig, validateReadoutConfig, type AutoencoderConfig, type ReadoutConfig } from './config.js';
 
 /** 'no-cot': question → ### answer; 'cot': question → steps → ### answer (same segments as @telepath/cot). */
 export type AgentVariant = 'no-cot' | 'cot';
@@ -66,6 +66,19 @@ export interface AgentsExperimentConfig {
   objectives: AdapterObjective[];
   /** Rounds including round 0 (independent answers). */
   rounds: number;
+  /**
+   * separate: each agent its own initialisation and data order; copies: one agent trained and
+   * copied to every agent (the paper's agents are copies of one model, §1.10; with greedy decoding
+   * they answer alike in round 0 and differ from round 1 through their own prefixes).
+   */
+  agentInit: 'separate' | 'copies';
+  /**
+   * Text debate (§1.10): agents are trained with peer answers after the question (`peerRate` of
+   * the training questions), the text-only debate runs as a baseline, and the thought rounds pass
+   * the answers as text as well as the prefix, as the paper's debate does.
+   */
+  textDebate: boolean;
+  peerRate: number;
   controls: CommControl[];
   eval: { batchSize: number; maxNewTokens: number; maxExamples: number };
   why: Record<string, string> | null;
@@ -112,12 +125,15 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
   },
   objectives: ['task', 'paper'],
   rounds: 2, // third-party (§1.10): "3 agents, 2 rounds (main)"
+  agentInit: 'separate', // chosen: greedy copies of one model would agree in round 0; 'copies' is the paper's setting (§1.10)
+  textDebate: false, // chosen: off, so the prefix is the only channel and its effect is measured alone; the paper passes both
+  peerRate: 0.5, // chosen: half the training questions carry peer answers, so agents still answer alone
   controls: ['random', 'shuffle'], // issue 9: "a random prefix of matched norm; thoughts from another question"
   eval: { batchSize: 100, maxNewTokens: 24, maxExamples: 0 },
   why: null,
 };
 
-const CHOICES: Record<string, readonly string[]> = { variant: ['no-cot', 'cot'], objective: ['paper', 'task'], control: ['random', 'shuffle'] };
+const CHOICES: Record<string, readonly string[]> = { variant: ['no-cot', 'cot'], objective: ['paper', 'task'], control: ['random', 'shuffle'], agentInit: ['separate', 'copies'] };
 
 function check(where: string, key: string, value: string): void {
   if (!CHOICES[key].includes(value)) throw new Error(`${where}: unknown ${key} "${value}". Expected one of: ${CHOICES[key].join(', ')}`);
@@ -128,7 +144,10 @@ export function parseAgentsExperimentConfig(overrides: unknown, where = 'thought
   check(where, 'variant', c.agentTraining.variant);
   c.objectives.forEach((o) => check(where, 'objective', o));
   c.controls.forEach((o) => check(where, 'control', o));
+  check(where, 'agentInit', c.agentInit);
+  if (!(c.peerRate >= 0 && c.peerRate <= 1)) throw new Error(`${where}: peerRate must be in [0, 1], got ${c.peerRate}`);
   validateAutoencoderConfig(c.autoencoder, `${where}: autoencoder`);
+  validateReadoutConfig(c.readout, `${where}: readout`);
   if (c.agents < 2) throw new Error(`${where}: agents must be ≥ 2, got ${c.agents}`);
   if (c.rounds < 1) throw new Error(`${where}: rounds must be ≥ 1, got ${c.rounds}`);
   if (c.adapter.prefixLength < 1) throw new Error(`${where}: adapter.prefixLength must be ≥ 1`);

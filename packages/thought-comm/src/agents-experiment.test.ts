@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend, type Example } from '@telepath/core';
 import { expectNoLeak, toyAdditionExamples } from '@telepath/core/testing';
 import { parseAgentsExperimentConfig, stateLayerOf } from './agents-config.js';
-import { runAgentsExperiment } from './agents-experiment.js';
+import { runAgentsExperiment, summariseStructure } from './agents-experiment.js';
+import { structureFromSupport } from './structure.js';
 import { agentsJson, agentsRows, agentsTableMarkdown } from './agents-report.js';
 
 beforeAll(async () => {
@@ -52,6 +53,11 @@ describe('agents experiment end to end on tiny agents', () => {
     expect(s.debates.paper.none).toHaveLength(2); // rounds 0 and 1
     expect(s.debates.task.none[0]).toEqual(s.independent);
     expect(s.alphaHistogram.reduce((a, b) => a + b, 0)).toBe(4);
+    // The recovered structure beside the routing it produces.
+    expect(s.structure.rule).toBe('relative');
+    expect(Object.values(s.structure.thoughtsByAgents).reduce((a, b) => a + b, 0)).toBe(4);
+    expect(s.structure.routedPerAgent).toHaveLength(3);
+    expect(agentsTableMarkdown(agentsRows(r.seeds), r.seeds)).toContain('| seed | read-off | thoughts by agents | thoughts routed to each agent |');
     expect(s.agreementWeights.task).toHaveLength(4);
     const dir = join(out, 's0');
     for (const f of ['config.resolved.json', 'env.json', 'metrics.jsonl', 'samples.jsonl', 'summary.json', 'tokenizer.json', 'states.bin', 'agent0.ckpt', 'agent2.ckpt', 'adapter-task.ckpt', 'adapter-paper.ckpt']) expect(existsSync(join(dir, f)), f).toBe(true);
@@ -66,4 +72,11 @@ describe('agents experiment end to end on tiny agents', () => {
     const again = await runAgentsExperiment(c, data, { outDir: out });
     expect(again.seeds[0]).toEqual(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')));
   });
+
+  it('summarises a structure as thoughts per set of agents and thoughts routed to each agent', () => {
+    const st = structureFromSupport(Float32Array.from([1, 1, 0, 0, 1, 0, 0, 0, 1]), new Float32Array(9), new Float32Array(9), [[0, 1], [1, 2], [2, 3]], 3, 0.01);
+    // rows = agents A, B, C: thought 0 used by A, thought 1 by A and B, thought 2 by C.
+    expect(summariseStructure(st, 'paper')).toEqual({ rule: 'paper', thoughtsByAgents: { A: 1, AB: 1, C: 1 }, routedPerAgent: [2, 1, 1] });
+  });
 });
+

@@ -25,7 +25,8 @@ import { createComm } from './comm.js';
 import { independentRound, jointStates, runDebate, scoreRound, type RoundScore } from './debate.js';
 import { fitAutoencoder } from './fit.js';
 import { encode } from './model.js';
-import { readStructure } from './structure.js';
+import { maskName, readStructure, relevantThoughts, type Structure } from './structure.js';
+import { peerVocabularyExamples, runTextDebate, withTrainingPeers } from './text-debate.js';
 
 export interface AgentsTaskData {
   train: Example[];
@@ -43,11 +44,20 @@ export interface AgentsSeedSummary {
   agentTrainExamples: number;
   commExamples: number;
   alphaHistogram: number[];
+  /**
+   * The recovered structure beside the routing it produces: the read-off rule, how many thoughts
+   * each set of agents shares ("ABC": all three, "A": private to agent A, "none": irrelevant), and
+   * how many thoughts each agent is sent (when every thought is shared by all, routing sends every
+   * agent everything and does nothing).
+   */
+  structure: { rule: string; thoughtsByAgents: Record<string, number>; routedPerAgent: number[] };
   aeReconstruction: number;
   /** Round 0 (no communication): each agent, the majority vote and consensus. */
   independent: RoundScore;
-  /** debates[objective][control] = one score per round (round 0 first). */
+  /** debates[objective][control] = one score per round (round 0 first); with textDebate the rounds pass answers as text too. */
   debates: Record<string, Record<string, RoundScore[]>>;
+  /** textDebate: the text-only debate (no thoughts), one score per round. */
+  textDebate?: RoundScore[];
   agreementWeights: Record<string, number[]>;
   seconds: Record<string, number>;
 }
@@ -90,8 +100,10 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
 
   // Pretrained: every agent starts from the same checkpoint, with its tokenizer (Telepath's specials added).
   const pretrained = c.lm.pretrained ? await Promise.all(Array.from({ length: c.agents }, (_, k) => loadGpt2(c.lm.pretrained!, { addSpecialTokens: true, lm: { dropout: c.lm.dropout }, namePrefix: `agent${k}` }))) : null;
-  const tokenizer = pretrained ? pretrained[0].tokenizer : await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
-  const longest = Math.max(...[...data.train, ...test].map((ex) => {
+  const tokenizer = pretrained ? pretrained[0].tokenizer : await runTokenizer(path.join(dir, 'tokenizer.json'), c.textDebate ? [...data.train, ...peerVocabularyExamples()] : data.train, data.vocabulary);
+  // With text debate a question carries A − 1 peer answers of up to eval.maxNewTokens tokens each, plus the marker and separators.
+  const peerRoom = c.textDebate ? (c.agents - 1) * (c.eval.maxNewTokens + 2) + 2 : 0;
+  const longest = peerRoom + Math.max(...[...data.train, ...test].map((ex) => {
     const e = encodeExample(tokenizer, ex);
     return e.prompt.length + e.reasoning.length + e.answer.length;
   }));
@@ -105,6 +117,10 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     // 1. Agents: own initialisation (rng fork per agent) and own data order (the step rng samples their batches).
     const t = c.agentTraining;
     for (const [k, a] of agents.entries()) {
+      if (c.agentInit === 'copies' && k > 0) {
+        for (const [name, v] of agents[0].lm.params) a.lm.params.get(name)!.assign(v); // the paper's agents: copies of one model
+        continue;
+      }
       const res = await timed('agents', () =>
         train({
           params: a.lm.params,
@@ -112,7 +128,7 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
           modelConfig: lmConfig,
           checkpointPath: path.join(dir, `agent${k}.ckpt`),
           config: { steps: t.steps, logEvery: t.logEvery, checkpointEvery: t.checkpointEvery, optim: { ...DEFAULT_OPTIM_CONFIG, lr: t.lr, warmupSteps: t.warmupSteps } },
-          loss: ({ rng: r }) => agentLoss(a, sampleIndices(agentTrain.length, r, t.batchSize).map((i) => agentTrain[i])),
+          loss: ({ rng: r }) => agentLoss(a, withTrainingPeers(sampleIndices(agentTrain.length, r, t.batchSize).map((i) => agentTrain[i]), agentTrain, c.agents - 1, c.textDebate ? c.peerRate : 0, r.fork('peers'))),
           onLog: (l) => {
             void record.log(l.step, { [`agent${k}/loss`]: l.loss, [`agent${k}/ms`]: l.ms });
             log(`[thought-comm] s${seed} agent ${k} step ${l.step}/${t.steps} loss ${l.loss.toFixed(3)}`);
@@ -127,6 +143,8 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     const pool0 = await timed('round0', () => independentRound(agents, pool, ev));
     const test0 = await timed('round0', () => independentRound(agents, test, ev));
     const independent = scoreRound(test, test0.map((r) => r.answers), data.isCorrect);
+    const textDebate = c.textDebate ? (await timed('debate-text', () => runTextDebate(agents, test, test0, { rounds: c.rounds, ...ev }))).map((ans) => scoreRound(test, ans, data.isCorrect)) : undefined;
+    if (textDebate) log(`[thought-comm] s${seed} text debate round ${c.rounds - 1}: majority ${(100 * textDebate[c.rounds - 1].majority).toFixed(1)} %, consensus ${(100 * textDebate[c.rounds - 1].consensus).toFixed(1)} %`);
     log(`[thought-comm] s${seed} round 0: agents ${independent.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %, vote ${(100 * independent.majority).toFixed(1)} %, consensus ${(100 * independent.consensus).toFixed(1)} %`);
     // 3. Autoencoder on the concatenated round-0 states of the pool (§1.4: states "prior to communication").
     const layer = stateLayerOf(c, lmConfig.layers);
@@ -143,7 +161,8 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     const zPool = tf.tidy(() => encode(ae, tf.tensor2d(hPool, [pool.length, A * C]))); // [P, Z]
     disposables.push(zPool);
     const structure = readStructure(ae, zPool, ranges, c.readout);
-    log(`[thought-comm] s${seed} autoencoder: reconstruction ${fit.final.reconstruction.toFixed(4)}, α histogram ${JSON.stringify(structure.alphaHistogram)}`);
+    const structureSummary = summariseStructure(structure, c.readout.rule);
+    log(`[thought-comm] s${seed} autoencoder: reconstruction ${fit.final.reconstruction.toFixed(4)}, α histogram ${JSON.stringify(structure.alphaHistogram)}, thoughts by agents ${JSON.stringify(structureSummary.thoughtsByAgents)}, routed per agent ${JSON.stringify(structureSummary.routedPerAgent)}`);
     // 4. Per objective: adapters + agreement weights, then debates with and without controls.
     const debates: AgentsSeedSummary['debates'] = {};
     const agreementWeights: Record<string, number[]> = {};
@@ -174,14 +193,14 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
       agreementWeights[objective] = Array.from(comm.agreement.dataSync());
       debates[objective] = {};
       for (const control of ['none', ...c.controls] as const) {
-        const d = await timed(`debate-${objective}`, () => runDebate(agents, ae, comm, test, test0, { rounds: c.rounds, layer, control, rng: rng.fork(`debate/${objective}/${control}`), ...ev }));
+        const d = await timed(`debate-${objective}`, () => runDebate(agents, ae, comm, test, test0, { rounds: c.rounds, layer, control, rng: rng.fork(`debate/${objective}/${control}`), text: c.textDebate, ...ev }));
         debates[objective][control] = d.answers.map((ans) => scoreRound(test, ans, data.isCorrect));
         const last = debates[objective][control][c.rounds - 1];
         log(`[thought-comm] s${seed} ${objective} [${control}] round ${c.rounds - 1}: majority ${(100 * last.majority).toFixed(1)} %, consensus ${(100 * last.consensus).toFixed(1)} %, agents ${last.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %`);
         if (control === 'none') samples.forEach((s, i) => Object.assign(s, { [objective]: d.answers.slice(1).map((round) => round.map((a) => a[i])) }));
       }
     }
-    const summary: AgentsSeedSummary = { seed, stateLayer: layer, agentTrainExamples: agentTrain.length, commExamples: pool.length, alphaHistogram: structure.alphaHistogram, aeReconstruction: fit.final.reconstruction, independent, debates, agreementWeights, seconds };
+    const summary: AgentsSeedSummary = { seed, stateLayer: layer, agentTrainExamples: agentTrain.length, commExamples: pool.length, alphaHistogram: structure.alphaHistogram, structure: structureSummary, aeReconstruction: fit.final.reconstruction, independent, debates, ...(textDebate ? { textDebate } : {}), agreementWeights, seconds };
     await writeFileAtomic(path.join(dir, 'samples.jsonl'), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     await record.finish(summary);
     return summary;
@@ -206,4 +225,11 @@ function statesOf(agents: Agent[], round: AgentResponse[], layer: number, batchS
     at += p.length;
   }
   return out;
+}
+
+/** Thoughts per set of agents and thoughts routed to each agent (AgentsSeedSummary.structure). */
+export function summariseStructure(st: Structure, rule: string): AgentsSeedSummary['structure'] {
+  const thoughtsByAgents: Record<string, number> = {};
+  for (const mask of st.latentAgents) thoughtsByAgents[maskName(mask, st.agents)] = (thoughtsByAgents[maskName(mask, st.agents)] ?? 0) + 1;
+  return { rule, thoughtsByAgents, routedPerAgent: Array.from({ length: st.agents }, (_, k) => relevantThoughts(st, k).length) };
 }

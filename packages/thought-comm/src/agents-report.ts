@@ -41,11 +41,19 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
   const rows: AgentsRow[] = [];
   s0.independent.agents.forEach((_, k) => rows.push(row(`single agent (agent ${k})`, seeds.map((s) => ({ accuracy: s.independent.agents[k], consensus: NaN, agentMean: NaN, n: s.independent.n })))));
   rows.push(row('majority vote, no communication', seeds.map((s) => ({ accuracy: s.independent.majority, consensus: s.independent.consensus, agentMean: mean(s.independent.agents), n: s.independent.n }))));
+  if (s0.textDebate) {
+    for (let r = 1; r < s0.textDebate.length; r++) {
+      rows.push(row(`text debate (no thoughts), round ${r}`, seeds.map((s) => {
+        const x = s.textDebate![r];
+        return { accuracy: x.majority, consensus: x.consensus, agentMean: mean(x.agents), n: x.n };
+      })));
+    }
+  }
   for (const objective of Object.keys(s0.debates)) {
     for (const control of Object.keys(s0.debates[objective])) {
       const rounds = s0.debates[objective][control].length;
       for (let r = 1; r < rounds; r++) {
-        const name = `thought-comm ${objective}, round ${r}${control === 'none' ? '' : ` [${control}]`}`;
+        const name = `thought-comm ${objective}${s0.textDebate ? ' + text' : ''}, round ${r}${control === 'none' ? '' : ` [${control}]`}`;
         rows.push(row(name, seeds.map((s) => {
           const x = s.debates[objective][control][r];
           return { accuracy: x.majority, consensus: x.consensus, agentMean: mean(x.agents), n: x.n };
@@ -58,9 +66,14 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
 
 const pct = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : '–');
 
-export function agentsTableMarkdown(rows: AgentsRow[]): string {
+export function agentsTableMarkdown(rows: AgentsRow[], seeds: AgentsSeedSummary[] = []): string {
   const lines = ['| system | accuracy % (majority) | consensus % | mean agent % | n | seeds |', '|---|---|---|---|---|---|'];
   for (const r of rows) lines.push(`| ${r.system} | ${pct(r.accuracy)} ± ${pct(r.stderr)} | ${pct(r.consensus)} | ${pct(r.agentMean)} | ${r.n} | ${r.seeds} |`);
+  const withStructure = seeds.filter((s) => s.structure);
+  if (withStructure.length) {
+    lines.push('', '| seed | read-off | thoughts by agents | thoughts routed to each agent |', '|---|---|---|---|');
+    for (const s of withStructure) lines.push(`| ${s.seed} | ${s.structure.rule} | ${Object.entries(s.structure.thoughtsByAgents).map(([k, v]) => `${k} ${v}`).join(', ')} | ${s.structure.routedPerAgent.join(' / ')} |`);
+  }
   return lines.join('\n');
 }
 

@@ -52,6 +52,22 @@ describe('agents', () => {
     tf.dispose([...plain.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]), plain.cache.keyMask]);
   });
 
+  it('the prefix has its own position ids 0 … m−1 and the prompt follows it, as one prepended sequence of embeddings', () => {
+    const m = 2;
+    const prefix = tf.tensor3d(Array.from({ length: m * 8 }, (_, i) => 0.3 * Math.cos(i)), [1, m, 8]); // [1, m, C]
+    const row = promptIds(a, examples[0]);
+    const T = row.length;
+    const plain = tf.tidy(() => a.lm.forward(tf.concat([prefix, a.lm.embed(tf.tensor2d([row], [1, T], 'int32'))], 1) as tf.Tensor3D).logits); // positions 0 … m+T−1
+    const out = prefixedForward(a.lm, [row], prefix, a.tokenizer.padId);
+    expectClose(out.logits, plain, { atol: 1e-5 });
+    expect(out.positions).toEqual([m + T]); // where decoding continues
+    const p = packSegments([[{ ids: row, trained: true }]], a.tokenizer.padId, a.lm.config.contextLength);
+    const tf2 = prefixedTeacherForcing(a.lm, prefix, p);
+    const fed = tf2.logits.shape[1]; // packSegments feeds the row without its last token
+    expectClose(tf.slice(tf2.logits, [0, 0, 0], [1, fed, -1]), tf.slice(plain, [0, 0, 0], [1, fed, -1]), { atol: 1e-5 });
+    tf.dispose([prefix, plain, out.logits, ...out.hidden, ...out.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]), out.cache.keyMask, tf2.logits, ...tf2.hidden, tf2.targets, tf2.lossMask, tf2.tokenMask, p.ids, p.targets, p.lossMask, p.attentionMask]);
+  });
+
   it('prefixed forward refuses rows that do not fit the context', () => {
     const long = Array.from({ length: 40 }, () => 5);
     expect(() => prefixedForward(a.lm, [long], null, a.tokenizer.padId)).toThrow(/exceed contextLength/);

@@ -5,8 +5,9 @@
  * token at a chosen depth.
  * Layout of a prefixed row (left padding, as core's `prefill`):
  *   [P_1 … P_m] [<pad> …] <bos> question "\n" [###]
- * chosen: the prefix vectors take position id 0 and the prompt keeps the positions the agent was
- * trained with (0, 1, …), so a prefix changes no position of the prompt; pads are masked.
+ * The prefix is prepended to the input embeddings (§1.9), so it takes position ids 0 … m−1 of its
+ * own and the prompt follows at m, m+1, … (counted from each row's first real token; pads are
+ * masked) — as a model reading `inputs_embeds` numbers them. (It used to share id 0 with <bos>.)
  * Letters: B batch, T tokens, m prefix length, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
@@ -64,13 +65,26 @@ export function prefixedForward(lm: TinyLm, rows: number[][], prefix: tf.Tensor3
   const T = Math.max(...rows.map((r) => r.length));
   const m = prefix ? prefix.shape[1] : 0;
   if (T + m > lm.config.contextLength) throw new Error(`prefixedForward: ${m} prefix + ${T} tokens exceed contextLength ${lm.config.contextLength}`);
-  const { ids, mask, positions: pos } = leftPadRows(rows, padId, m);
+  const { ids, mask, positions: padded } = leftPadRows(rows, padId, m);
+  const pos = prefixPositions(padded, B, m, T);
   return tidy(() => {
     const tokens = lm.embed(tf.tensor2d(ids, [B, T], 'int32')); // [B, T, C]
     const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
     const out = lm.forward(embeds, { attentionMask: tf.tensor2d(mask, [B, m + T]), positions: tf.tensor2d(pos, [B, m + T], 'int32') });
-    return { logits: out.logits, hidden: out.hidden, cache: keepCache(out.cache), positions: rows.map((r) => r.length) };
+    return { logits: out.logits, hidden: out.hidden, cache: keepCache(out.cache), positions: rows.map((r) => m + r.length) };
   });
+}
+
+/** leftPadRows' positions (m leading zeros, then each row's own 0, 1, …) with the prefix at 0 … m−1 and every token after it. */
+function prefixPositions(padded: number[], B: number, m: number, T: number): number[] {
+  if (m === 0) return padded;
+  const out = padded.slice();
+  for (let b = 0; b < B; b++) {
+    const row = b * (m + T);
+    for (let k = 0; k < m; k++) out[row + k] = k;
+    for (let t = 0; t < T; t++) out[row + m + t] += m;
+  }
+  return out;
 }
 
 /** Greedy (or sampled) answers of an agent to a batch, behind an optional prefix [B, m, C]. */
@@ -128,7 +142,7 @@ export function prefixedTeacherForcing(lm: TinyLm, prefix: tf.Tensor3D | null, p
     const tokens = lm.embed(p.ids); // [B, T, C]
     const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
     const attentionMask = m ? (tf.concat([tf.ones([B, m]), p.attentionMask], 1) as tf.Tensor2D) : p.attentionMask; // [B, m + T]
-    const positions = tf.concat([tf.zeros([B, m], 'int32'), tf.tile(tf.reshape(tf.range(0, T, 1, 'int32'), [1, T]), [B, 1])], 1) as tf.Tensor2D; // [B, m + T]
+    const positions = tf.tile(tf.reshape(tf.range(0, m + T, 1, 'int32'), [1, m + T]), [B, 1]) as tf.Tensor2D; // [B, m + T]: prefix 0 … m−1, tokens after it
     const out = lm.forward(embeds, { attentionMask, positions });
     return { logits: out.logits, hidden: out.hidden, targets: shift(p.targets, 'int32'), lossMask: shift(p.lossMask, 'float32'), tokenMask: shift(p.attentionMask, 'float32') };
   });

@@ -4,8 +4,9 @@
  *   round 0   every agent answers alone;
  *   round r   each agent's state H^(k) (last token of its round r−1 transcript, behind the prefix
  *             it saw) → Ẑ = f̂⁻¹(H^(1) … H^(A)) → routed to each agent → prefix P^(k) → answer.
- * Our agents were not trained to read other agents' answers as text, so the prefix is the only
- * channel (§1.10: "where the agents were trained to read them").
+ * With `text` each agent also reads the other agents' previous answers after its question (the
+ * paper's debate; the agents must have been trained with peer answers, text-debate.ts); without,
+ * the prefix is the only channel.
  * Controls (issue 9, core's applyLatentControl): 'random' replaces each prefix vector by a
  * Gaussian one of the same norm; 'shuffle' gives every question the thoughts of another one.
  * Letters: B batch, A agents, C width, Z thoughts, m prefix length.
@@ -15,6 +16,7 @@ import { applyLatentControl, tidy, type Example, type LatentControl, type Rng } 
 import { agentStates, respond, type Agent, type AgentResponse } from './agents.js';
 import { agentPrefix, type CommModule } from './comm.js';
 import { encode, type Autoencoder } from './model.js';
+import { peerBatches } from './text-debate.js';
 
 export interface DebateOptions {
   /** Rounds including round 0. */
@@ -25,6 +27,8 @@ export interface DebateOptions {
   rng: Rng;
   maxNewTokens: number;
   batchSize: number;
+  /** Also show each agent the other agents' previous answers as text (text-debate.ts), as the paper's debate does. */
+  text?: boolean;
 }
 
 /** answers[round][agent][example]. */
@@ -72,7 +76,8 @@ export function runDebate(agents: Agent[], ae: Autoencoder, comm: CommModule, ex
         });
         tf.dispose(prefixes.filter((p): p is tf.Tensor3D => p !== null));
         prefixes = next;
-        const responses = agents.map((a, k) => respond(a, batch, prefixes[k], { maxNewTokens: o.maxNewTokens }));
+        const batches = o.text ? peerBatches(batch, answers[r - 1], i) : agents.map(() => batch);
+        const responses = agents.map((a, k) => respond(a, batches[k], prefixes[k], { maxNewTokens: o.maxNewTokens }));
         for (let k = 0; k < A; k++) answers[r][k].push(...responses[k].answers);
         transcripts = responses.map((x) => x.transcripts);
       }

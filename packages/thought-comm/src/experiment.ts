@@ -18,6 +18,7 @@ import {
   type ReadoutConfig,
   type SyntheticConfig,
   validateAutoencoderConfig,
+  validateReadoutConfig,
   validateSyntheticConfig,
 } from './config.js';
 import { evaluateIdentification } from './evaluate.js';
@@ -68,6 +69,7 @@ export function parseSyntheticExperimentConfig(overrides: unknown): SyntheticExp
   if (c.method !== 'thought-comm') throw new Error(`thought-comm synthetic experiment: method must be "thought-comm", got "${c.method}"`);
   if (c.arms.length === 0) throw new Error('thought-comm synthetic experiment: no arms');
   validateSyntheticConfig(c.synthetic, 'thought-comm synthetic experiment: synthetic');
+  validateReadoutConfig(c.readout, 'thought-comm synthetic experiment: readout');
   for (const arm of c.arms) armAutoencoder(c, arm); // validates every arm's keys up front
   return c;
 }

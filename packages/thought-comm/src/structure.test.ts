@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { DEFAULT_READOUT_CONFIG } from './config.js';
-import { maskName, pairDecomposition, readStructure, relevantThoughts, structureFromStrengths } from './structure.js';
+import { maskName, pairDecomposition, readStructure, relevantThoughts, structureFromStrengths, structureFromSupport } from './structure.js';
 import { tinyAutoencoder, tinyRanges } from './testing.js';
 
 beforeAll(async () => {
@@ -52,4 +52,31 @@ describe('structure read-off', () => {
     z.dispose();
     ae.dispose();
   });
+
+  it("paper rule: non-zero entries at some sample, then the ∃-row rule — private thoughts stay private, any non-zero row shares", () => {
+    // 3 agents × 2 rows, 4 thoughts: 0 shared by all, 1 private to A, 2 private to B, 3 shared by B and C.
+    // max_n |J_ij| [6, 4]; exact zeros outside the support, except one weak entry (5 % of the max).
+    const Z = 4;
+    const ranges: [number, number][] = [[0, 2], [2, 4], [4, 6]];
+    const elementMax = Float32Array.from([
+      1.0, 0.6, 0, 0, // A row 0
+      0, 0.9, 0, 0, // A row 1
+      0.5, 0, 0.8, 0, // B row 0
+      0, 0, 0.7, 0.4, // B row 1
+      0.3, 0, 0, 0.9, // C row 0
+      0, 0, 0, 0.002, // C row 1 (0.2 % of the max: numerically zero)
+    ]);
+    const zeros = new Float32Array(6 * Z);
+    const st = structureFromSupport(elementMax, zeros, new Float32Array(3 * Z), ranges, Z, 0.01);
+    expect(st.latentAgents.map((m) => maskName(m, 3))).toEqual(['ABC', 'A', 'B', 'BC']);
+    expect(st.agreement).toEqual([3, 1, 1, 2]);
+    expect(st.alphaHistogram).toEqual([0, 2, 1, 1]);
+    expect(pairDecomposition(st, 0, 1)).toEqual({ shared: [0], privateA: [1], privateB: [2, 3], irrelevant: [] });
+    expect(st.elementSupport[5 * Z + 3]).toBe(0);
+    // A weak but non-zero use of thought 1 by agent C's row makes it shared under the paper's rule.
+    const weak = elementMax.slice();
+    weak[4 * Z + 1] = 0.05;
+    expect(maskName(structureFromSupport(weak, zeros, new Float32Array(3 * Z), ranges, Z, 0.01).latentAgents[1], 3)).toBe('AC');
+  });
 });
+

@@ -5,7 +5,10 @@
  * pair of agents, the shared and private thoughts.
  *   m_ij = mean_n |J_ij(ẑ_n)|                       element strength [n_h, Z]
  *   s_kj = mean_n ‖J(ẑ_n)[B_k, j]‖₂ / √d_k          agent relevance [A, Z] (§1.7 recommendation)
- *   relevant(k, j) ⇔ s_kj > τ·max_k' s_k'j  and  s_kj > τ_floor·max s
+ * Two rules (ReadoutConfig.rule):
+ *   paper     B̂_ij = 1 ⇔ max_n |J_ij(ẑ_n)| > ε·max (the paper's "∃ z: J_ij(z) ≠ 0" with a
+ *             numerical zero ε); relevant(k, j) ⇔ ∃ i ∈ B_k: B̂_ij = 1 (§1.1 ∃-row rule)
+ *   relative  relevant(k, j) ⇔ s_kj > τ·max_k' s_k'j  and  s_kj > τ_floor·max s (§1.7 recommendation)
  *   α_j = Σ_k relevant(k, j)
  */
 import * as tf from '@tensorflow/tfjs-core';
@@ -44,6 +47,7 @@ export function readStructure(ae: Autoencoder, z: tf.Tensor2D, agentRanges: [num
   const H = ae.stateDim;
   const A = agentRanges.length;
   const m = new Float64Array(H * Z);
+  const mx = new Float64Array(H * Z); // max_n |J_ij|
   const s = new Float64Array(A * Z);
   const chunk = 32;
   for (let start = 0; start < N; start += chunk) {
@@ -54,7 +58,11 @@ export function readStructure(ae: Autoencoder, z: tf.Tensor2D, agentRanges: [num
     for (let r = 0; r < n; r++) {
       for (let j = 0; j < Z; j++) {
         const base = (r * Z + j) * H;
-        for (let i = 0; i < H; i++) m[i * Z + j] += Math.abs(v[base + i]) / N;
+        for (let i = 0; i < H; i++) {
+          const a = Math.abs(v[base + i]);
+          m[i * Z + j] += a / N;
+          if (a > mx[i * Z + j]) mx[i * Z + j] = a;
+        }
         agentRanges.forEach(([a, b], k) => {
           let sq = 0;
           for (let i = a; i < b; i++) sq += v[base + i] * v[base + i];
@@ -63,7 +71,44 @@ export function readStructure(ae: Autoencoder, z: tf.Tensor2D, agentRanges: [num
       }
     }
   }
+  if (cfg.rule === 'paper') return structureFromSupport(Float32Array.from(mx), Float32Array.from(m), Float32Array.from(s), agentRanges, Z, cfg.zeroTol);
   return structureFromStrengths(Float32Array.from(m), Float32Array.from(s), A, H, Z, cfg);
+}
+
+/**
+ * The paper's read-off from max_n |J_ij| [n_h, Z]: element support where it exceeds zeroTol × its
+ * largest entry, and thought j relevant to agent k iff any row of k's block is in the support.
+ * m and s are kept in the result as the strengths (not used for the decision).
+ */
+export function structureFromSupport(elementMax: Float32Array, m: Float32Array, s: Float32Array, agentRanges: [number, number][], Z: number, zeroTol: number): Structure {
+  const A = agentRanges.length;
+  const H = elementMax.length / Z;
+  let top = 0;
+  for (const x of elementMax) top = Math.max(top, x);
+  const elementSupport = new Uint8Array(H * Z);
+  for (let i = 0; i < H * Z; i++) elementSupport[i] = top > 0 && elementMax[i] > zeroTol * top ? 1 : 0;
+  const agentSupport = new Uint8Array(A * Z);
+  const latentAgents: number[] = [];
+  const agreement: number[] = [];
+  const alphaHistogram = new Array<number>(A + 1).fill(0);
+  for (let j = 0; j < Z; j++) {
+    let mask = 0;
+    let alpha = 0;
+    agentRanges.forEach(([a, b], k) => {
+      for (let i = a; i < b; i++) {
+        if (elementSupport[i * Z + j]) {
+          agentSupport[k * Z + j] = 1;
+          mask |= 1 << k;
+          alpha += 1;
+          return;
+        }
+      }
+    });
+    latentAgents.push(mask);
+    agreement.push(alpha);
+    alphaHistogram[alpha] += 1;
+  }
+  return { agents: A, stateDim: H, latentDim: Z, elementStrength: m, elementSupport, relevance: s, agentSupport, latentAgents, agreement, alphaHistogram };
 }
 
 /** Thresholds strengths into supports (separated from the Jacobian so it is testable on its own). */
