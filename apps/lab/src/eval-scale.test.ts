@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initBackend, readCheckpoint } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evalCommand } from './eval-command.js';
+import { evalCommand, evalResultBase } from './eval-command.js';
 import { validateExperiment } from './experiment.js';
 import { runExperiment } from './run-experiment.js';
 import { MICRO_SETTINGS } from './testing.js';
@@ -52,7 +52,7 @@ describe('telepath eval restores init-time scales', () => {
       const file = join(runs, `${arm}-again.jsonl`);
       writeFileSync(file, samples.map((s) => JSON.stringify(asInput(s.question))).join('\n') + '\n');
       expect(await evalCommand([dir, '--data', file, '--backend', 'cpu'])).toBe(0);
-      const again = readFileSync(join(dir, `eval-${arm}-again.jsonl.samples.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prediction: string });
+      const again = readFileSync(join(dir, `${evalResultBase(file)}.samples.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prediction: string });
       expect(again.map((s) => s.prediction), arm).toEqual(samples.map((s) => s.prediction));
     }
   }, 60_000);

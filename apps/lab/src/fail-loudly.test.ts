@@ -233,7 +233,7 @@ describe('errors for users', () => {
       userError = e;
     }
     expect(userError).toBeInstanceOf(ConfigError);
-    expect(cliErrorText(userError)).toBe('telepath: micro.json: unknown config key "trian". Expected one of: name, description, task, data, seeds, lm, train, eval, arms, profiles, sweep, why');
+    expect(cliErrorText(userError)).toBe('telepath: micro.json: unknown config key "trian". Expected one of: name, description, task, data, seeds, lm, train, eval, arms, compareTo, profiles, sweep, why');
     const wrapped = new Error(`micro cot s0: ${(userError as Error).message}`, { cause: userError });
     expect(cliErrorText(wrapped).split('\n')).toHaveLength(1);
     const bug = new TypeError('x is undefined');

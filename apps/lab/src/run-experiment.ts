@@ -31,7 +31,7 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   const deferred: PlannedJob[] = [];
   for (const job of plan.jobs) {
     if (await busyElsewhere(job)) {
-      log(`[telepath] ${job.id}: another process is training it or the arm it starts from; going on with the next arm, back to it at the end`);
+      log(`[telepath] ${job.exp === exp ? '' : `${job.exp.name}/`}${job.arm.name} s${job.seed}: another process is training it or the arm it starts from; going on with the next arm, back to it at the end`);
       deferred.push(job);
       continue;
     }

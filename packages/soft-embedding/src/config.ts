@@ -89,7 +89,8 @@ export function resolveConfig(raw: unknown): SoftEmbeddingConfig {
     int('stepsPerStage', 0);
     int('finalStageSteps', 0);
     int('totalSteps', 0);
-    const set = (k: string) => typeof raw === 'object' && raw !== null && k in raw;
+    // Moved off its default (a resolved config, as the lab passes, carries every key, so presence says nothing).
+    const set = (k: 'stepsPerStage' | 'finalStageSteps') => c[k] !== DEFAULT_SOFT_EMBEDDING_CONFIG[k];
     if (c.totalSteps > 0 && (set('stepsPerStage') || set('finalStageSteps'))) {
       throw new Error('soft-embedding: set either totalSteps (shared equally by the stages) or stepsPerStage and finalStageSteps, not both');
     }
