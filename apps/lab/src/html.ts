@@ -6,6 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { writeFileAtomic } from '@telepath/core';
 import { curveSpec, type CurvePoint } from './curves.js';
 import type { ArmSummary } from './run-arm.js';
 import { diagnosticsRows, fixed, pairedText, SPREAD_METHOD, type ArmRow } from './table.js';
@@ -82,8 +83,8 @@ export async function buildHtml(experiment: string, rows: ArmRow[], results: Arm
   if (curves.some((p) => p.metric === 'val_acc')) specs.push(['val-acc', curveSpec(curves, 'val_acc')]);
   for (const [name, spec] of specs) {
     const { svg, png } = await renderChart(spec as Spec);
-    await fs.writeFile(path.join(out, `${name}.svg`), svg);
-    await fs.writeFile(path.join(out, `${name}.png`), png);
+    await writeFileAtomic(path.join(out, `${name}.svg`), svg);
+    await writeFileAtomic(path.join(out, `${name}.png`), png);
     charts.push({ name, svg });
   }
   const checked = rows.some((r) => Number.isFinite(r.validReasoning));

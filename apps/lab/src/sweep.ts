@@ -115,7 +115,7 @@ export async function writeSweepReport(sweep: Sweep, results: ArmSummary[][], ru
   const { svg, png } = await renderChart(sweepSpec(sweep, rowsPerValue) as Parameters<typeof renderChart>[0]);
   const chart = `accuracy-vs-${sweep.label}`;
   await fs.mkdir(out, { recursive: true });
-  await fs.writeFile(path.join(out, `${chart}.svg`), svg);
-  await fs.writeFile(path.join(out, `${chart}.png`), png);
+  await writeFileAtomic(path.join(out, `${chart}.svg`), svg);
+  await writeFileAtomic(path.join(out, `${chart}.png`), png);
   return { files: ['sweep.md', 'sweep.csv', `${chart}.svg`, `${chart}.png`].map((f) => path.join(out, f)), markdown };
 }

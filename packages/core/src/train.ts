@@ -70,7 +70,8 @@ export interface TrainResult {
   seconds: number;
 }
 
-export class NonFiniteError extends Error {
+/** A loss or gradient that is not finite: a diverging run (its settings), not a bug, so the CLI prints its message alone. */
+export class NonFiniteError extends UserError {
   constructor(message: string) {
     super(message);
     this.name = 'NonFiniteError';
