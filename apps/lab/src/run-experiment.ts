@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '@telepath/core';
 import { loadTaskData, type TaskData } from './data.js';
-import type { Arm, ExperimentConfig } from './experiment.js';
+import { armData, type Arm, type ExperimentConfig } from './experiment.js';
 import { armRunDir, runArm, runDirOf, type ArmSummary } from './run-arm.js';
 import { liveLockHolder } from './run-lock.js';
 import { aggregate, tableCsv, tableMarkdown } from './table.js';
@@ -17,8 +17,9 @@ export interface RunExperimentOptions { runsDir: string; force?: boolean; should
 export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptions): Promise<{ results: ArmSummary[]; interrupted: boolean }> {
   const log = o.log ?? ((l: string) => console.error(l));
   log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
-  const data = await loadTaskData(exp.task, exp.data);
-  log(`[telepath] data: ${data.train.length} train, ${data.test.length} test examples`);
+  const data = dataLoader(exp.task);
+  const first = await data(exp.data);
+  log(`[telepath] data: ${first.train.length} train${first.trainBatch ? ' (a sample of the training stream)' : ''}, ${first.test.length} test examples`);
   // Arm × seed in config order; one that another process is training (or that starts from such an
   // arm) is left for a second pass, where it waits for that process and reads its record.
   const jobs = exp.arms.flatMap((arm) => exp.seeds.map((seed) => ({ arm, seed })));
@@ -50,7 +51,7 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
     const { arm, seed } = job;
     let r: Awaited<ReturnType<typeof runArm>>;
     try {
-      r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data, runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
+      r = arm.reuse ? await runReused(exp, arm, seed, data, o) : await runArm({ exp, arm, seed, data: await data(armData(exp, arm)), runsDir: o.runsDir, force: o.force, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
     } catch (e) {
       throw new Error(`${exp.name} ${arm.name} s${seed}: ${(e as Error).message}`, { cause: e });
     }
@@ -62,6 +63,18 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
     done.set(job, r);
     return true;
   }
+}
+
+type DataLoader = (data: object) => Promise<TaskData>;
+
+/** Task data by data settings, each loaded once (arms may override the experiment's data). */
+function dataLoader(task: ExperimentConfig['task']): DataLoader {
+  const cache = new Map<string, Promise<TaskData>>();
+  return (data) => {
+    const key = JSON.stringify(data);
+    if (!cache.has(key)) cache.set(key, loadTaskData(task, data));
+    return cache.get(key)!;
+  };
 }
 
 /** Whether arm `name` × seed (in its source experiment when reused) is unfinished and locked by a live process, or starts from such an arm. */
@@ -79,7 +92,7 @@ async function busyElsewhere(exp: ExperimentConfig, name: string, seed: number, 
  * run directory unless finished there — never forced from here — and the result is shown under this
  * experiment's arm name, with a copy of the summary in this experiment's directory so `report` finds it.
  */
-async function runReused(exp: ExperimentConfig, arm: Arm, seed: number, data: TaskData, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
+async function runReused(exp: ExperimentConfig, arm: Arm, seed: number, data: DataLoader, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
   const r = await runWithSources(exp, arm.name, seed, data, o);
   if (r === 'interrupted') return r;
   const summary: ArmSummary = { ...r, experiment: exp.name, arm: arm.name, armIndex: exp.arms.indexOf(arm), reusedFrom: `${r.experiment}/${r.arm}` };
@@ -91,12 +104,12 @@ async function runReused(exp: ExperimentConfig, arm: Arm, seed: number, data: Ta
  * Runs arm `name` of `exp` — in its source experiment when it is a reused arm — after the arm it
  * starts from (initFrom, itself possibly reused), recursively; finished arms are read back.
  */
-async function runWithSources(exp: ExperimentConfig, name: string, seed: number, data: TaskData, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
+async function runWithSources(exp: ExperimentConfig, name: string, seed: number, data: DataLoader, o: RunExperimentOptions): Promise<ArmSummary | 'interrupted'> {
   const arm = exp.arms.find((a) => a.name === name)!;
   if (arm.reuse) return runWithSources(arm.reuse.experiment, arm.reuse.arm, seed, data, o);
   if (arm.initFrom && !existsSync(path.join(armRunDir(o.runsDir, exp, arm.initFrom, seed), 'summary.json'))) {
     const dep = await runWithSources(exp, arm.initFrom, seed, data, o);
     if (dep === 'interrupted') return dep;
   }
-  return runArm({ exp, arm, seed, data, runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
+  return runArm({ exp, arm, seed, data: await data(armData(exp, arm)), runsDir: o.runsDir, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
 }
