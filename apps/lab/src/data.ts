@@ -13,6 +13,7 @@ import {
   countdownFact,
   countdownTask,
   countdownTrainBatch,
+  exampleChars,
   examplesSha256,
   generateCountdown,
   generateProsqa,
@@ -160,13 +161,15 @@ async function countdownData(d: CountdownData): Promise<TaskData> {
   const stream = { n: d.n, ...render, warmupShare: d.warmupShare, warmupSteps: d.warmupSteps, avoidSolutions: new Set(test.map((e) => e.steps.join(', '))) };
   const plain = d.reasoning === 'steps' && d.numberFormat === 'plain'; // the original text, records unchanged
   const train = plain ? base : base.map((e) => renderCountdown(e, render));
+  // A test file's instances come without solutions: only their numbers are rewritten.
+  const rendered = plain || d.testSplit === 'facts' ? test : test.map((e) => renderCountdown(e, d.testFile ? { ...render, reasoning: 'steps' } : render));
+  // The context length is sized from `train` and the test set: longer streamed instances are redrawn.
+  const maxChars = Math.max(...[...train, ...rendered].map(exampleChars));
   const trainBatch = d.stream
-    ? (rng: Rng, step: number, batchSize: number) => countdownTrainBatch(stream, rng, step, batchSize)
+    ? (rng: Rng, step: number, batchSize: number) => countdownTrainBatch({ ...stream, maxChars }, rng, step, batchSize)
     : d.warmupShare > 0
       ? (rng: Rng, step: number, batchSize: number) => countdownTrainBatch({ ...stream, pool: train }, rng, step, batchSize)
       : undefined;
-  // A test file's instances come without solutions: only their numbers are rewritten.
-  const rendered = plain || d.testSplit === 'facts' ? test : test.map((e) => renderCountdown(e, d.testFile ? { ...render, reasoning: 'steps' } : render));
   const hashes = { [`countdown-n${d.n}/train${d.stream ? '-sample' : ''}`]: examplesSha256(train), [`countdown-n${d.n}/${d.testFile || d.testSplit}`]: examplesSha256(rendered) };
   return { task: scoring, train, test: rendered, hashes, vocabulary: {}, ...(trainBatch ? { trainBatch } : {}) };
 }

@@ -142,7 +142,7 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
     const src = source.arms.find((x) => x.name === armName);
     if (!src) throw new Error(`${at} "reuse": ${expName} has no arm "${armName}". Its arms: ${source.arms.map((x) => x.name).join(', ')}`);
     if (src.reuse) return { ...src, name }; // reuse of a reuse: point at the original
-    return { name, method: src.method, config: src.config, initFrom: src.initFrom, reuse: { experiment: source, arm: armName } };
+    return { name, method: src.method, config: src.config, initFrom: src.initFrom, reuse: { experiment: source, arm: armName }, ...(src.data ? { data: src.data } : {}) };
   }
 }
 

@@ -42,7 +42,7 @@ export {
   type CountdownReasoning, type NumberFormat, type RenderOptions,
 } from './countdown/reasoning.js';
 export { verifyTrace } from './countdown/trace-check.js';
-export { countdownTrainBatch, countdownFact, factsInBatch, type CountdownStreamOptions } from './countdown/stream.js';
+export { countdownTrainBatch, countdownFact, exampleChars, factsInBatch, type CountdownStreamOptions } from './countdown/stream.js';
 
 export {
   toSequence, noCotSequence, cotSequence, latentSequence, sequenceText, SEQUENCE_MODES,

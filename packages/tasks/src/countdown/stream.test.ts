@@ -1,7 +1,7 @@
 import { Rng } from '@telepath/core';
 import { describe, expect, it } from 'vitest';
 import { countdownTargets, type CountdownMeta } from './generate.js';
-import { countdownTrainBatch, factsInBatch, type CountdownStreamOptions } from './stream.js';
+import { countdownTrainBatch, exampleChars, factsInBatch, type CountdownStreamOptions } from './stream.js';
 import { countdownTask } from './task.js';
 
 const OPTS: CountdownStreamOptions = { n: 3, reasoning: 'state', numberFormat: 'plain', maxBacks: 4, warmupShare: 0.25, warmupSteps: 10 };
@@ -37,6 +37,15 @@ describe('Countdown training stream', () => {
       }
     }
     expect(seen.size).toBeGreaterThan(600); // 640 draws: fresh problems, not a small list
+  });
+
+  it('redraws instances longer than maxChars, so the stream fits the context sized from a sample', () => {
+    const search = { ...OPTS, n: 4, reasoning: 'search' as const };
+    const free = Array.from({ length: 10 }, (_, s) => batchAt(search, 0, s)).flat().map(exampleChars);
+    const cap = [...free].sort((a, b) => a - b)[Math.floor(free.length / 2)]; // the median: half the free draws are longer
+    const capped = Array.from({ length: 10 }, (_, s) => batchAt({ ...search, maxChars: cap }, 0, s)).flat().map(exampleChars);
+    expect(Math.max(...free)).toBeGreaterThan(cap);
+    expect(Math.max(...capped)).toBeLessThanOrEqual(cap);
   });
 
   it('mixes facts into the warm-up batches at exactly the stated share, and none after', () => {

@@ -22,6 +22,16 @@ export interface CountdownStreamOptions extends RenderOptions {
   warmupSteps: number;
   /** Draw the instances from this fixed list (already rendered) instead of generating them. */
   pool?: readonly Example[];
+  /**
+   * Longest text (question, steps and answer, in characters) an instance may have; longer ones
+   * are redrawn, so a stream never outgrows the context length sized from a sample of it.
+   */
+  maxChars?: number;
+}
+
+/** Characters of an example's text: never fewer than its tokens (one token per digit or sign, words shorter). */
+export function exampleChars(e: Example): number {
+  return e.question.length + e.steps.reduce((a, s) => a + s.length + 1, 0) + e.answer.length;
 }
 
 /** How many of a batch of `batchSize` at `step` are facts. */
@@ -60,6 +70,9 @@ export function countdownTrainBatch(o: CountdownStreamOptions, rng: Rng, step: n
     const id = `countdown/n${o.n}/stream/${step}/${i}`;
     if (i < facts) return countdownFact(rng, o.n, o.numberFormat, `${id}/fact`);
     if (o.pool) return o.pool[rng.int(o.pool.length)];
-    return renderCountdown(drawCountdownInstance(rng, o.n, targets, cfg, o.avoidSolutions, id, 'train'), o);
+    for (;;) {
+      const ex = renderCountdown(drawCountdownInstance(rng, o.n, targets, cfg, o.avoidSolutions, id, 'train'), o);
+      if (o.maxChars === undefined || exampleChars(ex) <= o.maxChars) return ex;
+    }
   });
 }
