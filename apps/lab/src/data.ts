@@ -3,12 +3,17 @@
  * shipped files or the seeded generators of @telepath/tasks. Each task has a typed data config
  * with defaults (unknown keys rejected) and reports the dataset hashes for env.json.
  */
-import { checkNumber, parseConfig, type BuildOptions, type Example } from '@telepath/core';
+import { checkNumber, parseConfig, Rng, type BuildOptions, type Example } from '@telepath/core';
 import {
   COUNTDOWN_MAX_N,
   COUNTDOWN_MIN_N,
+  COUNTDOWN_REASONING,
+  NUMBER_FORMATS,
   countdownAllNumbersTask,
+  countdownFact,
   countdownTask,
+  countdownTrainBatch,
+  exampleChars,
   examplesSha256,
   generateCountdown,
   generateProsqa,
@@ -18,6 +23,9 @@ import {
   loadGsm8k,
   loadProsqa,
   prosqaTask,
+  renderCountdown,
+  type CountdownReasoning,
+  type NumberFormat,
   type Task,
 } from '@telepath/tasks';
 
@@ -29,15 +37,45 @@ export interface TaskData {
   hashes: Record<string, string>;
   /** How the run's tokenizer is built from `train` (core's `runTokenizer`). */
   vocabulary: BuildOptions;
+  /**
+   * The training batch of a step, drawn with that step's Rng (so a resumed run sees the same
+   * batches), where the task generates its training data on the fly; `train` is then a sample of
+   * the same stream (vocabulary, context length, hashes). Absent: batches are drawn from `train`.
+   */
+  trainBatch?: (rng: Rng, step: number, batchSize: number) => Example[];
   /** Further test sets reported beside `test`, by name (Countdown: the other split, e.g. val_target). */
   extraTests?: Record<string, Example[]>;
   /** Questions for the training curves (a fixed slice is taken): held out from training and, where the task has one, from the test set. */
   validation: Example[];
 }
 
-/** `otherSplit`: also evaluate on the other generated split (val ↔ val_target, same count), reported as "<arm> [<split>]". */
-export interface CountdownData { n: number; trainCount: number; testCount: number; testSplit: 'val' | 'val_target'; seed: number; rules: 'sos' | 'all-numbers'; testFile: string; otherSplit: boolean }
-export const DEFAULT_COUNTDOWN_DATA: CountdownData = { n: 3, trainCount: 2000, testCount: 1000, testSplit: 'val', seed: 0, rules: 'sos', testFile: '', otherSplit: true };
+export interface CountdownData {
+  n: number;
+  /** Instances in the fixed training list; with `stream`, the size of the sample the vocabulary and context length come from. */
+  trainCount: number;
+  testCount: number;
+  /** 'facts': arithmetic facts "a op b=" → "c" instead of instances (a probe of whether the arithmetic is learnable). */
+  testSplit: 'val' | 'val_target' | 'facts';
+  seed: number;
+  rules: 'sos' | 'all-numbers';
+  testFile: string;
+  /** Fresh instances every step from the seeded generator (train targets; never a test instance's solution). */
+  stream: boolean;
+  /** How the reasoning is written: 'steps', 'state' ("a op b=c [left]") or 'search' (a trace with dead ends and "back"). */
+  reasoning: CountdownReasoning;
+  numberFormat: NumberFormat;
+  /** Dead ends a 'search' trace shows before it writes the solution. */
+  searchBacks: number;
+  /** Share of each batch that is "a op b=" → "c" facts during the first `warmupSteps` steps (every arm alike). */
+  warmupShare: number;
+  warmupSteps: number;
+  /** Also evaluate on the other generated split (val ↔ val_target, same count), reported as "<arm> [<split>]". */
+  otherSplit: boolean;
+}
+export const DEFAULT_COUNTDOWN_DATA: CountdownData = {
+  n: 3, trainCount: 2000, testCount: 1000, testSplit: 'val', seed: 0, rules: 'sos', testFile: '',
+  stream: false, reasoning: 'steps', numberFormat: 'plain', searchBacks: 4, warmupShare: 0, warmupSteps: 0, otherSplit: true,
+};
 
 /** Validation questions generated for Countdown's training curves (seed offset keeps them apart from the test split's draws). */
 const COUNTDOWN_VALIDATION = { count: 200, seedOffset: 1_000_003 };
@@ -69,9 +107,7 @@ export function checkTaskName(name: unknown, where: string): LabTaskName {
 export function parseData(task: LabTaskName, data: unknown, where: string): object {
   const d = parseConfig(DATA_DEFAULTS[task], data, `${where} data`);
   // The generator's range, checked here so a bad value stops the run before any training.
-  if (task === 'countdown' && !isCountdownSize((d as CountdownData).n)) {
-    throw new Error(`${where} data.n: Countdown takes ${COUNTDOWN_MIN_N} to ${COUNTDOWN_MAX_N} numbers, got ${JSON.stringify((d as CountdownData).n)}`);
-  }
+  if (task === 'countdown') checkCountdownData(d as CountdownData, where);
   // Counts: a data config that would train or evaluate on nothing is an error, not "0.0 % (0/0)".
   const count = (key: string, value: unknown, min: number, note = '') => checkNumber(`${where} data.${key}${note}`, value, { integer: true, min });
   if (task === 'countdown') {
@@ -94,26 +130,23 @@ export function parseData(task: LabTaskName, data: unknown, where: string): obje
   return d;
 }
 
+function checkCountdownData(d: CountdownData, where: string): void {
+  if (!isCountdownSize(d.n)) throw new Error(`${where} data.n: Countdown takes ${COUNTDOWN_MIN_N} to ${COUNTDOWN_MAX_N} numbers, got ${JSON.stringify(d.n)}`);
+  if (!COUNTDOWN_REASONING.includes(d.reasoning)) throw new Error(`${where} data.reasoning: expected one of ${COUNTDOWN_REASONING.join(', ')}, got ${JSON.stringify(d.reasoning)}`);
+  if (!['val', 'val_target', 'facts'].includes(d.testSplit)) throw new Error(`${where} data.testSplit: expected val, val_target or facts, got ${JSON.stringify(d.testSplit)}`);
+  if (!NUMBER_FORMATS.includes(d.numberFormat)) throw new Error(`${where} data.numberFormat: expected one of ${NUMBER_FORMATS.join(', ')}, got ${JSON.stringify(d.numberFormat)}`);
+  if (!(d.warmupShare >= 0 && d.warmupShare <= 1)) throw new Error(`${where} data.warmupShare: expected a share in 0..1, got ${d.warmupShare}`);
+  for (const k of ['searchBacks', 'warmupSteps'] as const) {
+    if (!Number.isInteger(d[k]) || d[k] < 0) throw new Error(`${where} data.${k}: expected an integer ≥ 0, got ${d[k]}`);
+  }
+}
+
 const limit = (xs: Example[], n: number) => (n > 0 ? xs.slice(0, n) : xs);
 
 export async function loadTaskData(task: LabTaskName, data: object): Promise<TaskData> {
   switch (task) {
-    case 'countdown': {
-      const d = data as CountdownData;
-      const scoring = d.rules === 'sos' ? countdownTask : countdownAllNumbersTask;
-      const train = generateCountdown({ n: d.n, count: d.trainCount, seed: d.seed, split: 'train' });
-      let test: Example[];
-      if (d.testFile) test = (await loadCountdownJsonl(d.testFile)).examples;
-      else {
-        const avoid = new Set(train.map((e) => e.steps.join(', ')));
-        test = generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: d.testSplit, avoidSolutions: avoid });
-      }
-      const other = d.testSplit === 'val' ? 'val_target' : 'val';
-      const extraTests = d.otherSplit && !d.testFile ? { [other]: generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: other, avoidSolutions: new Set(train.map((e) => e.steps.join(', '))) }) } : {};
-      const validation = generateCountdown({ n: d.n, count: COUNTDOWN_VALIDATION.count, seed: d.seed + COUNTDOWN_VALIDATION.seedOffset, split: 'val', avoidSolutions: new Set(train.map((e) => e.steps.join(', '))) });
-      const hashes = { [`countdown-n${d.n}/train`]: examplesSha256(train), [`countdown-n${d.n}/${d.testFile || d.testSplit}`]: examplesSha256(test), ...Object.fromEntries(Object.entries(extraTests).map(([k, v]) => [`countdown-n${d.n}/${k}`, examplesSha256(v)])) };
-      return { task: scoring, train, test, hashes, vocabulary: {}, extraTests, validation };
-    }
+    case 'countdown':
+      return countdownData(data as CountdownData);
     case 'gsm8k': {
       const d = data as Gsm8kData;
       const train = limit((await loadGsm8k('train')).examples, d.trainLimit);
@@ -130,4 +163,50 @@ export async function loadTaskData(task: LabTaskName, data: object): Promise<Tas
       return { task: prosqaTask, train, test, hashes: { 'prosqa-generated/train': examplesSha256(train), [`prosqa/${d.testSplit}`]: examplesSha256(test) }, vocabulary: {}, validation: d.testSplit === 'test' ? valid : test };
     }
   }
+}
+
+/**
+ * Countdown: a fixed training list, or (`stream`) fresh instances every step; in both cases the
+ * warm-up facts when `warmupShare` > 0, and every example written in the data's reasoning and
+ * number format. Streamed training never draws a test instance's solution; a fixed list's test set
+ * avoids the training solutions instead.
+ */
+async function countdownData(d: CountdownData): Promise<TaskData> {
+  const scoring = d.rules === 'sos' ? countdownTask : countdownAllNumbersTask;
+  const render = { reasoning: d.reasoning, numberFormat: d.numberFormat, maxBacks: d.searchBacks };
+  const base = generateCountdown({ n: d.n, count: d.trainCount, seed: d.seed, split: 'train' });
+  const avoid = d.stream ? undefined : new Set(base.map((e) => e.steps.join(', ')));
+  let test: Example[];
+  if (d.testFile) test = (await loadCountdownJsonl(d.testFile)).examples;
+  else if (d.testSplit === 'facts') {
+    const rng = new Rng(d.seed).fork('countdown/facts-test');
+    test = Array.from({ length: d.testCount }, (_, i) => countdownFact(rng, d.n, d.numberFormat, `countdown/n${d.n}/facts/${i}`));
+  } else {
+    test = generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: d.testSplit, avoidSolutions: avoid });
+  }
+  // The other split (val ↔ val_target) beside the test set, and the training curves' questions.
+  const other = d.testSplit === 'val' ? 'val_target' : d.testSplit === 'val_target' ? 'val' : null;
+  const otherTest = d.otherSplit && !d.testFile && other ? generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: other, avoidSolutions: avoid }) : [];
+  const validation = generateCountdown({ n: d.n, count: COUNTDOWN_VALIDATION.count, seed: d.seed + COUNTDOWN_VALIDATION.seedOffset, split: 'val', avoidSolutions: avoid });
+  const heldOut = [...test, ...otherTest, ...validation];
+  const stream = { n: d.n, ...render, warmupShare: d.warmupShare, warmupSteps: d.warmupSteps, avoidSolutions: new Set(heldOut.map((e) => e.steps.join(', '))) };
+  const plain = d.reasoning === 'steps' && d.numberFormat === 'plain'; // the original text, records unchanged
+  const train = plain ? base : base.map((e) => renderCountdown(e, render));
+  const renderAll = (xs: Example[]) => (plain ? xs : xs.map((e) => renderCountdown(e, render)));
+  // A test file's instances come without solutions: only their numbers are rewritten.
+  const rendered = plain || d.testSplit === 'facts' ? test : test.map((e) => renderCountdown(e, d.testFile ? { ...render, reasoning: 'steps' } : render));
+  const extraTests: Record<string, Example[]> = other && otherTest.length ? { [other]: renderAll(otherTest) } : {};
+  // The context length is sized from `train` and the test set: longer streamed instances are redrawn.
+  const maxChars = Math.max(...[...train, ...rendered].map(exampleChars));
+  const trainBatch = d.stream
+    ? (rng: Rng, step: number, batchSize: number) => countdownTrainBatch({ ...stream, maxChars }, rng, step, batchSize)
+    : d.warmupShare > 0
+      ? (rng: Rng, step: number, batchSize: number) => countdownTrainBatch({ ...stream, pool: train }, rng, step, batchSize)
+      : undefined;
+  const hashes = {
+    [`countdown-n${d.n}/train${d.stream ? '-sample' : ''}`]: examplesSha256(train),
+    [`countdown-n${d.n}/${d.testFile || d.testSplit}`]: examplesSha256(rendered),
+    ...Object.fromEntries(Object.entries(extraTests).map(([k, v]) => [`countdown-n${d.n}/${k}`, examplesSha256(v)])),
+  };
+  return { task: scoring, train, test: rendered, hashes, vocabulary: {}, extraTests, validation: renderAll(validation), ...(trainBatch ? { trainBatch } : {}) };
 }

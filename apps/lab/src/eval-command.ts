@@ -10,7 +10,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeBackend, initBackend, readCheckpoint, readJsonFile, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
-import { countdownAllNumbersTask, countdownTask, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, type Task } from '@telepath/tasks';
+import { countdownAllNumbersTask, countdownTask, DEFAULT_RENDER_OPTIONS, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, renderCountdown, type Task } from '@telepath/tasks';
 import type { CountdownData } from './data.js';
 import { evaluatePasses } from './eval-passes.js';
 import type { Arm, ExperimentConfig } from './experiment.js';
@@ -104,8 +104,10 @@ export function evalResultBase(dataFile: string): string {
 async function loadEvalFile(taskName: string, data: object, file: string): Promise<{ examples: Example[]; task: Task }> {
   switch (taskName) {
     case 'countdown': {
-      const rules = (data as CountdownData).rules;
-      return { examples: (await loadCountdownJsonl(file)).examples, task: rules === 'all-numbers' ? countdownAllNumbersTask : countdownTask };
+      const { rules, numberFormat = 'plain' } = data as CountdownData;
+      // Questions in the number format the arm was trained on (solutions: none in a test file).
+      const examples = (await loadCountdownJsonl(file)).examples.map((e) => renderCountdown(e, { ...DEFAULT_RENDER_OPTIONS, numberFormat }));
+      return { examples, task: rules === 'all-numbers' ? countdownAllNumbersTask : countdownTask };
     }
     case 'gsm8k':
       return { examples: (await loadGsm8kJsonlFile(file)).examples, task: gsm8kTask };

@@ -29,6 +29,8 @@ export interface Arm {
   reuse: { experiment: ExperimentConfig; arm: string } | null;
   /** This arm's own LM settings over the experiment's `lm` (e.g. a parameter-matched control with twice the layers); absent = the experiment's. */
   lm?: Partial<LmSettings>;
+  /** This arm's own data settings over the experiment's `data` (e.g. how Countdown's reasoning is written); absent = the experiment's. */
+  data?: Record<string, unknown>;
 }
 
 export interface TrainSettings { batchSize: number; logEvery: number; checkpointEvery: number; optim: OptimConfig }
@@ -141,13 +143,13 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
   const names = new Set<string>();
   const arms = c.arms.map((a, i) => {
     const at = `${where}: arms[${i}]`;
-    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '', reuse: '', lm: null as unknown }, a, at);
+    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '', reuse: '', lm: null as unknown, data: null as unknown }, a, at);
     if (!arm.name || !SLUG.test(arm.name)) throw new Error(`${at}: "name" must be a non-empty slug, got ${JSON.stringify(arm.name)}`);
     if (names.has(arm.name)) throw new Error(`${at}: duplicate arm name "${arm.name}"`);
     if (arm.initFrom && !names.has(arm.initFrom)) throw new Error(`${at} (${arm.name}) "initFrom": "${arm.initFrom}" must name an earlier arm. Earlier arms: ${[...names].join(', ') || '(none)'}`);
     names.add(arm.name);
     if (arm.reuse) {
-      if (arm.lm !== null) throw new Error(`${at} (${arm.name}): a reused arm takes its lm from ${arm.reuse}; remove "lm" here`);
+      if (arm.lm !== null || arm.data !== null) throw new Error(`${at} (${arm.name}): a reused arm takes its lm and data from ${arm.reuse}; remove "lm" / "data" here`);
       return reusedArm(arm.name, arm, `${at} (${arm.name})`);
     }
     if (arm.method === HEURISTIC) {
@@ -158,7 +160,8 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
     const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<string, unknown>;
     checkArmTraining(method.phases(config), c.train.optim, arm.initFrom, `${at} (${arm.name})`);
     const lm = arm.lm === null ? undefined : armLm(arm.lm, `${at} (${arm.name}) lm`);
-    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null, ...(lm ? { lm } : {}) };
+    const armData = arm.data === null ? undefined : armDataOverrides(task, data, arm.data, `${at} (${arm.name})`);
+    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null, ...(lm ? { lm } : {}), ...(armData ? { data: armData } : {}) };
   });
   for (const base of c.compareTo) if (!names.has(base)) throw new Error(`${where}: compareTo: "${base}" is not an arm. Arms: ${[...names].join(', ')}`);
   for (const arm of arms) if (arm.initFrom && arms.find((a) => a.name === arm.initFrom)?.method === HEURISTIC) throw new Error(`${where}: arm "${arm.name}" starts from "${arm.initFrom}", a heuristic arm, which has no weights`);
@@ -198,7 +201,7 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
     const src = source.arms.find((x) => x.name === armName);
     if (!src) throw new Error(`${at} "reuse": ${expName} has no arm "${armName}". Its arms: ${source.arms.map((x) => x.name).join(', ')}`);
     if (src.reuse) return { ...src, name }; // reuse of a reuse: point at the original
-    return { name, method: src.method, config: src.config, initFrom: src.initFrom, reuse: { experiment: source, arm: armName } };
+    return { name, method: src.method, config: src.config, initFrom: src.initFrom, reuse: { experiment: source, arm: armName }, ...(src.data ? { data: src.data } : {}) };
   }
 }
 
@@ -212,6 +215,18 @@ function armLm(raw: unknown, where: string): Partial<LmSettings> {
     if (lm[k] !== undefined && (!Number.isInteger(lm[k]) || lm[k]! <= 0)) throw new Error(`${where}: ${k} must be a positive integer, got ${lm[k]}`);
   }
   return lm;
+}
+
+/** An arm's data overrides: checked as the experiment's data with them applied; kept as given. */
+function armDataOverrides(task: LabTaskName, data: object, raw: unknown, where: string): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where} data: expected an object of data settings over the experiment's`);
+  parseData(task, { ...data, ...raw }, where);
+  return raw as Record<string, unknown>;
+}
+
+/** The data an arm trains and evaluates on: the experiment's, with the arm's own overrides. */
+export function armData(exp: ExperimentConfig, arm: Arm): object {
+  return arm.data ? { ...exp.data, ...arm.data } : exp.data;
 }
 
 /** Raw configs of the experiments named by `reuse` arms, transitively, read from `dir`. */

@@ -42,7 +42,7 @@ import { evaluate, type Answerer } from './evaluate.js';
 import { addPasses, type PassStats } from './eval-passes.js';
 import { HEURISTIC, heuristicAnswerer, runHeuristicArm } from './heuristic-arm.js';
 import { missingFromRecord, nothingMissing, upgradeRecord } from './upgrade-record.js';
-import type { Arm, ExperimentConfig } from './experiment.js';
+import { armData, type Arm, type ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { PRETRAINED_EXPORT, pretrainedLm } from './pretrained-lm.js';
 import { Progress } from './progress.js';
@@ -185,7 +185,7 @@ async function finishSwap(dir: string): Promise<void> {
 /** What a run directory records as its config: everything that decides the arm's result. */
 export function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
   const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one
-  return { experiment: exp.name, task: exp.task, data: exp.data, lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
+  return { experiment: exp.name, task: exp.task, data: armData(exp, arm), lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
 }
 
 async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSummary | 'interrupted'> {
@@ -221,7 +221,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         modelConfig: lm.config,
         checkpointPath: path.join(dir, `${phase}.ckpt`),
         config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: { ...exp.train.optim, ...optim } },
-        loss: (at) => method.loss(state, sampleBatch(data.train, at.rng, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }),
+        loss: (at) => method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }),
         onLog: async (l) => {
           void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
@@ -384,6 +384,11 @@ function restoreFrom(source: InitSource, params: ReturnType<MethodState['variabl
   if (params.size === 0) return;
   const tensors = new Map([...source.ck.tensors].filter(([k]) => k.startsWith('param/') && params.has(k.slice('param/'.length))));
   restoreCheckpoint(source.file, { meta: source.ck.meta, tensors }, { params, modelConfig });
+}
+
+/** The step's training batch: the task's own stream where it has one, else drawn from `train`; both from the step's rng. */
+export function trainBatch(data: Pick<TaskData, 'train' | 'trainBatch'>, rng: Rng, step: number, batchSize: number): Example[] {
+  return data.trainBatch ? data.trainBatch(rng, step, batchSize) : sampleBatch(data.train, rng, batchSize);
 }
 
 /** A training batch drawn with the step's rng (so resumed runs see the same batches). */

@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { writeFileAtomic } from '@telepath/core';
-import { loadTaskData } from './data.js';
-import type { ExperimentConfig } from './experiment.js';
+import { loadTaskData, type TaskData } from './data.js';
+import { armData, type ExperimentConfig } from './experiment.js';
 import { jobDir, planExperiment, runDirOf, type PlannedJob, type PlannedRow } from './plan.js';
 import { runArm, type ArmSummary } from './run-arm.js';
 import { COMPARISON_FILE, compareArms } from './report.js';
@@ -20,8 +20,9 @@ export interface RunExperimentOptions { runsDir: string; force?: boolean; should
 export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptions): Promise<{ results: ArmSummary[]; rows: ArmRow[]; interrupted: boolean }> {
   const log = o.log ?? ((l: string) => console.error(l));
   log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
-  const data = await loadTaskData(exp.task, exp.data);
-  log(`[telepath] data: ${data.train.length} train, ${data.test.length} test examples`);
+  const data = dataLoader(exp.task);
+  const first = await data(exp.data);
+  log(`[telepath] data: ${first.train.length} train${first.trainBatch ? ' (a sample of the training stream)' : ''}, ${first.test.length} test examples`);
   // The plan's jobs in order (each after the job it starts from); one that another process is
   // training (or that starts from such a job) is left for a second pass, where it waits for that
   // process and reads its record.
@@ -64,7 +65,7 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
     let r: Awaited<ReturnType<typeof runArm>>;
     try {
       // Only this experiment's own arms are forced; a reused arm's source is never retrained from here.
-      r = await runArm({ exp: owner, arm, seed, data, runsDir: o.runsDir, force: o.force && owner.name === exp.name, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
+      r = await runArm({ exp: owner, arm, seed, data: await data(armData(owner, arm)), runsDir: o.runsDir, force: o.force && owner.name === exp.name, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
     } catch (e) {
       throw new Error(`${owner.name} ${arm.name} s${seed}: ${(e as Error).message}`, { cause: e });
     }
@@ -107,4 +108,16 @@ export async function recordReusedRow(runsDir: string, ref: ReusedRowRef, source
 
 export async function readReusedRow(dir: string): Promise<ArmSummary> {
   return JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8')) as ArmSummary;
+}
+
+type DataLoader = (data: object) => Promise<TaskData>;
+
+/** Task data by data settings, each loaded once (arms may override the experiment's data). */
+function dataLoader(task: ExperimentConfig['task']): DataLoader {
+  const cache = new Map<string, Promise<TaskData>>();
+  return (data) => {
+    const key = JSON.stringify(data);
+    if (!cache.has(key)) cache.set(key, loadTaskData(task, data));
+    return cache.get(key)!;
+  };
 }

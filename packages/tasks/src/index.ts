@@ -27,7 +27,7 @@ export { PROSQA_PERSON_NAMES, PROSQA_CONCEPT_NAMES } from './prosqa/names.js';
 
 export { COUNTDOWN_RULES, type CountdownRules } from './countdown/rules.js';
 export {
-  generateCountdown, generateCountdownSplits, countdownTargets, DEFAULT_COUNTDOWN_GEN_CONFIG, DEFAULT_COUNTDOWN_SIZES,
+  generateCountdown, generateCountdownSplits, drawCountdownInstance, countdownTargets, DEFAULT_COUNTDOWN_GEN_CONFIG, DEFAULT_COUNTDOWN_SIZES,
   COUNTDOWN_GENERATOR_VERSION, COUNTDOWN_SPLITS, COUNTDOWN_MIN_N, COUNTDOWN_MAX_N, isCountdownSize, type CountdownSplit, type CountdownMeta, type CountdownGenConfig,
   type GenerateCountdownOptions,
 } from './countdown/generate.js';
@@ -37,6 +37,12 @@ export { verifyCountdown, verifyExpression, verifySteps, type Verdict, type Veri
 export { loadCountdownJsonl, toCountdownJsonl, type CountdownLoadOptions, type CountdownLoadResult } from './countdown/load.js';
 export { countdownTask, countdownAllNumbersTask, type CountdownTask } from './countdown/task.js';
 export { countdownQuestion, stepsToExpression } from './countdown/format.js';
+export {
+  renderCountdown, reverseDigitRuns, readNumbers, stateLines, searchLines, COUNTDOWN_REASONING, NUMBER_FORMATS, DEFAULT_RENDER_OPTIONS,
+  type CountdownReasoning, type NumberFormat, type RenderOptions,
+} from './countdown/reasoning.js';
+export { verifyTrace } from './countdown/trace-check.js';
+export { countdownTrainBatch, countdownFact, exampleChars, factsInBatch, type CountdownStreamOptions } from './countdown/stream.js';
 
 export {
   toSequence, noCotSequence, cotSequence, latentSequence, sequenceText, SEQUENCE_MODES,

@@ -13,7 +13,7 @@ import { rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { loadTaskData, type TaskData } from '../data.js';
-import type { ExperimentConfig } from '../experiment.js';
+import { armData, type ExperimentConfig } from '../experiment.js';
 import { jobDir } from '../plan.js';
 import { runArm } from '../run-arm.js';
 import { recordReusedRow, type ReusedRowRef } from '../run-experiment.js';
@@ -118,8 +118,9 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
     const takenOver = job.attemptsStarted > 1 || job.stalledCounter > 0;
     say(`${job.id}: ${takenOver ? 'taken over from a worker that stopped; resuming from its checkpoints' : 'started'}`);
     if (takenOver) await dropForeignLock(jobDir(o.runsDir, { exp, arm, seed: d.seed }));
-    const key = JSON.stringify([exp.task, exp.data]);
-    if (data?.key !== key) data = { key, value: loadTaskData(exp.task, exp.data) };
+    const armSettings = armData(exp, arm); // the experiment's data with the arm's own settings over it
+    const key = JSON.stringify([exp.task, armSettings]);
+    if (data?.key !== key) data = { key, value: loadTaskData(exp.task, armSettings) };
     const lockLost = () => lostLocks.has(job.id!);
     const r = await runArm({ exp, arm, seed: d.seed, data: await data.value, runsDir: o.runsDir, shouldStop: () => o.shouldStop() || lockLost(), quiet: o.quiet, warn: say });
     if (r === 'interrupted' && lockLost()) {

@@ -78,27 +78,25 @@ export function generateCountdown(o: GenerateCountdownOptions): Example[] {
   const { train, heldOut } = countdownTargets(cfg);
   const targets = o.split === 'val_target' ? heldOut : train;
   const rng = new Rng(o.seed).fork(`countdown/n${o.n}/${o.split}`);
-  const out: Example[] = [];
-  for (let i = 0; i < o.count; i++) {
-    const target = rng.pick(targets);
-    for (let attempt = 1; ; attempt++) {
-      if (attempt > 1_000_000) throw new Error(`generateCountdown: no solvable instance for target ${target} after ${attempt} draws`);
-      const nums = Array.from({ length: o.n }, () => 1 + rng.int(cfg.maxTarget - 1));
-      const steps = sosFirstSolution(nums, target);
-      if (!steps) continue;
-      if (o.split === 'val' && o.avoidSolutions?.has(steps.join(', '))) continue;
-      const meta: CountdownMeta = { nums, target, rules: 'sos', n: o.n, split: o.split };
-      out.push({
-        id: `countdown/n${o.n}/${o.split}/${i}`,
-        question: countdownQuestion(nums, target),
-        steps,
-        answer: stepsToExpression(nums, steps),
-        meta,
-      });
-      break;
-    }
+  const avoid = o.split === 'val' ? o.avoidSolutions : undefined;
+  return Array.from({ length: o.count }, (_, i) => drawCountdownInstance(rng, o.n, targets, cfg, avoid, `countdown/n${o.n}/${o.split}/${i}`, o.split));
+}
+
+/**
+ * One solvable instance drawn with `rng`: a target from `targets`, then n numbers redrawn as a
+ * whole until the SoS search solves them (and the solution is not in `avoid`).
+ */
+export function drawCountdownInstance(rng: Rng, n: number, targets: readonly number[], cfg: CountdownGenConfig, avoid: ReadonlySet<string> | undefined, id: string, split: CountdownSplit): Example {
+  const target = rng.pick(targets);
+  for (let attempt = 1; ; attempt++) {
+    if (attempt > 1_000_000) throw new Error(`generateCountdown: no solvable instance for target ${target} after ${attempt} draws`);
+    const nums = Array.from({ length: n }, () => 1 + rng.int(cfg.maxTarget - 1));
+    const steps = sosFirstSolution(nums, target);
+    if (!steps) continue;
+    if (avoid?.has(steps.join(', '))) continue;
+    const meta: CountdownMeta = { nums, target, rules: 'sos', n, split };
+    return { id, question: countdownQuestion(nums, target), steps, answer: stepsToExpression(nums, steps), meta };
   }
-  return out;
 }
 
 /** Telepath's default Countdown split sizes per n (chosen; SoS uses 500,000 / 1,000 / 1,000, docs/datasets.md §8.1). */

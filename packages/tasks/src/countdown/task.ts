@@ -7,7 +7,9 @@ import { answerText } from '../answer.js';
 import type { Example, Task } from '../example.js';
 import type { CountdownMeta } from './generate.js';
 import type { CountdownRules } from './rules.js';
-import { verifyCountdown, verifySteps } from './verify.js';
+import { readNumbers, type NumberFormat } from './reasoning.js';
+import { verifyTrace } from './trace-check.js';
+import { verifyCountdown } from './verify.js';
 
 export interface CountdownTask extends Task {
   readonly rules: CountdownRules;
@@ -27,12 +29,15 @@ function makeTask(rules: CountdownRules): CountdownTask {
     extractAnswer: (output: string) => answerText(output) || null,
     isCorrect(example: Example, output: string): boolean {
       const m = countdownMeta(example);
-      return verifyCountdown(m.nums, m.target, answerText(output), rules).ok;
+      const answer = readNumbers(answerText(output), m.numberFormat as NumberFormat | undefined);
+      // An arithmetic fact of the warm-up (stream.ts): the answer is the result itself.
+      if (m.fact === true) return answer.trim() === String(m.target);
+      return verifyCountdown(m.nums, m.target, answer, rules).ok;
     },
     checkReasoning(example: Example, reasoning: string) {
       const m = countdownMeta(example);
-      const lines = reasoning.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-      const { ok, reason, detail } = verifySteps(m.nums, m.target, lines, rules);
+      const lines = readNumbers(reasoning, m.numberFormat as NumberFormat | undefined).split('\n').map((l) => l.trim()).filter((l) => l !== '');
+      const { ok, reason, detail } = verifyTrace(m.nums, m.target, lines, rules);
       return { ok, reason, detail };
     },
   };

@@ -10,7 +10,9 @@ import { applyOp, opViolation, rat, ratEq, ratKey, STEP_VALUE, type CountdownRul
 
 export type VerifyReason =
   | 'ok' | 'empty' | 'syntax' | 'bad-number' | 'numbers-mismatch' | 'wrong-arithmetic'
-  | 'negative-intermediate' | 'inexact-division' | 'division-by-zero' | 'unused-numbers' | 'wrong-value';
+  | 'negative-intermediate' | 'inexact-division' | 'division-by-zero' | 'unused-numbers' | 'wrong-value'
+  /** A written state ("[18 62]") or a "back [s]" that does not match the numbers (trace-check.ts). */
+  | 'wrong-state';
 
 export interface Verdict {
   ok: boolean;
@@ -124,23 +126,33 @@ export function verifySteps(nums: readonly number[], target: number, steps: read
   }
   const pool = nums.map((x) => rat(x));
   for (const [i, s] of steps.entries()) {
-    const m = STEP.exec(s);
-    if (!m) return fail('syntax', `step ${i + 1} ${JSON.stringify(s)} is not "a op b=c"`);
-    const [a, b, c] = [parseNumber(m[1]), parseNumber(m[3]), parseNumber(m[4])];
-    if (!a || !b || !c) return fail('bad-number', `step ${i + 1} ${JSON.stringify(s)} has a malformed number`);
-    if (!take(pool, a)) return fail('numbers-mismatch', `step ${i + 1}: ${m[1]} is not available`);
-    if (!take(pool, b)) return fail('numbers-mismatch', `step ${i + 1}: ${m[3]} is not available`);
-    const op = STEP_OPS[m[2]];
-    const r = applyExact(a, op, b);
-    if (r === 'overflow') return fail('bad-number', `step ${i + 1} ${JSON.stringify(s)}: outside the exact integer range`);
-    const v = opViolation(a, op, b, r, rules);
-    if (v) return fail(violationReason(v), `step ${i + 1} ${JSON.stringify(s)}: ${v}`);
-    if (!ratEq(r!, c)) return fail('wrong-arithmetic', `step ${i + 1} ${JSON.stringify(s)}: ${ratKey(a)}${op}${ratKey(b)} is ${ratKey(r!)}`);
-    pool.push(c);
+    const v = applyStep(pool, s, i, rules);
+    if (v) return v;
   }
   if (pool.length > 1) return fail('unused-numbers', `left over: ${pool.map(ratKey).join(', ')}`);
   if (!ratEq(pool[0], rat(target))) return fail('wrong-value', `ends at ${ratKey(pool[0])}, target is ${target}`);
   return OK;
+}
+
+/**
+ * Applies step i ("a op b=c") to `pool` in place: a and b are taken out, c is appended. Returns
+ * why the step is wrong (the pool is then partly changed), or null.
+ */
+export function applyStep(pool: Rational[], s: string, i: number, rules: CountdownRules): Verdict | null {
+  const m = STEP.exec(s);
+  if (!m) return fail('syntax', `step ${i + 1} ${JSON.stringify(s)} is not "a op b=c"`);
+  const [a, b, c] = [parseNumber(m[1]), parseNumber(m[3]), parseNumber(m[4])];
+  if (!a || !b || !c) return fail('bad-number', `step ${i + 1} ${JSON.stringify(s)} has a malformed number`);
+  if (!take(pool, a)) return fail('numbers-mismatch', `step ${i + 1}: ${m[1]} is not available`);
+  if (!take(pool, b)) return fail('numbers-mismatch', `step ${i + 1}: ${m[3]} is not available`);
+  const op = STEP_OPS[m[2]];
+  const r = applyExact(a, op, b);
+  if (r === 'overflow') return fail('bad-number', `step ${i + 1} ${JSON.stringify(s)}: outside the exact integer range`);
+  const v = opViolation(a, op, b, r, rules);
+  if (v) return fail(violationReason(v), `step ${i + 1} ${JSON.stringify(s)}: ${v}`);
+  if (!ratEq(r!, c)) return fail('wrong-arithmetic', `step ${i + 1} ${JSON.stringify(s)}: ${ratKey(a)}${op}${ratKey(b)} is ${ratKey(r!)}`);
+  pool.push(c);
+  return null;
 }
 
 /**

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { generateCountdown, type CountdownMeta } from './generate.js';
+import { renderCountdown, reverseDigitRuns, searchLines, stateLines } from './reasoning.js';
+import { countdownTask } from './task.js';
+import { verifyTrace } from './trace-check.js';
+
+const N = [3, 4];
+
+describe('Countdown reasoning formats', () => {
+  it('writes the state after every step, the new result first', () => {
+    expect(stateLines([29, 11, 62], ['29-11=18', '62-18=44'])).toEqual(['29-11=18 [18 62]', '62-18=44 [44]']);
+    expect(() => stateLines([29, 11, 62], ['29-12=17'])).toThrow(/12 .* not available/);
+  });
+
+  for (const n of N) {
+    it(`every 'state' and 'search' trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
+      const base = generateCountdown({ n, count: 1000, seed: 7, split: 'train' });
+      let backs = 0;
+      for (const ex of base) {
+        for (const reasoning of ['state', 'search'] as const) {
+          for (const numberFormat of ['plain', 'reversed'] as const) {
+            const r = renderCountdown(ex, { reasoning, numberFormat, maxBacks: 4 });
+            const v = countdownTask.checkReasoning!(r, r.steps.join('\n'));
+            if (!v.ok) throw new Error(`${ex.id} ${reasoning}/${numberFormat}: ${v.detail}\n${r.steps.join('\n')}`);
+            expect(countdownTask.isCorrect(r, `### ${r.answer}`)).toBe(true);
+            if (numberFormat === 'plain' && reasoning === 'search') backs += r.steps.filter((l) => l.startsWith('back')).length;
+          }
+        }
+      }
+      expect(backs).toBeGreaterThan(500); // the search traces do show dead ends and backtracking
+    });
+  }
+
+  it('search traces try, hit dead ends, go back, and stay within the budget of dead ends', () => {
+    const lines = searchLines([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], 4);
+    expect(lines.filter((l) => l.startsWith('back')).length).toBe(5); // 4 dead ends, then back to the start
+    expect(lines[lines.length - 4]).toBe('back [91 80 87 6]');
+    expect(lines.slice(-3)).toEqual(['91-80=11 [11 87 6]', '87-6=81 [81 11]', '81+11=92 [92]']);
+    expect(verifyTrace([91, 80, 87, 6], 92, lines, 'sos').ok).toBe(true);
+  });
+
+  it('the checker rejects a wrong state, a back to a state off the path, wrong arithmetic and an unfinished search', () => {
+    const nums = [29, 11, 62];
+    expect(verifyTrace(nums, 44, ['29-11=18 [18 62]', '62-18=44 [44]'], 'sos').ok).toBe(true);
+    expect(verifyTrace(nums, 44, ['29-11=18 [18 61]', '62-18=44 [44]'], 'sos').reason).toBe('wrong-state');
+    expect(verifyTrace(nums, 44, ['29-11=18 [18 62]', 'back [18 29]'], 'sos').reason).toBe('wrong-state');
+    expect(verifyTrace(nums, 44, ['29-11=18 [18 62]', '62-18=45 [45]'], 'sos').reason).toBe('wrong-arithmetic');
+    expect(verifyTrace(nums, 44, ['29+11=40 [40 62]', 'back [29 11 62]'], 'sos').reason).toBe('unused-numbers');
+    expect(verifyTrace(nums, 44, ['29+11=40 [40 62]', '62-40=22 [22]', 'back [29 11 62]', '29-11=18 [18 62]', '62-18=44 [44]'], 'sos').ok).toBe(true);
+    // After a back, the numbers of the abandoned branch are gone.
+    expect(verifyTrace(nums, 44, ['29+11=40 [40 62]', 'back [29 11 62]', '62-40=22 [22 29 11]'], 'sos').reason).toBe('numbers-mismatch');
+  });
+
+  it('reversed numbers read back by reversing again, in answers and reasoning', () => {
+    expect(reverseDigitRuns('Make 120 from 7 45.')).toBe('Make 021 from 7 54.');
+    expect(reverseDigitRuns(reverseDigitRuns('91-80=11 [11 87 6]'))).toBe('91-80=11 [11 87 6]');
+    const [ex] = generateCountdown({ n: 3, count: 1, seed: 1, split: 'train' });
+    const r = renderCountdown(ex, { reasoning: 'state', numberFormat: 'reversed', maxBacks: 4 });
+    const m = r.meta as CountdownMeta;
+    expect(r.question).toBe(reverseDigitRuns(ex.question));
+    expect(countdownTask.isCorrect(r, `### ${r.answer}`)).toBe(true);
+    expect(countdownTask.isCorrect(r, `### ${ex.answer}`)).toBe(ex.answer === r.answer); // plain text is misread unless every number is a palindrome
+    expect(m.numberFormat).toBe('reversed');
+  });
+});

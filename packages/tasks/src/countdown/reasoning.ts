@@ -1,0 +1,116 @@
+/**
+ * How a Countdown solution is written for a model to learn (the `steps` of an Example):
+ * - 'steps':  the SoS solution, one "a op b=c" per line (the original format);
+ * - 'state':  each step also states what remains, "29-11=18 [18 62]": the new result first, then
+ *             the numbers not used yet in their order, so every line carries the whole state;
+ * - 'search': a depth-first search written out in the spirit of Stream-of-Search (Gandhi et al.
+ *             2024, §3): moves in the 'state' format, tried in order of how close their result is
+ *             to the target; a two-number state that no operation turns into the target is a dead
+ *             end, and "back [s]" returns to the state s on the current path before the next try.
+ *             After `maxBacks` dead ends the trace goes "back" to the start and writes the solution.
+ * And how numbers are written: 'plain' ("120") or 'reversed' (least significant digit first,
+ * "021"), the order in which carries propagate. Reversing every run of digits is its own inverse,
+ * so the checker reads a reversed text by reversing it again (`readNumbers`).
+ */
+import type { Example } from '../example.js';
+import type { CountdownMeta } from './generate.js';
+import { formatStep, rat, sosMoves } from './rules.js';
+
+export type CountdownReasoning = 'steps' | 'state' | 'search';
+export const COUNTDOWN_REASONING: readonly CountdownReasoning[] = ['steps', 'state', 'search'];
+export type NumberFormat = 'plain' | 'reversed';
+export const NUMBER_FORMATS: readonly NumberFormat[] = ['plain', 'reversed'];
+
+export interface RenderOptions {
+  reasoning: CountdownReasoning;
+  numberFormat: NumberFormat;
+  /** Dead ends a search trace shows before it returns to the start and writes the solution. */
+  maxBacks: number;
+}
+
+export const DEFAULT_RENDER_OPTIONS: RenderOptions = { reasoning: 'steps', numberFormat: 'plain', maxBacks: 4 };
+
+/** Reverses every run of digits ("120+7" → "021+7"); applying it twice gives the text back. */
+export function reverseDigitRuns(text: string): string {
+  return text.replace(/\d+/g, (m) => [...m].reverse().join(''));
+}
+
+/** A model's text in plain digits, whatever the number format it was written in. */
+export function readNumbers(text: string, format: NumberFormat | undefined): string {
+  return format === 'reversed' ? reverseDigitRuns(text) : text;
+}
+
+const state = (xs: readonly number[]) => `[${xs.join(' ')}]`;
+const STEP_INTS = /^(\d+)([-+*/])(\d+)=(\d+)$/;
+
+/** The 'state' lines of a solution given as SoS steps ("a op b=c", integers). */
+export function stateLines(nums: readonly number[], steps: readonly string[]): string[] {
+  let pool = [...nums];
+  return steps.map((s) => {
+    const m = STEP_INTS.exec(s);
+    if (!m) throw new Error(`stateLines: cannot read step "${s}"`);
+    for (const v of [Number(m[1]), Number(m[3])]) {
+      const i = pool.indexOf(v);
+      if (i < 0) throw new Error(`stateLines: ${v} in "${s}" is not available in ${state(pool)}`);
+      pool.splice(i, 1);
+    }
+    pool = [Number(m[4]), ...pool];
+    return `${s} ${state(pool)}`;
+  });
+}
+
+interface Move { line: string; next: number[] }
+
+/** Every SoS move on a state, closest result to the target first (ties: SoS order). */
+function movesByCloseness(xs: readonly number[], target: number): Move[] {
+  const out: (Move & { d: number; k: number })[] = [];
+  for (let i = 0; i < xs.length; i++) {
+    for (let j = i + 1; j < xs.length; j++) {
+      for (const [l, op, r, c] of sosMoves(xs[i], xs[j])) {
+        const next = [c, ...xs.filter((_, k) => k !== i && k !== j)];
+        out.push({ line: `${formatStep(rat(l), op, rat(r), rat(c))} ${state(next)}`, next, d: Math.abs(c - target), k: out.length });
+      }
+    }
+  }
+  return out.sort((a, b) => a.d - b.d || a.k - b.k);
+}
+
+/** The 'search' lines for one instance (solvable under SoS rules; `solution` is its SoS steps). */
+export function searchLines(nums: readonly number[], target: number, solution: readonly string[], maxBacks: number): string[] {
+  const lines: string[] = [];
+  let backs = 0;
+  /** true: solved; false: no solution below this state; 'budget': out of dead ends. */
+  const dfs = (xs: number[]): boolean | 'budget' => {
+    if (xs.length === 1) return xs[0] === target;
+    if (xs.length === 2) {
+      const hit = movesByCloseness(xs, target).find((m) => m.next[0] === target);
+      if (hit) lines.push(hit.line);
+      return hit !== undefined;
+    }
+    let tried = 0;
+    for (const m of movesByCloseness(xs, target)) {
+      if (tried++ > 0) {
+        if (backs >= maxBacks) return 'budget';
+        backs++;
+        lines.push(`back ${state(xs)}`);
+      }
+      lines.push(m.line);
+      const r = dfs(m.next);
+      if (r !== false) return r;
+    }
+    return false;
+  };
+  const r = dfs([...nums]);
+  if (r === true) return lines;
+  // Out of budget (or, for n ≤ 2, nothing to search): back to the start, then the solution.
+  if (lines.length > 0) lines.push(`back ${state(nums)}`);
+  return [...lines, ...stateLines(nums, solution)];
+}
+
+/** The example with its steps written in `o.reasoning` and every number in `o.numberFormat`; meta records both. */
+export function renderCountdown(ex: Example, o: RenderOptions): Example {
+  const m = ex.meta as CountdownMeta;
+  const steps = o.reasoning === 'steps' ? ex.steps : o.reasoning === 'state' ? stateLines(m.nums, ex.steps) : searchLines(m.nums, m.target, ex.steps, o.maxBacks);
+  const fmt = (t: string) => (o.numberFormat === 'reversed' ? reverseDigitRuns(t) : t);
+  return { ...ex, question: fmt(ex.question), steps: steps.map(fmt), answer: fmt(ex.answer), meta: { ...m, reasoning: o.reasoning, numberFormat: o.numberFormat } };
+}

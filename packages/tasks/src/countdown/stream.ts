@@ -1,0 +1,78 @@
+/**
+ * Countdown training batches generated on the fly: every step draws fresh instances from the
+ * seeded generator (train targets only, so the split by target holds), written in the arm's
+ * reasoning and number format. A batch is a function of the Rng it is given — the training loop
+ * hands each step `rng.fork('step/<n>')` — so the same seed gives the same batches, also after a
+ * resume. During the first `warmupSteps` steps a fixed share of every batch is single arithmetic
+ * facts, "a op b=" → "c", the same for every arm whatever its reasoning format.
+ */
+import type { Rng } from '@telepath/core';
+import type { Example } from '../example.js';
+import { countdownTargets, drawCountdownInstance, DEFAULT_COUNTDOWN_GEN_CONFIG, type CountdownMeta } from './generate.js';
+import { renderCountdown, reverseDigitRuns, type NumberFormat, type RenderOptions } from './reasoning.js';
+import { sosMoves } from './rules.js';
+
+export interface CountdownStreamOptions extends RenderOptions {
+  n: number;
+  /** Solutions (steps joined by ", ") never drawn for training: the test set's. */
+  avoidSolutions?: ReadonlySet<string>;
+  /** Share of each warm-up batch that is arithmetic facts (rounded to whole examples). */
+  warmupShare: number;
+  /** Steps (from 0) whose batches carry the facts. */
+  warmupSteps: number;
+  /** Draw the instances from this fixed list (already rendered) instead of generating them. */
+  pool?: readonly Example[];
+  /**
+   * Longest text (question, steps and answer, in characters) an instance may have; longer ones
+   * are redrawn, so a stream never outgrows the context length sized from a sample of it.
+   */
+  maxChars?: number;
+}
+
+/** Characters of an example's text: never fewer than its tokens (one token per digit or sign, words shorter). */
+export function exampleChars(e: Example): number {
+  return e.question.length + e.steps.reduce((a, s) => a + s.length + 1, 0) + e.answer.length;
+}
+
+/** How many of a batch of `batchSize` at `step` are facts. */
+export function factsInBatch(o: Pick<CountdownStreamOptions, 'warmupShare' | 'warmupSteps'>, step: number, batchSize: number): number {
+  return step < o.warmupSteps ? Math.round(o.warmupShare * batchSize) : 0;
+}
+
+/**
+ * One arithmetic fact as an Example (question "a op b=", answer "c"; meta.fact). Half are a step of
+ * a fresh instance's SoS solution (the arithmetic the chains need, intermediates included), half a
+ * SoS move on two numbers uniform in the given numbers' range 1..99.
+ */
+export function countdownFact(rng: Rng, n: number, numberFormat: NumberFormat, id: string): Example {
+  const cfg = DEFAULT_COUNTDOWN_GEN_CONFIG;
+  let step: [number, string, number, number];
+  if (rng.float() < 0.5) {
+    const ex = drawCountdownInstance(rng, n, countdownTargets(cfg).train, cfg, undefined, id, 'train');
+    const m = /^(\d+)([-+*/])(\d+)=(\d+)$/.exec(rng.pick(ex.steps))!;
+    step = [Number(m[1]), m[2], Number(m[3]), Number(m[4])];
+  } else {
+    const [a, b] = [1 + rng.int(cfg.maxTarget - 1), 1 + rng.int(cfg.maxTarget - 1)];
+    step = rng.pick(sosMoves(a, b));
+  }
+  const [l, op, r, c] = step;
+  const fmt = (t: string) => (numberFormat === 'reversed' ? reverseDigitRuns(t) : t);
+  const meta: CountdownMeta = { nums: [l, r], target: c, rules: 'sos', fact: true, numberFormat };
+  return { id, question: fmt(`${l}${op}${r}=`), steps: [], answer: fmt(String(c)), meta };
+}
+
+/** The training batch of `step`, drawn with that step's Rng: facts first (during the warm-up), then fresh instances. */
+export function countdownTrainBatch(o: CountdownStreamOptions, rng: Rng, step: number, batchSize: number): Example[] {
+  const cfg = DEFAULT_COUNTDOWN_GEN_CONFIG;
+  const targets = countdownTargets(cfg).train;
+  const facts = factsInBatch(o, step, batchSize);
+  return Array.from({ length: batchSize }, (_, i) => {
+    const id = `countdown/n${o.n}/stream/${step}/${i}`;
+    if (i < facts) return countdownFact(rng, o.n, o.numberFormat, `${id}/fact`);
+    if (o.pool) return o.pool[rng.int(o.pool.length)];
+    for (;;) {
+      const ex = renderCountdown(drawCountdownInstance(rng, o.n, targets, cfg, o.avoidSolutions, id, 'train'), o);
+      if (o.maxChars === undefined || exampleChars(ex) <= o.maxChars) return ex;
+    }
+  });
+}

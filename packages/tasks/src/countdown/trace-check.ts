@@ -1,0 +1,58 @@
+/**
+ * The checker of written Countdown reasoning in every format of reasoning.ts: plain steps
+ * "a op b=c", steps that state what remains "a op b=c [x y]", and search traces that also go
+ * "back [s]". Sound means: every step uses numbers available in the current state with arithmetic
+ * that is right and allowed by the rules; every stated state equals the real one (as a multiset);
+ * every "back" names a state on the current path; and the last state is the target alone.
+ * Without brackets and backs this is exactly verifySteps.
+ */
+import { rat, ratEq, ratKey, STEP_VALUE, type CountdownRules, type Rational } from './rules.js';
+import { applyStep, parseNumber, verifySteps, type Verdict } from './verify.js';
+
+const BRACKET = String.raw`\[([^\]]*)\]`;
+const STATED_STEP = new RegExp(String.raw`^(.*?=\s*(?:${STEP_VALUE}))\s*${BRACKET}\s*$`);
+const BACK = new RegExp(String.raw`^back\s*${BRACKET}\s*$`);
+
+const fail = (reason: Verdict['reason'], detail: string): Verdict => ({ ok: false, reason, detail });
+
+function readState(text: string): Rational[] | null {
+  const parts = text.trim().split(/\s+/).filter((p) => p !== '');
+  const out = parts.map(parseNumber);
+  return out.every((x): x is Rational => x !== null) ? out : null;
+}
+
+function sameMultiset(a: readonly Rational[], b: readonly Rational[]): boolean {
+  if (a.length !== b.length) return false;
+  const key = (xs: readonly Rational[]) => xs.map(ratKey).sort().join(' ');
+  return key(a) === key(b);
+}
+
+/** Checks written reasoning lines (any format of reasoning.ts) against the numbers and the target. */
+export function verifyTrace(nums: readonly number[], target: number, lines: readonly string[], rules: CountdownRules): Verdict {
+  if (!lines.some((l) => l.includes('[') || BACK.test(l))) return verifySteps(nums, target, lines, rules);
+  const path: Rational[][] = [nums.map((x) => rat(x))];
+  for (const [i, line] of lines.entries()) {
+    const back = BACK.exec(line);
+    if (back) {
+      const s = readState(back[1]);
+      const k = s ? path.findLastIndex((p) => sameMultiset(p, s)) : -1;
+      if (k < 0) return fail('wrong-state', `step ${i + 1} ${JSON.stringify(line)}: not a state on the current path`);
+      path.length = k + 1;
+      continue;
+    }
+    const m = STATED_STEP.exec(line);
+    const pool = [...path[path.length - 1]];
+    const wrong = applyStep(pool, m ? m[1] : line, i, rules);
+    if (wrong) return wrong;
+    const after = [pool[pool.length - 1], ...pool.slice(0, -1)]; // the new result first, as reasoning.ts writes it
+    if (m) {
+      const stated = readState(m[2]);
+      if (!stated || !sameMultiset(stated, after)) return fail('wrong-state', `step ${i + 1} ${JSON.stringify(line)}: states [${m[2]}], the numbers left are [${after.map(ratKey).join(' ')}]`);
+    }
+    path.push(after);
+  }
+  const last = path[path.length - 1];
+  if (last.length > 1) return fail('unused-numbers', `left over: ${last.map(ratKey).join(', ')}`);
+  if (!ratEq(last[0], rat(target))) return fail('wrong-value', `ends at ${ratKey(last[0])}, target is ${target}`);
+  return { ok: true, reason: 'ok', detail: 'reaches the target' };
+}
