@@ -54,6 +54,18 @@ export function trainedAt(exp: ExperimentConfig, arm: Arm): { exp: ExperimentCon
 }
 
 /** Where arm `name` of `exp` trains and keeps its records: a reused arm's are in its source experiment's run directory. */
+/** The arm at the root of `arm`'s initFrom chain (through reused arms), or "scratch" when it starts from a random LM. */
+export function startingPoint(exp: ExperimentConfig, arm: Arm): string {
+  let at = trainedAt(exp, arm);
+  if (!at.arm.initFrom) return 'scratch';
+  for (let hops = 0; at.arm.initFrom && hops < 100; hops++) {
+    const next = at.exp.arms.find((a) => a.name === at.arm.initFrom);
+    if (!next) return at.arm.initFrom;
+    at = trainedAt(at.exp, next);
+  }
+  return at.arm.name;
+}
+
 export function armRunDir(runsDir: string, exp: ExperimentConfig, name: string, seed: number): string {
   const arm = exp.arms.find((a) => a.name === name);
   if (!arm) return runDirOf(runsDir, exp.name, name, seed);

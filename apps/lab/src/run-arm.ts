@@ -46,7 +46,7 @@ import { armData, type Arm, type ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { PRETRAINED_EXPORT, pretrainedLm } from './pretrained-lm.js';
 import { Progress } from './progress.js';
-import { armRunDir, runDirOf, trainedAt } from './plan.js';
+import { armRunDir, runDirOf, startingPoint } from './plan.js';
 import { acquireRunLock } from './run-lock.js';
 
 export { runDirOf };
@@ -107,18 +107,6 @@ export const FINAL_CHECKPOINT = 'final.ckpt';
 
 /** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
 const CONTEXT_MARGIN = 32;
-
-/** The arm at the root of `arm`'s initFrom chain (through reused arms), or "scratch" when it starts from a random LM. */
-export function startingPoint(exp: ExperimentConfig, arm: Arm): string {
-  let at = trainedAt(exp, arm);
-  if (!at.arm.initFrom) return 'scratch';
-  for (let hops = 0; at.arm.initFrom && hops < 100; hops++) {
-    const next = at.exp.arms.find((a) => a.name === at.arm.initFrom);
-    if (!next) return at.arm.initFrom;
-    at = trainedAt(at.exp, next);
-  }
-  return at.arm.name;
-}
 
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
