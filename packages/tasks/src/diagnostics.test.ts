@@ -43,6 +43,7 @@ describe('chain diagnostics', () => {
   it('maps every verdict reason, an unknown one to syntax', () => {
     expect(chainClass('longer-path')).toBe('sound');
     expect(chainClass('broken-chain')).toBe('broken-chain');
+    expect(chainClass('wrong-state')).toBe('unavailable-numbers');
     expect(chainClass('something-new')).toBe('syntax');
     expect(expressionValue('(10+4)/4')).toEqual({ n: 7, d: 2 });
     expect(expressionValue('10+')).toBeNull();

@@ -41,6 +41,7 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   unparsed: 'syntax',
   'wrong-arithmetic': 'wrong-arithmetic',
   'numbers-mismatch': 'unavailable-numbers',
+  'wrong-state': 'unavailable-numbers', // a written state ("[18 62]") that is not the numbers left
   'negative-intermediate': 'rule-violation',
   'inexact-division': 'rule-violation',
   'division-by-zero': 'rule-violation',
