@@ -28,6 +28,8 @@ export interface Arm {
   reuse: { experiment: ExperimentConfig; arm: string } | null;
   /** This arm's own LM settings over the experiment's `lm` (e.g. a parameter-matched control with twice the layers); absent = the experiment's. */
   lm?: Partial<LmSettings>;
+  /** This arm's own data settings over the experiment's `data` (e.g. another written reasoning of the same questions); absent = the experiment's. */
+  data?: object;
 }
 
 export interface TrainSettings { batchSize: number; logEvery: number; checkpointEvery: number; optim: OptimConfig }
@@ -95,19 +97,20 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
   const names = new Set<string>();
   const arms = c.arms.map((a, i) => {
     const at = `${where}: arms[${i}]`;
-    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '', reuse: '', lm: null as unknown }, a, at);
+    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '', reuse: '', lm: null as unknown, data: null as unknown }, a, at);
     if (!arm.name || !SLUG.test(arm.name)) throw new Error(`${at}: "name" must be a non-empty slug, got ${JSON.stringify(arm.name)}`);
     if (names.has(arm.name)) throw new Error(`${at}: duplicate arm name "${arm.name}"`);
     if (arm.initFrom && !names.has(arm.initFrom)) throw new Error(`${at} (${arm.name}) "initFrom": "${arm.initFrom}" must name an earlier arm. Earlier arms: ${[...names].join(', ') || '(none)'}`);
     names.add(arm.name);
     if (arm.reuse) {
-      if (arm.lm !== null) throw new Error(`${at} (${arm.name}): a reused arm takes its lm from ${arm.reuse}; remove "lm" here`);
+      if (arm.lm !== null || arm.data !== null) throw new Error(`${at} (${arm.name}): a reused arm takes its lm and data from ${arm.reuse}; remove "${arm.lm !== null ? 'lm' : 'data'}" here`);
       return reusedArm(arm.name, arm, `${at} (${arm.name})`);
     }
     const method = methodById(arm.method, `${at} (${arm.name}) "method"`);
     const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<string, unknown>;
     const lm = arm.lm === null ? undefined : armLm(arm.lm, `${at} (${arm.name}) lm`);
-    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null, ...(lm ? { lm } : {}) };
+    const armData = arm.data === null ? undefined : armDataOverrides(task, data, arm.data, `${at} (${arm.name})`);
+    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null, ...(lm ? { lm } : {}), ...(armData ? { data: armData } : {}) };
   });
   for (const ctl of c.eval.controls) {
     if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never)) throw new Error(`${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`);
@@ -152,6 +155,18 @@ function armLm(raw: unknown, where: string): Partial<LmSettings> {
     if (lm[k] !== undefined && (!Number.isInteger(lm[k]) || lm[k]! <= 0)) throw new Error(`${where}: ${k} must be a positive integer, got ${lm[k]}`);
   }
   return lm;
+}
+
+/** An arm's data overrides: the keys it sets, checked as part of the experiment's data. */
+function armDataOverrides(task: LabTaskName, data: object, raw: unknown, where: string): object {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where} data: expected an object of data settings (${Object.keys(data).join(', ')})`);
+  const full = parseData(task, { ...data, ...raw }, where) as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(raw).map((k) => [k, full[k]]));
+}
+
+/** The data an arm trains and is tested on: the experiment's, with the arm's own settings over it. */
+export function armDataConfig(exp: Pick<ExperimentConfig, 'data'>, arm: Pick<Arm, 'data'>): object {
+  return arm.data ? { ...exp.data, ...arm.data } : exp.data;
 }
 
 /** Raw configs of the experiments named by `reuse` arms, transitively, read from `dir`. */

@@ -29,9 +29,9 @@ import {
   type RewardFn,
 } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
-import type { TaskData } from './data.js';
+import { loadTaskData, type TaskData } from './data.js';
 import { evaluate } from './evaluate.js';
-import type { Arm, ExperimentConfig } from './experiment.js';
+import { armDataConfig, type Arm, type ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { Progress } from './progress.js';
 import { acquireRunLock } from './run-lock.js';
@@ -136,7 +136,9 @@ function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
 }
 
 async function runLockedArm(o: RunArmOptions, dir: string): Promise<ArmSummary | 'interrupted'> {
-  const { exp, arm, seed, data } = o;
+  const { exp, arm, seed } = o;
+  // An arm with its own data settings (another written reasoning of the same questions) loads its own examples.
+  const data = arm.data ? await loadTaskData(exp.task, armDataConfig(exp, arm)) : o.data;
   const summaryFile = path.join(dir, 'summary.json');
   if (o.force) await fs.rm(dir, { recursive: true, force: true });
 
@@ -227,8 +229,8 @@ export function rewardFromTask(task: Task): RewardFn {
 }
 
 /** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
-export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary'>, all: Example[], runsDir: string, reward?: RewardFn) {
-  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
+export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>, all: Example[], runsDir: string, reward?: RewardFn) {
+  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.vocabularyFrom ?? data.train, data.vocabulary);
   const modelFile = path.join(dir, 'model.json');
   let lmConfig: LmConfig;
   if (existsSync(modelFile)) lmConfig = JSON.parse(await fs.readFile(modelFile, 'utf8')) as LmConfig;
