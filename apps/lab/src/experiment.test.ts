@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadExperiment, validateExperiment } from './experiment.js';
+import { armDataConfig, loadExperiment, validateExperiment } from './experiment.js';
 
 const BASE = { name: 'x', task: 'countdown', data: { n: 3 }, arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 5 } }] };
 
@@ -24,6 +24,18 @@ describe('experiment config', () => {
     expect(() => validateExperiment({ ...BASE, data: { n: 3, count: 5 } }, 'x.json')).toThrow(/x\.json data: unknown config key "count"/);
     expect(() => validateExperiment({ ...BASE, arms: [BASE.arms[0], BASE.arms[0]] }, 'x.json')).toThrow(/duplicate arm name "cot"/);
     expect(() => validateExperiment({ ...BASE, seeds: [] }, 'x.json')).toThrow(/seeds/);
+  });
+
+  it("takes an arm's own data settings over the experiment's, validated as data", () => {
+    const arms = [{ name: 'a', method: 'cot', config: {} }, { name: 'b', method: 'cot', config: {}, initFrom: 'a', data: { n: 4 } }];
+    const c = validateExperiment({ ...BASE, arms }, 'x.json');
+    expect(c.arms[0].data).toBeUndefined();
+    expect(c.arms[1].data).toEqual({ n: 4 });
+    expect(armDataConfig(c, c.arms[1])).toMatchObject({ n: 4, trainCount: 2000 });
+    expect(armDataConfig(c, c.arms[0])).toBe(c.data);
+    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: { m: 1 } }] }, 'x.json')).toThrow(/arms\[0\] \(a\) data: unknown config key "m"/);
+    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: { n: 9 } }] }, 'x.json')).toThrow(/arms\[0\] \(a\) data.n: Countdown takes \d to 6 numbers, got 9/);
+    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: 3 }] }, 'x.json')).toThrow(/arms\[0\] \(a\) data: expected an object/);
   });
 
   it('reads files, applies --set (arms by name) and reports unreadable files', async () => {
