@@ -29,3 +29,25 @@ describe('GSM8K data.vocabMinCount', () => {
     expect(() => parseData('prosqa', { vocabMinCount: 3 }, 'p.json')).toThrow(/p.json data: unknown config key "vocabMinCount"/);
   });
 });
+
+describe('ProsQA rendering, reasoning and generator', () => {
+  it('rejects unknown choices and a frontier trace in English, naming the key', () => {
+    expect(() => parseData('prosqa', { rendering: 'latin' }, 'p.json')).toThrow('p.json data.rendering: expected one of english, symbolic, got "latin"');
+    expect(() => parseData('prosqa', { generator: 'other' }, 'p.json')).toThrow(/p.json data.generator: expected one of coconut, balanced/);
+    expect(() => parseData('prosqa', { reasoning: 'frontier' }, 'p.json')).toThrow(/data.reasoning: the frontier trace is written in the symbolic rendering only/);
+  });
+
+  it('renders train and test symbolically, with one tokenizer for every written reasoning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lab-prosqa-'));
+    const load = (reasoning: string) => loadTaskData('prosqa', parseData('prosqa', { trainCount: 40, testLimit: 3, rendering: 'symbolic', generator: 'balanced', reasoning }, 'p.json'));
+    const [path, frontier] = [await load('path'), await load('frontier')];
+    expect(path.test.map((e) => e.id)).toEqual(['prosqa/test/0', 'prosqa/test/1', 'prosqa/test/2']);
+    expect(path.test[0].question.endsWith(' ? Sally hilpus sterpus')).toBe(true);
+    expect(path.train[0].steps[0].startsWith('> ')).toBe(true);
+    expect(frontier.train[0].steps[0].startsWith(': ')).toBe(true);
+    expect(frontier.train[0].question).toBe(path.train[0].question);
+    expect(Object.keys(frontier.hashes)).toEqual(['prosqa-balanced-symbolic-frontier/train', 'prosqa-symbolic-frontier/test']);
+    const tokens = await Promise.all([path, frontier].map(async (d, i) => (await runTokenizer(join(dir, `t${i}.json`), d.vocabularyFrom ?? d.train, d.vocabulary)).tokens));
+    expect(tokens[1]).toEqual(tokens[0]);
+  });
+});

@@ -15,6 +15,7 @@ import {
   countdownTrainBatch,
   exampleChars,
   examplesSha256,
+  generateBalancedProsqa,
   generateCountdown,
   generateProsqa,
   gsm8kTask,
@@ -22,10 +23,15 @@ import {
   loadCountdownJsonl,
   loadGsm8k,
   loadProsqa,
+  PROSQA_REASONING,
+  PROSQA_RENDERINGS,
   prosqaTask,
   renderCountdown,
   type CountdownReasoning,
   type NumberFormat,
+  toSymbolicProsqa,
+  type ProsqaReasoning,
+  type ProsqaRendering,
   type Task,
 } from '@telepath/tasks';
 
@@ -47,6 +53,11 @@ export interface TaskData {
   extraTests?: Record<string, Example[]>;
   /** Questions for the training curves (a fixed slice is taken): held out from training and, where the task has one, from the test set. */
   validation: Example[];
+  /**
+   * Examples the tokenizer is built from instead of `train`, where arms of one experiment train on
+   * different written reasoning but must share a vocabulary (an `initFrom` between them).
+   */
+  vocabularyFrom?: Example[];
 }
 
 export interface CountdownData {
@@ -89,8 +100,19 @@ export interface Gsm8kData {
 }
 export const DEFAULT_GSM8K_DATA: Gsm8kData = { trainLimit: 0, testSplit: 'test', testLimit: 0, vocabMinCount: 1 };
 
-export interface ProsqaData { trainCount: number; seed: number; testSplit: 'valid' | 'test'; testLimit: number }
-export const DEFAULT_PROSQA_DATA: ProsqaData = { trainCount: 2000, seed: 0, testSplit: 'test', testLimit: 0 };
+export interface ProsqaData {
+  trainCount: number;
+  seed: number;
+  testSplit: 'valid' | 'test';
+  testLimit: number;
+  /** 'english' (the files' sentences) or 'symbolic' (one token per name, an edge as a pair: @telepath/tasks symbolic.ts). */
+  rendering: ProsqaRendering;
+  /** Written reasoning in the steps: 'path' (ProsQA's own) or 'frontier' (breadth-first trace; symbolic rendering only). */
+  reasoning: ProsqaReasoning;
+  /** Training graphs: 'coconut' (generateProsqa, the real files' statistics) or 'balanced' (generateBalancedProsqa: no mention or in-degree shortcut, 2-6 hops). */
+  generator: 'coconut' | 'balanced';
+}
+export const DEFAULT_PROSQA_DATA: ProsqaData = { trainCount: 2000, seed: 0, testSplit: 'test', testLimit: 0, rendering: 'english', reasoning: 'path', generator: 'coconut' };
 
 export const TASK_NAMES = ['countdown', 'gsm8k', 'prosqa'] as const;
 export type LabTaskName = (typeof TASK_NAMES)[number];
@@ -127,6 +149,7 @@ export function parseData(task: LabTaskName, data: unknown, where: string): obje
     const m = (d as Gsm8kData).vocabMinCount;
     if (!Number.isInteger(m) || m < 1) throw new Error(`${where} data.vocabMinCount: expected an integer ≥ 1 (1 keeps every word of the training split), got ${JSON.stringify(m)}`);
   }
+  if (task === 'prosqa') checkProsqaData(d as ProsqaData, where);
   return d;
 }
 
@@ -139,6 +162,37 @@ function checkCountdownData(d: CountdownData, where: string): void {
   for (const k of ['searchBacks', 'warmupSteps'] as const) {
     if (!Number.isInteger(d[k]) || d[k] < 0) throw new Error(`${where} data.${k}: expected an integer ≥ 0, got ${d[k]}`);
   }
+}
+
+function checkProsqaData(d: ProsqaData, where: string): void {
+  const choices: [keyof ProsqaData, readonly string[]][] = [['rendering', PROSQA_RENDERINGS], ['reasoning', PROSQA_REASONING], ['generator', ['coconut', 'balanced']], ['testSplit', ['valid', 'test']]];
+  for (const [key, valid] of choices) {
+    if (!valid.includes(d[key] as string)) throw new Error(`${where} data.${key}: expected one of ${valid.join(', ')}, got ${JSON.stringify(d[key])}`);
+  }
+  if (d.reasoning === 'frontier' && d.rendering !== 'symbolic') throw new Error(`${where} data.reasoning: the frontier trace is written in the symbolic rendering only (set data.rendering to "symbolic")`);
+}
+
+/** ProsQA's train and test examples in the configured rendering, reasoning and training generator. */
+async function prosqaData(d: ProsqaData): Promise<TaskData> {
+  const valid = (await loadProsqa('valid')).examples;
+  const realTest = (await loadProsqa('test')).examples;
+  const exclude = new Set([...valid, ...realTest].map((e) => e.question));
+  const english = d.generator === 'balanced'
+    ? generateBalancedProsqa({ count: d.trainCount, seed: d.seed, exclude })
+    : generateProsqa({ count: d.trainCount, seed: d.seed, exclude });
+  const testEnglish = limit(d.testSplit === 'test' ? realTest : valid, d.testLimit);
+  const generated = d.generator === 'balanced' ? 'prosqa-balanced' : 'prosqa-generated';
+  const tag = d.rendering === 'english' ? '' : `-symbolic-${d.reasoning}`;
+  const hashesOf = (train: Example[], test: Example[]) => ({ [`${generated}${tag}/train`]: examplesSha256(train), [`prosqa${tag}/${d.testSplit}`]: examplesSha256(test) });
+  // The training curves' questions: the valid split when the test split is scored, else the test questions.
+  const validEnglish = d.testSplit === 'test' ? valid : testEnglish;
+  if (d.rendering === 'english') return { task: prosqaTask, train: english, test: testEnglish, hashes: hashesOf(english, testEnglish), vocabulary: {}, validation: validEnglish };
+  const train = english.map((e) => toSymbolicProsqa(e, d.reasoning));
+  const test = testEnglish.map((e) => toSymbolicProsqa(e, d.reasoning));
+  // Both written forms, so arms that differ only in `reasoning` share one tokenizer.
+  const vocabularyFrom = PROSQA_REASONING.flatMap((r) => (r === d.reasoning ? train : english.map((e) => toSymbolicProsqa(e, r))));
+  const validation = validEnglish.map((e) => toSymbolicProsqa(e, d.reasoning));
+  return { task: prosqaTask, train, test, hashes: hashesOf(train, test), vocabulary: {}, vocabularyFrom, validation };
 }
 
 const limit = (xs: Example[], n: number) => (n > 0 ? xs.slice(0, n) : xs);
@@ -154,14 +208,8 @@ export async function loadTaskData(task: LabTaskName, data: object): Promise<Tas
       const validation = d.testSplit === 'test' ? (await loadGsm8k('valid')).examples : test;
       return { task: gsm8kTask, train, test, hashes: { 'gsm8k/train': examplesSha256(train), [`gsm8k/${d.testSplit}`]: examplesSha256(test) }, vocabulary: { minCount: d.vocabMinCount }, validation };
     }
-    case 'prosqa': {
-      const d = data as ProsqaData;
-      const valid = (await loadProsqa('valid')).examples;
-      const real = [...valid, ...(await loadProsqa('test')).examples];
-      const train = generateProsqa({ count: d.trainCount, seed: d.seed, exclude: new Set(real.map((e) => e.question)) });
-      const test = limit((await loadProsqa(d.testSplit)).examples, d.testLimit);
-      return { task: prosqaTask, train, test, hashes: { 'prosqa-generated/train': examplesSha256(train), [`prosqa/${d.testSplit}`]: examplesSha256(test) }, vocabulary: {}, validation: d.testSplit === 'test' ? valid : test };
-    }
+    case 'prosqa':
+      return prosqaData(data as ProsqaData);
   }
 }
 

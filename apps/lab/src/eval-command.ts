@@ -10,10 +10,10 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeBackend, initBackend, readCheckpoint, readJsonFile, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
-import { countdownAllNumbersTask, countdownTask, DEFAULT_RENDER_OPTIONS, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, renderCountdown, type Task } from '@telepath/tasks';
-import type { CountdownData } from './data.js';
+import { countdownAllNumbersTask, countdownTask, DEFAULT_RENDER_OPTIONS, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, renderCountdown, toSymbolicProsqa, type Task } from '@telepath/tasks';
+import { DEFAULT_PROSQA_DATA, type CountdownData, type ProsqaData } from './data.js';
 import { evaluatePasses } from './eval-passes.js';
-import type { Arm, ExperimentConfig } from './experiment.js';
+import { armData, type Arm, type ExperimentConfig } from './experiment.js';
 import { methodById } from './methods.js';
 import { buildArm, FINAL_CHECKPOINT } from './run-arm.js';
 
@@ -41,7 +41,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (!existsSync(configFile)) throw new Error(`${dir} is not a run directory (no config.resolved.json)`);
   if (!existsSync(path.join(dir, 'summary.json'))) throw new Error(`${dir}: this run has not finished training and evaluation; finish it with telepath run first`);
   const resolved = (await readJsonFile(configFile)) as Pick<ExperimentConfig, 'task' | 'data' | 'lm' | 'train' | 'eval'> & { experiment: string; arm: Arm; seed: number };
-  const { examples, task } = await loadEvalFile(resolved.task, resolved.data, values.data);
+  const { examples, task } = await loadEvalFile(resolved.task, armData(resolved, resolved.arm), values.data);
   if (examples.length === 0) throw new Error(`${values.data}: no examples to evaluate (an empty file); an accuracy of 0/0 would mean nothing`);
   const max = Number(values.max);
   if (!Number.isInteger(max) || max < 0) throw new Error(`telepath eval --max: expected an integer ≥ 0 (0: every example), got ${JSON.stringify(values.max)}`);
@@ -118,7 +118,9 @@ async function loadEvalFile(taskName: string, data: object, file: string): Promi
       } catch (e) {
         throw new Error(`cannot read ${file}: ${(e as Error).message}`);
       }
-      return { examples: parseProsqaJson(text, file, `file:${path.basename(file)}`, []), task: prosqaTask };
+      const { rendering, reasoning } = { ...DEFAULT_PROSQA_DATA, ...(data as Partial<ProsqaData>) };
+      const examples = parseProsqaJson(text, file, `file:${path.basename(file)}`, []);
+      return { examples: rendering === 'symbolic' ? examples.map((e) => toSymbolicProsqa(e, reasoning)) : examples, task: prosqaTask };
     }
     default:
       throw new Error(`telepath eval --data: files of task "${taskName}" are not supported (countdown, gsm8k, prosqa are)`);

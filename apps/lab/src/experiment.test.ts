@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadExperiment, validateExperiment } from './experiment.js';
+import { armData, loadExperiment, validateExperiment } from './experiment.js';
 
 const BASE = { name: 'x', task: 'countdown', data: { n: 3 }, arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 5 } }] };
 
@@ -35,6 +35,18 @@ describe('experiment config', () => {
     expect(() => validateExperiment({ ...BASE, arms: [{ name: 'h', method: 'heuristic', config: { rule: 'less-mentioned' } }] }, 'x.json')).toThrow('x.json: arms[0] (h) config "rule": unknown heuristic "less-mentioned" for countdown. Expected one of: sum, greedy');
     expect(() => validateExperiment({ ...BASE, arms: [{ name: 'h', method: 'heuristic', config: { rule: 'sum' } }, { name: 'c', method: 'cot', initFrom: 'h', config: {} }] }, 'x.json')).toThrow(/starts from "h", a heuristic arm, which has no weights/);
     expect(() => validateExperiment({ ...BASE, eval: { curveEvery: -1 } }, 'x.json')).toThrow(/eval\.curveEvery must be an integer ≥ 0/);
+  });
+
+  it("takes an arm's own data settings over the experiment's, validated as data", () => {
+    const arms = [{ name: 'a', method: 'cot', config: {} }, { name: 'b', method: 'cot', config: {}, initFrom: 'a', data: { n: 4 } }];
+    const c = validateExperiment({ ...BASE, arms }, 'x.json');
+    expect(c.arms[0].data).toBeUndefined();
+    expect(c.arms[1].data).toEqual({ n: 4 });
+    expect(armData(c, c.arms[1])).toMatchObject({ n: 4, trainCount: 2000 });
+    expect(armData(c, c.arms[0])).toBe(c.data);
+    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: { m: 1 } }] }, 'x.json')).toThrow(/arms\[0\] \(a\) data: unknown config key "m"/);
+    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: { n: 9 } }] }, 'x.json')).toThrow(/arms\[0\] \(a\) data.n: Countdown takes \d to 6 numbers, got 9/);
+    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: 3 }] }, 'x.json')).toThrow(/arms\[0\] \(a\) data: expected an object/);
   });
 
   it('reads files, applies --set (arms by name) and reports unreadable files', async () => {

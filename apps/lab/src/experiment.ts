@@ -29,7 +29,7 @@ export interface Arm {
   reuse: { experiment: ExperimentConfig; arm: string } | null;
   /** This arm's own LM settings over the experiment's `lm` (e.g. a parameter-matched control with twice the layers); absent = the experiment's. */
   lm?: Partial<LmSettings>;
-  /** This arm's own data settings over the experiment's `data` (e.g. how Countdown's reasoning is written); absent = the experiment's. */
+  /** This arm's own data settings over the experiment's `data` (e.g. another written reasoning of the same questions); absent = the experiment's. */
   data?: Record<string, unknown>;
 }
 
@@ -149,7 +149,7 @@ export function validateExperiment(raw: unknown, where: string, sources: Record<
     if (arm.initFrom && !names.has(arm.initFrom)) throw new Error(`${at} (${arm.name}) "initFrom": "${arm.initFrom}" must name an earlier arm. Earlier arms: ${[...names].join(', ') || '(none)'}`);
     names.add(arm.name);
     if (arm.reuse) {
-      if (arm.lm !== null || arm.data !== null) throw new Error(`${at} (${arm.name}): a reused arm takes its lm and data from ${arm.reuse}; remove "lm" / "data" here`);
+      if (arm.lm !== null || arm.data !== null) throw new Error(`${at} (${arm.name}): a reused arm takes its lm and data from ${arm.reuse}; remove "${arm.lm !== null ? 'lm' : 'data'}" here`);
       return reusedArm(arm.name, arm, `${at} (${arm.name})`);
     }
     if (arm.method === HEURISTIC) {
@@ -217,15 +217,15 @@ function armLm(raw: unknown, where: string): Partial<LmSettings> {
   return lm;
 }
 
-/** An arm's data overrides: checked as the experiment's data with them applied; kept as given. */
+/** An arm's data overrides: the keys it sets, checked as part of the experiment's data. */
 function armDataOverrides(task: LabTaskName, data: object, raw: unknown, where: string): Record<string, unknown> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where} data: expected an object of data settings over the experiment's`);
-  parseData(task, { ...data, ...raw }, where);
-  return raw as Record<string, unknown>;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where} data: expected an object of data settings (${Object.keys(data).join(', ')})`);
+  const full = parseData(task, { ...data, ...raw }, where) as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(raw).map((k) => [k, full[k]]));
 }
 
-/** The data an arm trains and evaluates on: the experiment's, with the arm's own overrides. */
-export function armData(exp: ExperimentConfig, arm: Arm): object {
+/** The data an arm trains and is tested on: the experiment's, with the arm's own settings over it. */
+export function armData(exp: Pick<ExperimentConfig, 'data'>, arm: Pick<Arm, 'data'>): object {
   return arm.data ? { ...exp.data, ...arm.data } : exp.data;
 }
 

@@ -313,7 +313,7 @@ export function rewardFromTask(task: Task): RewardFn {
 }
 
 /** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
-export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary'>, all: Example[], runsDir: string, reward?: RewardFn) {
+export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>, all: Example[], runsDir: string, reward?: RewardFn) {
   const rng = new Rng(seed);
   const { tokenizer, lm, hf } = exp.lm.pretrained ? await pretrainedLm(exp.lm.pretrained, dir, exp, arm, all) : { ...(await scratchLm(dir, exp, arm, data, all, rng)), hf: undefined };
   const source = arm.initFrom ? await readSource(armRunDir(runsDir, exp, arm.initFrom, seed), dir) : null;
@@ -326,8 +326,9 @@ export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: 
 }
 
 /** A from-scratch LM sized to the data, with the run's own tokenizer built from the training split. */
-async function scratchLm(dir: string, exp: ExperimentConfig, arm: Arm, data: Pick<TaskData, 'train' | 'vocabulary'>, all: Example[], rng: Rng): Promise<{ tokenizer: Tokenizer; lm: TinyLm }> {
-  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.train, data.vocabulary);
+async function scratchLm(dir: string, exp: ExperimentConfig, arm: Arm, data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>, all: Example[], rng: Rng): Promise<{ tokenizer: Tokenizer; lm: TinyLm }> {
+  // vocabularyFrom: arms that differ only in how the reasoning is written share one tokenizer (an initFrom between them).
+  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.vocabularyFrom ?? data.train, data.vocabulary);
   const modelFile = path.join(dir, 'model.json');
   let lmConfig: LmConfig;
   if (existsSync(modelFile)) lmConfig = await readJsonFile<LmConfig>(modelFile);

@@ -24,6 +24,15 @@ export { compareProsqa, type ComparisonRow } from './prosqa/compare.js';
 export { prosqaTask, answerConcept } from './prosqa/task.js';
 export { checkProsqaReasoning } from './prosqa/reasoning.js';
 export { PROSQA_PERSON_NAMES, PROSQA_CONCEPT_NAMES } from './prosqa/names.js';
+export {
+  toSymbolicProsqa, englishFromSymbolic, parseSymbolicQuestion, PROSQA_RENDERINGS, PROSQA_REASONING, PATH_MARK, FRONTIER_MARK,
+  type ProsqaRendering, type ProsqaReasoning,
+} from './prosqa/symbolic.js';
+export { frontierTrace, frontierProblems, pathFromSteps, pathProblems } from './prosqa/traces.js';
+export {
+  generateBalancedProsqa, curriculumStage, DEFAULT_DEPTH_SHARES, PROSQA_BALANCED_VERSION, CURRICULUM_MIN_DEPTH, CURRICULUM_MAX_DEPTH,
+  type BalancedProsqaOptions,
+} from './prosqa/balanced.js';
 
 export { COUNTDOWN_RULES, type CountdownRules } from './countdown/rules.js';
 export {

@@ -72,12 +72,12 @@ export const DEFAULT_PROSQA_GEN_CONFIG: ProsqaGenConfig = {
 /** Bump when the generator's output for a given seed changes. */
 export const PROSQA_GENERATOR_VERSION = 1;
 
-interface RawGraph {
+export interface RawGraph {
   parents: number[][];
   labels: number[];
 }
 
-interface Answer {
+export interface Answer {
   edges: [number, number][];
   root: number;
   target: number;
@@ -120,7 +120,7 @@ function weightedSample(rng: Rng, items: number[], weights: number[], k: number)
   return out;
 }
 
-function drawFromCounts(rng: Rng, counts: Record<number, number>): number {
+export function drawFromCounts(rng: Rng, counts: Record<number, number>): number {
   const entries = Object.entries(counts).map(([k, c]) => [Number(k), c] as const);
   let r = rng.float() * entries.reduce((a, [, c]) => a + c, 0);
   for (const [k, c] of entries) {
@@ -134,7 +134,7 @@ function drawFromCounts(rng: Rng, counts: Record<number, number>): number {
  * Grows the DAG until it has `n` nodes that are not isolated persons, then drops the isolated
  * ones (ids stay in creation order). Null when the count overshoots `n`, or node 0 or 1 is isolated.
  */
-function drawRawGraph(rng: Rng, n: number, cfg: ProsqaGenConfig): RawGraph | null {
+export function drawRawGraph(rng: Rng, n: number, cfg: ProsqaGenConfig): RawGraph | null {
   const parents: number[][] = [[], []];
   const labels = [1, 2];
   const depth = [0, 0];
@@ -193,7 +193,7 @@ function chooseAnswer(rng: Rng, raw: RawGraph, cfg: ProsqaGenConfig, steps: numb
 }
 
 /** Names the nodes and writes question, steps and answer. */
-function toExample(rng: Rng, id: string, a: Answer, parentsOf: number[][]): Example {
+export function toExample(rng: Rng, id: string, a: Answer, parentsOf: number[][]): Example {
   const isPerson = (i: number) => parentsOf[i].length === 0;
   const persons = rng.shuffle([...PROSQA_PERSON_NAMES]);
   const concepts = rng.shuffle([...PROSQA_CONCEPT_NAMES]);

@@ -1,0 +1,112 @@
+/**
+ * Balanced ProsQA training graphs (issue 21). The real files carry a counting shortcut: the
+ * target is the option the question mentions less often in 66.2 % of the 500 test questions
+ * (65.0 % of the 300 valid). A leaf is mentioned once per parent plus once in "Is Name a A or B?",
+ * so its mentions are its in-degree + 1. This generator grows graphs exactly as `generateProsqa`
+ * does (generate.ts) but draws the target and the distractor as a pair of equal in-degree — hence
+ * equal mention counts — and names the target first or second with probability ½ each, so neither
+ * counting nor position can tell them apart. `balanced.test.ts` measures both rates over 10,000
+ * graphs.
+ *
+ * Depth curriculum (2 → 6 hops): `depthShares` gives the share of each answer depth, and with
+ * `curriculum` the set is ordered in stages — stage s of S holds depths 2..2+s in equal parts —
+ * so any prefix is a shallower set than the whole. The lab samples batches uniformly from the set
+ * (apps/lab run-arm.ts), which uses the depth mix but not the order; `curriculumStage` says which
+ * stage an example index falls in, for a trainer that walks the set in order.
+ */
+import { Rng } from '@telepath/core';
+import type { Example } from '../example.js';
+import { DEFAULT_PROSQA_GEN_CONFIG, drawFromCounts, drawRawGraph, toExample, type Answer, type ProsqaGenConfig, type RawGraph } from './generate.js';
+import { bfsDistances, childLists, parentCounts, sampleShortestPath } from './graph.js';
+
+/** Bump when the balanced generator's output for a given seed changes. */
+export const PROSQA_BALANCED_VERSION = 1;
+export const CURRICULUM_MIN_DEPTH = 2;
+export const CURRICULUM_MAX_DEPTH = 6;
+
+export interface BalancedProsqaOptions {
+  count: number;
+  seed: number;
+  /** Share of each answer depth (hops); default equal shares of 2..6. Ignored with `curriculum`. */
+  depthShares?: Record<number, number>;
+  /** Order the set in stages of rising depth (2, 2-3, …, 2-6); default false (shuffled). */
+  curriculum?: boolean;
+  /** Questions to leave out (the real valid and test questions). */
+  exclude?: ReadonlySet<string>;
+  /** Graph growth (node counts, parents, labels); default the ProsQA generator's. */
+  config?: ProsqaGenConfig;
+  /** Ids are `<idPrefix>/<index>`; default "prosqa-balanced/train". */
+  idPrefix?: string;
+}
+
+export const DEFAULT_DEPTH_SHARES: Record<number, number> = { 2: 1, 3: 1, 4: 1, 5: 1, 6: 1 };
+
+/** The curriculum stage (0-based) of example `index` of `count`: stage s allows depths 2..2+s. */
+export function curriculumStage(index: number, count: number): number {
+  const stages = CURRICULUM_MAX_DEPTH - CURRICULUM_MIN_DEPTH + 1;
+  return Math.min(stages - 1, Math.floor((index * stages) / count));
+}
+
+/** Picks root, a target at `steps` hops and a distractor of the same in-degree; null when no such pair. */
+function chooseBalanced(rng: Rng, raw: RawGraph, steps: number): Answer | null {
+  const n = raw.parents.length;
+  const edges: [number, number][] = [];
+  raw.parents.forEach((ps, v) => ps.forEach((u) => edges.push([u, v])));
+  const ch = childLists(n, edges);
+  const indegree = parentCounts(n, edges);
+  const isLeaf = (i: number) => ch[i].length === 0 && indegree[i] > 0;
+  const roles = [0, 1].flatMap((root) => {
+    const bit = root === 0 ? 1 : 2;
+    const dist = bfsDistances(ch, root);
+    const targets = [...Array(n).keys()].filter((i) => isLeaf(i) && raw.labels[i] === bit && dist[i] === steps);
+    const negs = [...Array(n).keys()].filter((i) => isLeaf(i) && raw.labels[i] === 3 - bit);
+    const pairs = targets.flatMap((t) => negs.filter((x) => indegree[x] === indegree[t]).map((x) => [t, x] as const));
+    return pairs.length > 0 ? [{ root, pairs }] : [];
+  });
+  if (roles.length === 0) return null;
+  const role = rng.pick(roles);
+  const [target, negTarget] = rng.pick(role.pairs);
+  return { edges, root: role.root, target, negTarget, path: sampleShortestPath(ch, role.root, target, rng) };
+}
+
+/** The answer depth of each example, in set order. */
+function depthPlan(o: BalancedProsqaOptions, rng: Rng): number[] {
+  if (o.curriculum) {
+    return Array.from({ length: o.count }, (_, i) => CURRICULUM_MIN_DEPTH + rng.int(curriculumStage(i, o.count) + 1));
+  }
+  const shares = Object.entries(o.depthShares ?? DEFAULT_DEPTH_SHARES).map(([d, c]) => [Number(d), c] as const);
+  for (const [d, c] of shares) {
+    if (!Number.isInteger(d) || d < 1 || !(c >= 0)) throw new Error(`generateBalancedProsqa: depthShares needs integer depths ≥ 1 with shares ≥ 0, got ${d}: ${c}`);
+  }
+  const total = shares.reduce((a, [, c]) => a + c, 0);
+  const quota = shares.map(([d, c]) => ({ d, exact: (o.count * c) / total })).map((q) => ({ ...q, n: Math.floor(q.exact) }));
+  const missing = o.count - quota.reduce((a, q) => a + q.n, 0);
+  [...quota].sort((a, b) => b.exact - b.n - (a.exact - a.n) || a.d - b.d).slice(0, missing).forEach((q) => q.n++);
+  return rng.shuffle(quota.flatMap((q) => new Array<number>(q.n).fill(q.d)));
+}
+
+/** `count` balanced examples in the English rendering (toSymbolicProsqa converts them). */
+export function generateBalancedProsqa(o: BalancedProsqaOptions): Example[] {
+  const cfg = o.config ?? DEFAULT_PROSQA_GEN_CONFIG;
+  const rng = new Rng(o.seed).fork('prosqa-balanced');
+  const depths = depthPlan(o, rng.fork('depths'));
+  const out: Example[] = [];
+  const seen = new Set<string>();
+  let attempts = 0;
+  for (const steps of depths) {
+    let n = drawFromCounts(rng, cfg.nodeCounts);
+    for (let tries = 1; ; tries++) {
+      if (++attempts > 1000 * (o.count + 10)) throw new Error(`generateBalancedProsqa: gave up after ${attempts} attempts (${out.length}/${o.count})`);
+      if (tries % 500 === 0) n = drawFromCounts(rng, cfg.nodeCounts);
+      const raw = drawRawGraph(rng, n, cfg);
+      const answer = raw && chooseBalanced(rng, raw, steps);
+      if (!raw || !answer) continue;
+      const ex = toExample(rng, `${o.idPrefix ?? 'prosqa-balanced/train'}/${out.length}`, answer, raw.parents);
+      if (o.exclude?.has(ex.question) || seen.has(ex.question)) continue;
+      seen.add(ex.question);
+      out.push(ex);
+      break;
+    }
+  }
+  return out;
+}

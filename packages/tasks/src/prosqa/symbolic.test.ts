@@ -1,0 +1,62 @@
+import { encodeExample, exampleTexts, Tokenizer } from '@telepath/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Example } from '../example.js';
+import { generateBalancedProsqa } from './balanced.js';
+import { prosqaGraph, loadProsqa } from './load.js';
+import { englishFromSymbolic, parseSymbolicQuestion, toSymbolicProsqa } from './symbolic.js';
+
+let real: Example[];
+beforeAll(async () => {
+  real = [...(await loadProsqa('valid')).examples, ...(await loadProsqa('test')).examples];
+});
+
+describe('symbolic ProsQA rendering', () => {
+  it('round-trips every real question, path and answer back to the exact English (300 valid + 500 test)', () => {
+    expect(real.length).toBe(800);
+    const mismatched = real.filter((ex) => JSON.stringify(englishFromSymbolic(toSymbolicProsqa(ex, 'path'))) !== JSON.stringify(ex));
+    expect(mismatched.map((e) => e.id)).toEqual([]);
+  });
+
+  it('keeps the question and answer lossless under the frontier trace too', () => {
+    for (const ex of real) expect(englishFromSymbolic(toSymbolicProsqa(ex, 'frontier'), ex.steps)).toEqual(ex);
+  });
+
+  it('renders an edge as a pair and the question as the person and its two options', () => {
+    const ex = real[300]; // test/0: "… Is Sally a hilpus or sterpus?"
+    const sym = toSymbolicProsqa(ex);
+    expect(sym.question.startsWith(' gerpus terpus. terpus zhorpus. lempus yerpus.')).toBe(true);
+    expect(sym.question.endsWith(' rorpus impus. boompus gerpus. ? Sally hilpus sterpus')).toBe(true);
+    expect(sym.steps).toEqual(['> Sally scrompus', '> scrompus rempus', '> rempus sterpus']);
+    expect(sym.answer).toBe('sterpus');
+    expect(parseSymbolicQuestion(sym.question).edges.length).toBe(prosqaGraph(ex).edges.length);
+    expect(toSymbolicProsqa(ex, 'frontier').steps[0].startsWith(': ')).toBe(true);
+  });
+
+  it('rejects text that is not the rendering, naming the example', () => {
+    expect(() => parseSymbolicQuestion(' Bob lempus ? Sally a b', 'x/1')).toThrow(/x\/1: not a symbolic ProsQA question/);
+    const sym = { ...toSymbolicProsqa(real[0]), steps: ['Bob lempus'] };
+    expect(() => englishFromSymbolic(sym)).toThrow(/step 1 "Bob lempus" is not "> u v"/);
+  });
+
+  it("gives one token per name with core's tokenizer, the same id wherever the name stands", () => {
+    const train = generateBalancedProsqa({ count: 300, seed: 1 }).flatMap((e) => [toSymbolicProsqa(e, 'path'), toSymbolicProsqa(e, 'frontier')]);
+    const tok = Tokenizer.build(exampleTexts(train)); // what the lab's runTokenizer builds
+    for (const ex of real.slice(300, 400)) {
+      const g = prosqaGraph(ex);
+      const idOf = new Map(g.symbols.map((s) => [tok.encode(` ${s}`), s] as const).map(([ids, s]) => {
+        expect(ids.length).toBe(1); // every real name is one token, learnt from generated graphs alone
+        return [ids[0], s];
+      }));
+      for (const reasoning of ['path', 'frontier'] as const) {
+        const sym = toSymbolicProsqa(ex, reasoning);
+        const enc = encodeExample(tok, sym);
+        const ids = [...enc.prompt, ...enc.reasoning, ...enc.answer];
+        expect(ids).not.toContain(tok.unkId);
+        const names = ids.filter((i) => idOf.has(i)).map((i) => idOf.get(i));
+        const written = `${sym.question} ${sym.steps.join(' ')} ${sym.answer}`.match(/[A-Za-z]+/g)!;
+        expect(names).toEqual(written); // each name in the text is exactly one token, none split or merged
+      }
+      expect(tok.encode(toSymbolicProsqa(ex).question).length).toBe(3 * g.edges.length + 4);
+    }
+  });
+});

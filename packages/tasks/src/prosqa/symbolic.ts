@@ -1,0 +1,102 @@
+/**
+ * The symbolic rendering of ProsQA (issue 21): one token per person and concept, an edge as a
+ * pair, the question as the asked person and its two options. The names are ProsQA's own (a
+ * person is capitalised), and every name is written after exactly one space, so core's
+ * tokenizer (words with their leading space) gives each name one token id wherever it stands —
+ * in the English rendering "Every" and a name at a sentence start are tokens of their own, and
+ * an edge is six tokens. Layout:
+ *   question  " u v." per edge, in the English question's sentence order, then " ? root A B"
+ *             (A, B in the English question's order)
+ *   path      one step per edge of ProsQA's path: "> u v"
+ *   frontier  one step per breadth-first step: ": n1 n2 …" (every node reached so far, traces.ts)
+ *   answer    " target" (core writes it after ###)
+ * Steps start with a mark (">" or ":") because a line break followed by a space is one
+ * whitespace piece, which would glue to the first name. `englishFromSymbolic` reads the text
+ * alone (not `meta.graph`) back into the English example; `symbolic.test.ts` checks the round
+ * trip on every real file.
+ */
+import type { Example } from '../example.js';
+import type { ProsqaGraph } from './graph.js';
+import { questionSentences } from './invariants.js';
+import { prosqaGraph } from './load.js';
+import { isPersonName } from './names.js';
+import { frontierTrace, pathFromSteps } from './traces.js';
+
+export type ProsqaRendering = 'english' | 'symbolic';
+export type ProsqaReasoning = 'path' | 'frontier';
+export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic'];
+export const PROSQA_REASONING: readonly ProsqaReasoning[] = ['path', 'frontier'];
+
+/** Marks that start a symbolic step line. */
+export const PATH_MARK = '>';
+export const FRONTIER_MARK = ':';
+
+const EDGE = /^(?:Every ([a-z]+)|([A-Z][a-z]+)) is a ([a-z]+)\.$/;
+const ASK = /^Is ([A-Z][a-z]+) a ([a-z]+) or ([a-z]+)\?$/;
+
+interface Parsed { edges: [string, string][]; root: string; options: [string, string] }
+
+/** The edges (as name pairs, in sentence order), the asked person and the options of an English question. */
+function parseEnglishQuestion(question: string, id: string): Parsed {
+  const sentences = questionSentences(question);
+  const ask = ASK.exec(sentences.pop() ?? '');
+  if (!ask) throw new Error(`${id}: the question does not end "Is Name a A or B?"`);
+  const edges = sentences.map((s, i): [string, string] => {
+    const m = EDGE.exec(s);
+    if (!m) throw new Error(`${id}: sentence ${i + 1} ${JSON.stringify(s)} is not "Every X is a Y." or "Name is a Y."`);
+    return [m[1] ?? m[2], m[3]];
+  });
+  return { edges, root: ask[1], options: [ask[2], ask[3]] };
+}
+
+const names = (ids: readonly number[], g: ProsqaGraph) => ids.map((v) => ` ${g.symbols[v]}`).join('');
+
+/** The symbolic example (same id and meta.graph) with the chosen written reasoning. */
+export function toSymbolicProsqa(ex: Example, reasoning: ProsqaReasoning = 'path'): Example {
+  const g = prosqaGraph(ex);
+  const q = parseEnglishQuestion(ex.question, ex.id);
+  const question = `${q.edges.map(([u, v]) => ` ${u} ${v}.`).join('')} ? ${q.root} ${q.options[0]} ${q.options[1]}`;
+  const path = pathFromSteps(g, ex.steps);
+  const steps = reasoning === 'path'
+    ? path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`)
+    : frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
+  return { ...ex, question, steps, answer: g.symbols[g.target], meta: { ...ex.meta, rendering: 'symbolic', reasoning } };
+}
+
+/** Names of a symbolic step line after its mark, or null when the line does not start with it. */
+export function stepNames(line: string, mark: string): string[] | null {
+  if (!line.startsWith(mark)) return null;
+  const rest = line.slice(mark.length);
+  if (!/^( [A-Za-z]+)*$/.test(rest)) return null;
+  return rest.split(' ').slice(1);
+}
+
+/** Parses a symbolic question text: edges as name pairs, the asked person and the options. */
+export function parseSymbolicQuestion(question: string, id = 'question'): Parsed {
+  const m = /^((?: [A-Za-z]+ [a-z]+\.)*) \? ([A-Z][a-z]+) ([a-z]+) ([a-z]+)$/.exec(question);
+  if (!m) throw new Error(`${id}: not a symbolic ProsQA question (" u v." per edge, then " ? Name A B")`);
+  const edges = [...m[1].matchAll(/ ([A-Za-z]+) ([a-z]+)\./g)].map((e): [string, string] => [e[1], e[2]]);
+  return { edges, root: m[2], options: [m[3], m[4]] };
+}
+
+/**
+ * The English example a symbolic one renders, read from its text alone: question sentences,
+ * ProsQA's path steps ("> u v" lines; frontier traces are rebuilt from the graph the question
+ * states, whose path is the original's only when it was a path rendering) and the answer.
+ */
+export function englishFromSymbolic(sym: Example, englishSteps?: readonly string[]): Example {
+  const q = parseSymbolicQuestion(sym.question, sym.id);
+  const sentence = ([u, v]: [string, string]) => (isPersonName(u) ? `${u} is a ${v}.` : `Every ${u} is a ${v}.`);
+  const question = [...q.edges.map(sentence), `Is ${q.root} a ${q.options[0]} or ${q.options[1]}?`].join(' ');
+  let steps: string[];
+  if (englishSteps) steps = [...englishSteps];
+  else {
+    steps = sym.steps.map((line, i) => {
+      const pair = stepNames(line, PATH_MARK);
+      if (!pair || pair.length !== 2) throw new Error(`${sym.id}: step ${i + 1} ${JSON.stringify(line)} is not "${PATH_MARK} u v"`);
+      return sentence(pair as [string, string]);
+    });
+  }
+  const { rendering: _r, reasoning: _s, ...meta } = (sym.meta ?? {}) as Record<string, unknown>;
+  return { ...sym, question, steps, answer: `${q.root} is a ${sym.answer}.`, meta };
+}
