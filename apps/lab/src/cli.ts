@@ -19,6 +19,7 @@ import { queueCommand, workerCommand } from './queue/command.js';
 import { startWorkers, withoutWorkers } from './workers.js';
 import { loadSweep, writeSweepReport } from './sweep.js';
 import { resultsJson, tableText } from './table.js';
+import { stopOnCtrlC } from './interrupt.js';
 
 const HELP = `telepath — latent reasoning experiments
 
@@ -128,16 +129,10 @@ async function runCommand(args: string[]): Promise<number> {
   async function runInThisProcess(): Promise<number> {
     const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
     console.error(describeBackend(info));
-    let stopRequested = false;
-    const onSigint = () => {
-      if (stopRequested) process.exit(130);
-      stopRequested = true;
-      console.error('\n[telepath] stopping after the current step (Ctrl-C again to quit now)…');
-    };
-    process.on('SIGINT', onSigint);
+    const stop = stopOnCtrlC();
     try {
       if (kind) {
-        const r = await EXPERIMENT_KINDS[kind.kind].run(kind.raw, { file: path.basename(positionals[0]), runsDir: path.resolve(values.runs!), json: values.json, force: values.force, shouldStop: () => stopRequested, log: (l) => console.error(l) });
+        const r = await EXPERIMENT_KINDS[kind.kind].run(kind.raw, { file: path.basename(positionals[0]), runsDir: path.resolve(values.runs!), json: values.json, force: values.force, shouldStop: stop.requested, log: (l) => console.error(l) });
         console.log(values.json ? JSON.stringify(r.json) : `\n${r.text}`);
         return r.interrupted ? 130 : 0;
       }
@@ -145,7 +140,7 @@ async function runCommand(args: string[]): Promise<number> {
       const done: ArmSummary[][] = [];
       const json: object[] = [];
       for (const e of experiments) {
-        const { results, rows, interrupted } = await runExperiment(e, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: () => stopRequested, quiet: values.quiet });
+        const { results, rows, interrupted } = await runExperiment(e, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: stop.requested, quiet: values.quiet });
         if (!values.json && results.length) console.log(`\n${e.name} (${e.task})\n${tableText(rows)}`);
         if (interrupted) return 130;
         done.push(results);
@@ -163,7 +158,7 @@ async function runCommand(args: string[]): Promise<number> {
       }
       return 0;
     } finally {
-      process.off('SIGINT', onSigint);
+      stop.release();
     }
   }
 }

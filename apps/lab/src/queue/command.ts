@@ -13,6 +13,7 @@ import { enqueuePlan } from './add.js';
 import { checkQueueFormat, openRedis, safeUrl } from './connection.js';
 import { formatQueueStatus, planQueueStatus, type QueueState } from './status.js';
 import { runQueueWorker } from './worker.js';
+import { stopOnCtrlC } from '../interrupt.js';
 
 const QUEUE_HELP = `Usage: telepath queue add experiments/<name>.json [--set key=value ...] --redis URL [--runs DIR] [--json]
        telepath queue status experiments/<name>.json [--set key=value ...] --redis URL [--runs DIR] [--json]
@@ -124,13 +125,7 @@ export async function workerCommand(args: string[]): Promise<number> {
   }
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
-  let stopRequested = false;
-  const onSigint = () => {
-    if (stopRequested) process.exit(130);
-    stopRequested = true;
-    console.error('\n[telepath] stopping after the current step (Ctrl-C again to quit now)…');
-  };
-  process.on('SIGINT', onSigint);
+  const stop = stopOnCtrlC();
   try {
     return await runQueueWorker({
       redisUrl: values.redis!,
@@ -139,10 +134,10 @@ export async function workerCommand(args: string[]): Promise<number> {
       lockMs: Math.round(lockSeconds * 1000),
       exitWhenIdle: values['exit-when-idle']!,
       quiet: values.quiet! || !process.stderr.isTTY,
-      shouldStop: () => stopRequested,
+      shouldStop: stop.requested,
       log: (l) => console.error(l),
     });
   } finally {
-    process.off('SIGINT', onSigint);
+    stop.release();
   }
 }
