@@ -16,7 +16,7 @@
  */
 import { Rng } from '@telepath/core';
 import type { Example } from '../example.js';
-import { DEFAULT_PROSQA_GEN_CONFIG, drawFromCounts, drawRawGraph, toExample, type Answer, type ProsqaGenConfig, type RawGraph } from './generate.js';
+import { DEFAULT_PROSQA_GEN_CONFIG, drawExamples, stratifiedDepths, type Answer, type ProsqaGenConfig, type RawGraph } from './generate.js';
 import { bfsDistances, childLists, parentCounts, sampleShortestPath } from './graph.js';
 
 /** Bump when the balanced generator's output for a given seed changes. */
@@ -78,11 +78,7 @@ function depthPlan(o: BalancedProsqaOptions, rng: Rng): number[] {
   for (const [d, c] of shares) {
     if (!Number.isInteger(d) || d < 1 || !(c >= 0)) throw new Error(`generateBalancedProsqa: depthShares needs integer depths ≥ 1 with shares ≥ 0, got ${d}: ${c}`);
   }
-  const total = shares.reduce((a, [, c]) => a + c, 0);
-  const quota = shares.map(([d, c]) => ({ d, exact: (o.count * c) / total })).map((q) => ({ ...q, n: Math.floor(q.exact) }));
-  const missing = o.count - quota.reduce((a, q) => a + q.n, 0);
-  [...quota].sort((a, b) => b.exact - b.n - (a.exact - a.n) || a.d - b.d).slice(0, missing).forEach((q) => q.n++);
-  return rng.shuffle(quota.flatMap((q) => new Array<number>(q.n).fill(q.d)));
+  return stratifiedDepths(o.count, shares, rng);
 }
 
 /** `count` balanced examples in the English rendering (toSymbolicProsqa converts them). */
@@ -90,23 +86,5 @@ export function generateBalancedProsqa(o: BalancedProsqaOptions): Example[] {
   const cfg = o.config ?? DEFAULT_PROSQA_GEN_CONFIG;
   const rng = new Rng(o.seed).fork('prosqa-balanced');
   const depths = depthPlan(o, rng.fork('depths'));
-  const out: Example[] = [];
-  const seen = new Set<string>();
-  let attempts = 0;
-  for (const steps of depths) {
-    let n = drawFromCounts(rng, cfg.nodeCounts);
-    for (let tries = 1; ; tries++) {
-      if (++attempts > 1000 * (o.count + 10)) throw new Error(`generateBalancedProsqa: gave up after ${attempts} attempts (${out.length}/${o.count})`);
-      if (tries % 500 === 0) n = drawFromCounts(rng, cfg.nodeCounts);
-      const raw = drawRawGraph(rng, n, cfg);
-      const answer = raw && chooseBalanced(rng, raw, steps);
-      if (!raw || !answer) continue;
-      const ex = toExample(rng, `${o.idPrefix ?? 'prosqa-balanced/train'}/${out.length}`, answer, raw.parents);
-      if (o.exclude?.has(ex.question) || seen.has(ex.question)) continue;
-      seen.add(ex.question);
-      out.push(ex);
-      break;
-    }
-  }
-  return out;
+  return drawExamples(rng, depths, { ...o, config: cfg, idPrefix: o.idPrefix ?? 'prosqa-balanced/train', who: 'generateBalancedProsqa' }, (raw, steps) => chooseBalanced(rng, raw, steps));
 }

@@ -227,26 +227,46 @@ export interface GenerateProsqaOptions {
 export function generateProsqa(o: GenerateProsqaOptions): Example[] {
   const cfg = o.config ?? DEFAULT_PROSQA_GEN_CONFIG;
   const rng = new Rng(o.seed).fork('prosqa-generator');
-  const total = Object.values(cfg.stepShares).reduce((a, b) => a + b, 0);
-  const shares = Object.entries(cfg.stepShares).map(([d, c]) => ({ d: Number(d), exact: (o.count * c) / total }));
-  const quota = shares.map((s) => ({ d: s.d, n: Math.floor(s.exact), frac: s.exact - Math.floor(s.exact) }));
-  const missing = o.count - quota.reduce((a, q) => a + q.n, 0);
-  [...quota].sort((a, b) => b.frac - a.frac || a.d - b.d).slice(0, missing).forEach((q) => q.n++);
-  const depths = rng.fork('depths').shuffle(quota.flatMap((q) => new Array<number>(q.n).fill(q.d)));
+  const depths = stratifiedDepths(o.count, Object.entries(cfg.stepShares).map(([d, c]) => [Number(d), c]), rng.fork('depths'));
+  return drawExamples(rng, depths, { ...o, config: cfg, idPrefix: o.idPrefix ?? 'prosqa-gen/train', who: 'generateProsqa' }, (raw, steps) => chooseAnswer(rng, raw, cfg, steps));
+}
+
+/**
+ * Each depth d of `shares` ([depth, share] pairs) gets round(count·share_d) places (the remainder
+ * to the largest fractional parts), in an order shuffled by `rng`.
+ */
+export function stratifiedDepths(count: number, shares: (readonly [number, number])[], rng: Rng): number[] {
+  const total = shares.reduce((a, [, c]) => a + c, 0);
+  const quota = shares.map(([d, c]) => ({ d, exact: (count * c) / total })).map((q) => ({ ...q, n: Math.floor(q.exact) }));
+  const missing = count - quota.reduce((a, q) => a + q.n, 0);
+  [...quota].sort((a, b) => b.exact - b.n - (a.exact - a.n) || a.d - b.d).slice(0, missing).forEach((q) => q.n++);
+  return rng.shuffle(quota.flatMap((q) => new Array<number>(q.n).fill(q.d)));
+}
+
+/**
+ * One example per entry of `depths`: a graph of a drawn size, an answer `choose` finds at that
+ * depth, a question neither excluded nor drawn before. N is drawn once per example (redrawn only
+ * after 500 failures, e.g. 14 nodes with a 6-step answer), so accepted graphs follow the real node
+ * histogram rather than favour large ones.
+ */
+export function drawExamples(
+  rng: Rng,
+  depths: number[],
+  o: { count: number; exclude?: ReadonlySet<string>; config: ProsqaGenConfig; idPrefix: string; who: string },
+  choose: (raw: RawGraph, steps: number) => Answer | null,
+): Example[] {
   const out: Example[] = [];
   const seen = new Set<string>();
   let attempts = 0;
   for (const steps of depths) {
-    // N is drawn once per example (redrawn only after 500 failures, e.g. 14 nodes with a 6-step
-    // answer), so accepted graphs follow the real node histogram rather than favour large ones.
-    let n = drawFromCounts(rng, cfg.nodeCounts);
+    let n = drawFromCounts(rng, o.config.nodeCounts);
     for (let tries = 1; ; tries++) {
-      if (++attempts > 1000 * (o.count + 10)) throw new Error(`generateProsqa: gave up after ${attempts} attempts (${out.length}/${o.count})`);
-      if (tries % 500 === 0) n = drawFromCounts(rng, cfg.nodeCounts);
-      const raw = drawRawGraph(rng, n, cfg);
-      const answer = raw && chooseAnswer(rng, raw, cfg, steps);
+      if (++attempts > 1000 * (o.count + 10)) throw new Error(`${o.who}: gave up after ${attempts} attempts (${out.length}/${o.count})`);
+      if (tries % 500 === 0) n = drawFromCounts(rng, o.config.nodeCounts);
+      const raw = drawRawGraph(rng, n, o.config);
+      const answer = raw && choose(raw, steps);
       if (!raw || !answer) continue;
-      const ex = toExample(rng, `${o.idPrefix ?? 'prosqa-gen/train'}/${out.length}`, answer, raw.parents);
+      const ex = toExample(rng, `${o.idPrefix}/${out.length}`, answer, raw.parents);
       if (o.exclude?.has(ex.question) || seen.has(ex.question)) continue;
       seen.add(ex.question);
       out.push(ex);
