@@ -3,7 +3,7 @@
  * docs/notebooks/data/sample-run/latents.bin — 8 synthetic slots × 96 examples × width 32,
  * drawn by @telepath/analysis/testing's `syntheticSlots` with a fixed seed, so the file is
  * byte-identical on every run (the script checks this against the committed file with --check).
- * The structure mimics paper A's "separated but redundant" reading (docs/methods.md §3): every slot
+ * The structure mimics paper A's "separated but redundant" reading (docs/method-reference.md §3): every slot
  * holds the same 6 shared directions (correlated across slots for the same example) plus 2
  * private ones, and slot means are offset from each other.
  *   npm run sample-latents -w @telepath/notebooks [-- --check]

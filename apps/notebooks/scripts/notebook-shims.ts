@@ -2,7 +2,7 @@
  * Lets the tslab kernel import Telepath's workspace packages. tslab compiles cells to CommonJS
  * and type-checks them with its bundled TypeScript 5.0 (moduleResolution node10), while the
  * packages ship ESM TypeScript source behind `exports` — so `import … from '@telepath/core'` in
- * a cell finds neither types nor loadable code (docs/engineering.md §11, open point). For each
+ * a cell finds neither types nor loadable code (docs/engineering-notes.md §11, open point). For each
  * @telepath/* dependency of apps/notebooks this writes, into docs/notebooks/node_modules/
  * (gitignored; found before the root workspace links because the kernel runs in docs/notebooks):
  *   package.json  { main: "index.cjs", types: <relative path to the package's src/index.ts> }

@@ -1,7 +1,7 @@
 /**
  * Executes every notebook in docs/notebooks headlessly on the tslab kernel and fails on any cell
  * error (a type error included). Usage: `npm run notebooks [-- name ...]` in apps/notebooks, or
- * `npm run notebooks -w @telepath/notebooks` from the root. Recipe: docs/engineering.md §11.
+ * `npm run notebooks -w @telepath/notebooks` from the root. Recipe: docs/engineering-notes.md §11.
  *  1. Checks Node ≥ 20.19 (the kernel `require()`s ESM-only packages such as arquero) and a
  *     Python with nbconvert/nbclient/jupyter_client (Debian: jupyter-nbconvert jupyter-client
  *     python3-nbclient). Without Jupyter the run is skipped with a message, or fails when CI is set.

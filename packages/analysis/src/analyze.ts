@@ -1,5 +1,5 @@
 /**
- * The subspace analysis of one latent trace (paper A, arXiv:2510.00494; docs/methods.md §3): per-slot
+ * The subspace analysis of one latent trace (paper A, arXiv:2510.00494; docs/method-reference.md §3): per-slot
  * PCA at an explained-variance threshold, cross-capture and H_off, silhouette by slot (cosine
  * exact, Euclidean on a seeded sample), principal angles and subspace affinity, linear CKA
  * between slots, participation ratios. Pure computation; `analyzeRun` (run.ts) adds files.

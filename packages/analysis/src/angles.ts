@@ -1,5 +1,5 @@
 /**
- * Principal angles between subspaces (docs/methods.md §3: "singular values of UᵢᵀUⱼ (orthonormal U)
+ * Principal angles between subspaces (docs/method-reference.md §3: "singular values of UᵢᵀUⱼ (orthonormal U)
  * are cos θ₁ ≥ … ≥ cos θ_k") and their cheap summary, the subspace affinity
  *   tr(PᵢPⱼ) / min(kᵢ, kⱼ) = ‖UᵢᵀUⱼ‖²_F / min(kᵢ, kⱼ) = mean cos²θ over the min(kᵢ, kⱼ) angles,
  * which needs no SVD and so covers the full threshold subspaces of every slot pair.

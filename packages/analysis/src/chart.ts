@@ -1,5 +1,5 @@
 /**
- * Charts offline (docs/engineering.md §12): vega-lite spec → vega spec → headless vega View → SVG →
+ * Charts offline (docs/engineering-notes.md §12): vega-lite spec → vega spec → headless vega View → SVG →
  * resvg → PNG. Text needs system fonts (Debian fonts-dejavu-core); without them resvg silently
  * draws no text, so `renderChart` checks that the font is found and warns once if it is not.
  * `renderChart` is the shared helper for every Telepath chart (the lab's report charts too).

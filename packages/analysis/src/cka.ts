@@ -1,5 +1,5 @@
 /**
- * Linear CKA between two sets of representations of the same N examples (docs/methods.md §3):
+ * Linear CKA between two sets of representations of the same N examples (docs/method-reference.md §3):
  *   CKA(X, Y) = ‖ỸᵀX̃‖²_F / (‖X̃ᵀX̃‖_F · ‖ỸᵀỸ‖_F),   X̃, Ỹ column-centred
  * — between latent slots, or between Base and Coprocessor states at one layer. Invariant to
  * orthogonal transforms and isotropic scaling of either set, not to general invertible maps.

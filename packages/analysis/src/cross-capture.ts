@@ -1,5 +1,5 @@
 /**
- * Cross-capture between latent slots — paper A (arXiv:2510.00494; docs/methods.md §3): with Uᵢ the
+ * Cross-capture between latent slots — paper A (arXiv:2510.00494; docs/method-reference.md §3): with Uᵢ the
  * top-kᵢ PCA basis of slot i and X̃ⱼ slot j centred,
  *   Cᵢⱼ = ‖X̃ⱼUᵢ‖²_F / ‖X̃ⱼ‖²_F   (share of slot j's variance inside slot i's principal subspace)
  *   H_off = mean of Cᵢⱼ over i ≠ j   (1 = fully redundant slots, ≈ k/C = unrelated ones)

@@ -1,5 +1,5 @@
 /**
- * @telepath/analysis — latent subspace analysis (paper A, arXiv:2510.00494; docs/methods.md §3):
+ * @telepath/analysis — latent subspace analysis (paper A, arXiv:2510.00494; docs/method-reference.md §3):
  * per-slot PCA, cross-capture and H_off, silhouette by slot, principal angles, linear CKA,
  * participation ratio; tables (arquero) and charts (vega-lite → SVG → PNG).
  */

@@ -1,6 +1,6 @@
 /**
  * Per-slot PCA with an explained-variance threshold and the participation ratio — the subspace
- * construction of paper A (arXiv:2510.00494; docs/methods.md §3 "Subspace analysis, formulas": a
+ * construction of paper A (arXiv:2510.00494; docs/method-reference.md §3 "Subspace analysis, formulas": a
  * top-k PCA basis Uᵢ per slot, k chosen by an explained-variance threshold; PR = (Σλ)² / Σλ²).
  * The eigendecomposition runs on the C×C scatter matrix (ml-matrix, float64), so its cost is
  * independent of N: ≈ 0.2–0.5 s at C = 256 on the dev box.
@@ -10,7 +10,7 @@ import { slotProducts } from './products.js';
 import { frobeniusInner, trace, type Slot } from './slots.js';
 
 export interface PcaOptions {
-  /** chosen: 0.9 — paper A's threshold is not known (docs/methods.md §3: "e.g. 90–95%, unknown in A") */
+  /** chosen: 0.9 — paper A's threshold is not known (docs/method-reference.md §3: "e.g. 90–95%, unknown in A") */
   varianceThreshold: number;
   /** upper bound on k (default: no bound beyond C) */
   maxComponents?: number;

@@ -1,5 +1,5 @@
 /**
- * The large matrix products of the subspace analysis, on TF.js (docs/engineering.md §10: ml-matrix
+ * The large matrix products of the subspace analysis, on TF.js (docs/engineering-notes.md §10: ml-matrix
  * multiplies at ≈ 1 GFLOP/s, wasm-SIMD at ≈ 20–30): per-slot centred scatter matrices X̃ᵢᵀX̃ᵢ and,
  * for CKA, the squared Frobenius norms ‖X̃ᵢᵀX̃ⱼ‖²_F of every cross product. Everything downstream
  * (eigendecompositions, traces, projectors) runs in float64 JS on the small C×C results.

@@ -1,5 +1,5 @@
 /**
- * Silhouette of latent vectors labelled by slot (docs/methods.md §3): for vector x in slot c,
+ * Silhouette of latent vectors labelled by slot (docs/method-reference.md §3): for vector x in slot c,
  * a = mean distance to the other vectors of c, b = min over other slots of the mean distance,
  * s(x) = (b − a) / max(a, b); the score is the mean of s(x). s > 0: slots separated, s < 0:
  * interleaved. A slot of one vector gets s = 0.

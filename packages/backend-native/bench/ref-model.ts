@@ -1,5 +1,5 @@
 /**
- * The reference training step (docs/engineering.md §3), op for op as core's TinyLm + train() run it
+ * The reference training step (docs/engineering-notes.md §3), op for op as core's TinyLm + train() run it
  * (packages/core/src/tiny-lm.ts, layers.ts, matmul.ts, loss.ts, optim.ts, train.ts; keep in
  * sync): learned positions, pre-LayerNorm via moments, causal attention with an additive
  * [B,1,T,S] bias, GELU as x·sigmoid(2u), separate q/k/v projections with biases, LM head tied to

@@ -220,7 +220,7 @@ Napi::Value SetSpinMicros(const Napi::CallbackInfo& info) {
 
 Napi::Value TuneMalloc(const Napi::CallbackInfo& info) {
   // Large mmap and trim thresholds: freed big blocks stay in the heap instead of being
-  // unmapped and faulted in again page by page (docs/engineering.md §15).
+  // unmapped and faulted in again page by page (docs/engineering-notes.md §15).
   const int mmapThreshold = static_cast<int>(num(info, 0)), trimThreshold = static_cast<int>(num(info, 1));
   bool ok = true;
 #ifdef M_MMAP_THRESHOLD

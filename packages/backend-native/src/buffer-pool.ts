@@ -1,6 +1,6 @@
 /**
  * Reuse of float32 output buffers. A fresh Float32Array per kernel output costs page faults
- * and garbage collections (docs/engineering.md §15), so the backend hands kernels buffers from
+ * and garbage collections (docs/engineering-notes.md §15), so the backend hands kernels buffers from
  * this pool and takes them back when tfjs disposes their data.
  *
  * Only buffers this pool allocated are ever reused, and only while they are provably private

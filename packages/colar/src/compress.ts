@@ -4,7 +4,7 @@
  * ablation: the mean). The chain is [###, r_1 … r_n]: `###` sits alone in its own group (its
  * compressed embedding is embed(###)), the reasoning tokens fill groups of c and the last group
  * may be partial (scaled by 1/√n_real) — the released code's alignment, said in words in
- * docs/methods.md §5. Letters: B batch, S source tokens, U input positions, K groups, C width.
+ * docs/method-reference.md §5. Letters: B batch, S source tokens, U input positions, K groups, C width.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { Pooling } from './config.js';

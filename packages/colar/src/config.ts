@@ -3,7 +3,7 @@
  * Chains" (Tan et al., NeurIPS 2025, arXiv 2505.16552): compression of the reasoning chain,
  * the latent head, the SFT losses, inference at a chosen speed and the GRPO phase.
  * Provenance tags follow house rule 10 (docs/contributing.md §7); the facts are collected in the
- * method reference (docs/methods.md §5). Where the released code differs from the paper, the
+ * method reference (docs/method-reference.md §5). Where the released code differs from the paper, the
  * behaviour is a key here and the difference is said in words.
  */
 

@@ -1,5 +1,5 @@
 /**
- * CoLaR inference at speed c (arXiv 2505.16552; stopping as in the released code, docs/methods.md
+ * CoLaR inference at speed c (arXiv 2505.16552; stopping as in the released code, docs/method-reference.md
  * §5): the prompt ends with "Thinking speed: c" and the opening ###; then, per latent step, a
  * latent is sampled from the head, multiplied by the embedding scale and fed back as the next
  * input embedding, and one token is sampled from the LM head — when it is ### the row is done

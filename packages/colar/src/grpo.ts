@@ -1,5 +1,5 @@
 /**
- * CoLaR's RL phase (arXiv 2505.16552; mechanics of the released code in docs/methods.md §5): GRPO
+ * CoLaR's RL phase (arXiv 2505.16552; mechanics of the released code in docs/method-reference.md §5): GRPO
  * with G rollouts per question (stochastic latents and answers), reward 1 for a correct answer,
  * advantage A = (r − mean_G)/(std_G + 1e-8), no reference model, no KL, no entropy bonus; PPO
  * clipping −min(ρA, clip(ρ, 1−ε, 1+ε)A), ρ = exp(log π − log π_old), on two streams: the

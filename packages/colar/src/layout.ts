@@ -1,5 +1,5 @@
 /**
- * CoLaR sequences on core's shared layout (arXiv 2505.16552; released prompt in docs/methods.md §5):
+ * CoLaR sequences on core's shared layout (arXiv 2505.16552; released prompt in docs/method-reference.md §5):
  *   prompt = <bos> question "\n" + "Thinking speed: c"      (raw tokens)
  *   chain  = ### (alone in its group), then the reasoning tokens in groups of c
  *   answer = ### " " answer <eos>                            (raw tokens; ### = stop)

@@ -1,6 +1,6 @@
 /**
  * CoLaR's SFT objective (arXiv 2505.16552): ce_weight · L_comp + latent_weight · L_latent
- * (+ entropy_weight · H), docs/methods.md §5.
+ * (+ entropy_weight · H), docs/method-reference.md §5.
  *   L_comp   = −1/(L_a + L_c) Σ log p([t_c, t_a]^i | [e_c, e_a]^{<i}, e_q): mean CE over the
  *              compressed chain (one random token per group) and the answer.
  *   L_latent = at every chain position (the opening ### included), the head's prediction of the

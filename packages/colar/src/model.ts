@@ -3,7 +3,7 @@
  * LayerNorm, the LM head's input): Linear(C, W) → GELU → Linear(W, W) → LayerNorm(W), then
  * mean = Linear(W, C) and log-std = Linear(W, C), a diagonal Gaussian over the next compressed
  * embedding divided by a fixed scale measured from the embedding table (the released code's
- * MODEL_EMB_STD; for a new model, the std of its input embeddings — docs/methods.md §5). The
+ * MODEL_EMB_STD; for a new model, the std of its input embeddings — docs/method-reference.md §5). The
  * deterministic ablation ("-DL") has no log-std layer and σ = 1e-9.
  * Letters: N rows (any leading shape), C LM width, W head width.
  */

@@ -28,7 +28,7 @@ export interface VariantSpec {
 }
 
 export const VARIANTS: Record<CoprocessorVariant, VariantSpec> = {
-  liu: { injection: 'embeddings', trainBase: false }, // Liu arXiv 2412.17747 abstract: "a frozen LLM" augmented by a coprocessor; "decoder frozen" (docs/methods.md §2 [paper])
+  liu: { injection: 'embeddings', trainBase: false }, // Liu arXiv 2412.17747 abstract: "a frozen LLM" augmented by a coprocessor; "decoder frozen" (docs/method-reference.md §2 [paper])
   h1: { injection: 'kv', trainBase: false }, // paper A H1: per-layer [K_l ; K_l^φ], [V_l ; V_l^φ], Base frozen
   h2: { injection: 'kv', trainBase: true }, // paper A H2: "unfreeze the base"; path not stated — chosen: H1's
   'h2-embed': { injection: 'embeddings', trainBase: true }, // the other H2 path, offered because it is free
@@ -99,6 +99,6 @@ export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
   // Liu N_L 16 29.0 / 15.0 %, H1 N_L 4 30.5 / 16.5 %, Liu N_L 4 27.5 / 13.0 %. After the latents the
   // answer sits N_L positions further from every prompt token than the frozen Base was trained with.
   answerPositions: 'overlap',
-  lr: 0, // Liu arXiv 2412.17747: learning rate "not found" (docs/methods.md §2); chosen: the experiment's
+  lr: 0, // Liu arXiv 2412.17747: learning rate "not found" (docs/method-reference.md §2); chosen: the experiment's
   maxNewTokens: 32, // chosen: answers are short (Countdown equation, ProsQA sentence, GSM8K number)
 };

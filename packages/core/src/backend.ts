@@ -144,7 +144,7 @@ function deviceBindingLimit(): number | undefined {
 
 async function loadUnion(loaders: BackendLoaders): Promise<void> {
   if (unionLoaded) return;
-  // Gradients are registered only by the union package (docs/engineering.md §8).
+  // Gradients are registered only by the union package (docs/engineering-notes.md §8).
   await loaders.importModule('@tensorflow/tfjs');
   unionLoaded = true;
 }

@@ -1,6 +1,6 @@
 /**
  * Matrix products without transpose flags. The wasm backend runs `matMul` with
- * `transposeA`/`transposeB` 9–14× slower than a plain product (docs/engineering.md §2, §5), so every
+ * `transposeA`/`transposeB` 9–14× slower than a plain product (docs/engineering-notes.md §2, §5), so every
  * transposed product in Telepath goes through `matMulT`, which materialises rank-2 transposes
  * explicitly and calls the plain kernel. Higher ranks keep the flagged call.
  */
@@ -30,7 +30,7 @@ export function linear(x: tf.Tensor, w: tf.Tensor, bias?: tf.Tensor): tf.Tensor 
 /**
  * y + b for y [N, F], b [F], whose bias gradient is the product ones[1, N] · dy instead of a
  * column sum: wasm reduces over the first axis 10–20× slower than over the last
- * (docs/engineering.md §2), while the product takes the fast matMul path.
+ * (docs/engineering-notes.md §2), while the product takes the fast matMul path.
  */
 const addBias = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
   const [y, b] = args as [tf.Tensor2D, tf.Tensor1D];

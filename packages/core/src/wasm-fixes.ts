@@ -1,5 +1,5 @@
 /**
- * The two fixes that make the wasm backend fit for training (docs/engineering.md §5):
+ * The two fixes that make the wasm backend fit for training (docs/engineering-notes.md §5):
  *  1. a BatchMatMul gradient that, for rank-2 operands, computes every transposed product as an
  *     explicit transpose followed by a plain matMul (the flagged kernel is 9–14× slower on wasm);
  *  2. an `UnsortedSegmentSum` kernel for wasm — the gradient of `tf.gather`, i.e. of embedding

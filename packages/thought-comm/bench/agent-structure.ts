@@ -1,5 +1,5 @@
 /**
- * Structure read-off on real agent states (ThoughtComm part 2, docs/methods.md §1.5, §1.7): reads the
+ * Structure read-off on real agent states (ThoughtComm part 2, docs/method-reference.md §1.5, §1.7): reads the
  * round-0 states an agents run stored (`runs/<name>/s<seed>/states.bin`), fits one autoencoder per
  * JSON spec of AutoencoderConfig overrides and prints the α histogram, reconstruction and, per
  * thought, the ratio of its weakest to its strongest agent relevance (min_k s_kj / max_k s_kj: the

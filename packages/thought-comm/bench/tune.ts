@@ -1,5 +1,5 @@
 /**
- * Tuning helper for ThoughtComm's synthetic identification (docs/methods.md §1.11): fits one
+ * Tuning helper for ThoughtComm's synthetic identification (docs/method-reference.md §1.11): fits one
  * autoencoder per JSON spec and prints one line of metrics per spec, plus the ℓ1 penalty of the
  * true mixing (standardised), a reference for λ. Not part of the package API.
  *   npx tsx packages/thought-comm/bench/tune.ts '[{"syn":{"stateDim":128},"ae":{"lambda":0.1}}]'

@@ -1,7 +1,7 @@
 /**
  * `npx tsx packages/thought-comm/bin/synthetic.ts [options]`: ThoughtComm's synthetic
  * identification experiment ("Thought Communication in Multiagent Collaboration", arXiv
- * 2510.20733; docs/methods.md §1.11–1.12). Runs the experiment config, prints a table (or JSON) and
+ * 2510.20733; docs/method-reference.md §1.11–1.12). Runs the experiment config, prints a table (or JSON) and
  * writes core run records under runs/thought-comm-synthetic/<timestamp>/.
  */
 import { promises as fs } from 'node:fs';
@@ -17,7 +17,7 @@ const DEFAULT_CONFIG = path.join(ROOT, 'experiments/thought-comm-synthetic.json'
 const HELP = `Usage: npx tsx packages/thought-comm/bin/synthetic.ts [options]
 
 MCC, support F1 and block R² of the sparse-Jacobian autoencoder against the total state width,
-with and without the sparsity term (ThoughtComm, docs/methods.md §1.11).
+with and without the sparsity term (ThoughtComm, docs/method-reference.md §1.11).
   --config PATH    experiment config (default experiments/thought-comm-synthetic.json)
   --quick          one seed, n_h 128 and 256 only (≈ 2–4 minutes on 2 cores)
   --sizes LIST     comma list of state widths, overriding the config (e.g. 128,1024)

@@ -1,6 +1,6 @@
 /**
  * Objectives of ThoughtComm's prefix adapter ("Thought Communication in Multiagent Collaboration",
- * arXiv 2510.20733; docs/methods.md §1.9 Eq. 12), summed over agents (third-party: "unweighted sum"):
+ * arXiv 2510.20733; docs/method-reference.md §1.9 Eq. 12), summed over agents (third-party: "unweighted sum"):
  *   paper: L_i = −log p(y_gen | context, P^(i)) + (1 − cos(φ̄_P, φ̄_ref))
  *          y_gen: a brief continuation generated with the prefix (greedy, no gradient through the
  *          choice of tokens); φ̄_P: mean last-layer state over context + y_gen with the prefix;

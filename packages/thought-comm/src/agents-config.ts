@@ -1,9 +1,9 @@
 /**
  * Config of ThoughtComm's part 2, agents that share thoughts ("Thought Communication in Multiagent
- * Collaboration", Zheng et al., NeurIPS 2025, arXiv 2510.20733; docs/methods.md §1.3–1.4 states,
+ * Collaboration", Zheng et al., NeurIPS 2025, arXiv 2510.20733; docs/method-reference.md §1.3–1.4 states,
  * §1.5–1.8 autoencoder, routing and agreement weights, §1.9 prefix adapter, §1.10 debate rounds,
  * §1.12 accuracy and consensus). The task and its data are the lab's: this config holds
- * everything else. Every value cites docs/methods.md or says `chosen:` with a reason.
+ * everything else. Every value cites docs/method-reference.md or says `chosen:` with a reason.
  */
 import { parseConfig, type LmConfig, type PositionKind } from '@telepath/core';
 import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_READOUT_CONFIG, validateAutoencoderConfig, validateReadoutConfig, type AutoencoderConfig, type ReadoutConfig } from './config.js';
@@ -88,7 +88,7 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
   name: 'thought-comm-agents',
   description: '',
   seeds: [0],
-  agents: 3, // third-party (docs/methods.md §1.10): "3 agents, 2 rounds (main)"
+  agents: 3, // third-party (docs/method-reference.md §1.10): "3 agents, 2 rounds (main)"
   lm: { positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02, contextLength: 0, pretrained: '' }, // chosen: the quickstart's reference LM
   agentTraining: {
     variant: 'no-cot', // chosen: No-CoT beat CoT on Countdown-3 at 1,000 steps in the quickstart, and decodes 3× fewer tokens

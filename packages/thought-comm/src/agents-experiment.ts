@@ -1,6 +1,6 @@
 /**
  * ThoughtComm's part 2 end to end ("Thought Communication in Multiagent Collaboration", arXiv
- * 2510.20733; docs/methods.md §1.3–1.10, §1.12): per seed,
+ * 2510.20733; docs/method-reference.md §1.3–1.10, §1.12): per seed,
  *   1. train A agents (core LMs) on the task, each from its own initialisation and data order;
  *   2. round 0 on the held-out communication examples and on the test set;
  *   3. fit the sparse-Jacobian autoencoder on the agents' concatenated round-0 states, read the

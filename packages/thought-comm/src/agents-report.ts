@@ -1,6 +1,6 @@
 /**
  * Table and JSON views of ThoughtComm's agents experiment ("Thought Communication in Multiagent
- * Collaboration", arXiv 2510.20733; docs/methods.md §1.12–1.13: accuracy ± binomial SE and consensus,
+ * Collaboration", arXiv 2510.20733; docs/method-reference.md §1.12–1.13: accuracy ± binomial SE and consensus,
  * against a single agent and a majority vote without communication). One row per system, means
  * over seeds; SE = sqrt(Σ se_i²)/k with se_i = sqrt(p(1−p)/n).
  */

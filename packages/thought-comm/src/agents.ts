@@ -1,6 +1,6 @@
 /**
  * The agents of ThoughtComm's part 2 ("Thought Communication in Multiagent Collaboration", arXiv
- * 2510.20733; docs/methods.md §1.3–1.4, §1.9): core LMs trained on a task, answering with or without a
+ * 2510.20733; docs/method-reference.md §1.3–1.4, §1.9): core LMs trained on a task, answering with or without a
  * prefix of m embeddings in front of their input, and their states — the hidden state of the last
  * token at a chosen depth.
  * Layout of a prefixed row (left padding, as core's `prefill`):

@@ -1,6 +1,6 @@
 /**
  * Block R² of ThoughtComm's synthetic experiment ("Thought Communication in Multiagent
- * Collaboration", arXiv 2510.20733; Fig. 3 as described in docs/methods.md §1.11, formula §1.12):
+ * Collaboration", arXiv 2510.20733; Fig. 3 as described in docs/method-reference.md §1.11, formula §1.12):
  * estimated latents are grouped by the agent set the recovered structure assigns them (never by
  * their index), true latents by their true agent set; for true group a and estimated group b a
  * nonlinear regressor r_ab: ẑ_b → z_a is fitted on a train split and

@@ -1,6 +1,6 @@
 /**
  * Routing and prefix adaptation of ThoughtComm ("Thought Communication in Multiagent
- * Collaboration", arXiv 2510.20733; docs/methods.md §1.3 pipeline, §1.8 agreement-based reweighting,
+ * Collaboration", arXiv 2510.20733; docs/method-reference.md §1.3 pipeline, §1.8 agreement-based reweighting,
  * §1.9 Eq. 11 prefix adapter):
  *   Z̃^(i) = Ẑ ⊙ mask_i ⊙ w[α]          mask_i: thoughts relevant to agent i (recovered structure),
  *                                        α_j: agreement level, w ∈ R^{n_a+1} learnable (§1.8)

@@ -1,7 +1,7 @@
 /**
  * Configs of the identification part of ThoughtComm ("Thought Communication in Multiagent
  * Collaboration", Zheng et al., NeurIPS 2025, arXiv 2510.20733): the synthetic data-generating
- * process (docs/methods.md §1.1, §1.11), the sparse-Jacobian autoencoder (§1.5–1.6), the structure
+ * process (docs/method-reference.md §1.1, §1.11), the sparse-Jacobian autoencoder (§1.5–1.6), the structure
  * read-off (§1.7) and the synthetic experiment (§1.11–1.12). Every value cites its source or is
  * marked `chosen:` with a reason. Parse overrides with `parseConfig(DEFAULT_…, overrides)`.
  */
@@ -39,7 +39,7 @@ export interface SyntheticConfig {
 
 export const DEFAULT_SYNTHETIC_CONFIG: SyntheticConfig = {
   design: 'component',
-  agents: 3, // third-party (docs/methods.md §1.10): "3 agents, 2 rounds (main)"
+  agents: 3, // third-party (docs/method-reference.md §1.10): "3 agents, 2 rounds (main)"
   stateDim: 384, // third-party (§1.11): 8 settings "spanning 128–1024"; one of them
   sharedByAll: 4, // chosen: a few thoughts common to all agents (§1.1 "shared by all")
   sharedByPair: 2, // chosen: thoughts shared by some agents (§1.1), 2 per pair

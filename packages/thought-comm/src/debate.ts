@@ -1,6 +1,6 @@
 /**
  * Debate rounds of ThoughtComm ("Thought Communication in Multiagent Collaboration", arXiv
- * 2510.20733; docs/methods.md §1.3 pipeline per round, §1.10 protocol, §1.12 consensus):
+ * 2510.20733; docs/method-reference.md §1.3 pipeline per round, §1.10 protocol, §1.12 consensus):
  *   round 0   every agent answers alone;
  *   round r   each agent's state H^(k) (last token of its round r−1 transcript, behind the prefix
  *             it saw) → Ẑ = f̂⁻¹(H^(1) … H^(A)) → routed to each agent → prefix P^(k) → answer.

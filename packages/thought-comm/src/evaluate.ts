@@ -1,6 +1,6 @@
 /**
  * Scores a trained autoencoder against the synthetic ground truth ("Thought Communication in
- * Multiagent Collaboration", arXiv 2510.20733; docs/methods.md §1.11 item 5 and §1.12): MCC (Pearson and
+ * Multiagent Collaboration", arXiv 2510.20733; docs/method-reference.md §1.11 item 5 and §1.12): MCC (Pearson and
  * Spearman, Hungarian matching), element- and agent-level support recovery under that matching,
  * block R² with estimated groups taken from the recovered structure, the α histogram and the
  * held-out reconstruction error.

@@ -1,6 +1,6 @@
 /**
  * The synthetic identification experiment of ThoughtComm ("Thought Communication in Multiagent
- * Collaboration", arXiv 2510.20733; docs/methods.md §1.11 Fig. 4: "MCC vs dimensionality, 8 settings
+ * Collaboration", arXiv 2510.20733; docs/method-reference.md §1.11 Fig. 4: "MCC vs dimensionality, 8 settings
  * spanning 128–1024", ours vs "the same AE without the sparsity term"; metrics §1.12). For every
  * arm × state width × seed: build a world, sample train and held-out data, fit the autoencoder,
  * read off the structure and score it. Every run writes a core RunRecord; the experiment writes

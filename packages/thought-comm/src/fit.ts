@@ -1,6 +1,6 @@
 /**
  * Training of the sparse-Jacobian autoencoder ("Thought Communication in Multiagent
- * Collaboration", arXiv 2510.20733; docs/methods.md §1.5, §1.15) with core's `train()` loop: AdamW,
+ * Collaboration", arXiv 2510.20733; docs/method-reference.md §1.5, §1.15) with core's `train()` loop: AdamW,
  * warmup + cosine schedule, gradient clipping (§1.15: "AE training exploded at lr 1e-3 without
  * clipping … fixed with clip 1.0, cosine LR"). Minibatches and sampled Jacobian columns are drawn
  * from the per-step Rng, so a run is reproducible from its seed.

@@ -1,6 +1,6 @@
 /**
  * Minimum-cost assignment (Hungarian / Kuhn–Munkres method with row and column potentials,
- * O(n²m)), used by the MCC of docs/methods.md §1.12 ("π* = argmax_π Σ_i ρ_{i,π(i)} (Hungarian on −ρ)").
+ * O(n²m)), used by the MCC of docs/method-reference.md §1.12 ("π* = argmax_π Σ_i ρ_{i,π(i)} (Hungarian on −ρ)").
  * Written here from the textbook description of the algorithm.
  */
 

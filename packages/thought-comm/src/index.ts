@@ -1,7 +1,7 @@
 /**
  * @telepath/thought-comm — "Thought Communication in Multiagent Collaboration" (Zheng et al.,
  * NeurIPS 2025, arXiv 2510.20733). Part 1: identification of shared and private latent thoughts
- * (docs/methods.md §1.1, §1.5–1.7, §1.11–1.12): synthetic data-generating process, sparse-Jacobian
+ * (docs/method-reference.md §1.1, §1.5–1.7, §1.11–1.12): synthetic data-generating process, sparse-Jacobian
  * autoencoder, structure read-off, identification metrics and the synthetic experiment. Part 2
  * (§1.3–1.10): agents (core LMs), routing with agreement weights, prefix adapters, debate rounds.
  */
@@ -18,7 +18,7 @@ export * from './block-r2.js';
 export * from './evaluate.js';
 export * from './experiment.js';
 export * from './report.js';
-// Part 2: agents that share thoughts (docs/methods.md §1.3–1.10).
+// Part 2: agents that share thoughts (docs/method-reference.md §1.3–1.10).
 export * from './agents-config.js';
 export * from './agents.js';
 export * from './comm.js';

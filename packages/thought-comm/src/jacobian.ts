@@ -1,6 +1,6 @@
 /**
  * Decoder Jacobian and the sparsity penalty of ThoughtComm ("Thought Communication in Multiagent
- * Collaboration", arXiv 2510.20733; docs/methods.md §1.5 Eq. 7 and the group penalty, §1.6 estimation
+ * Collaboration", arXiv 2510.20733; docs/method-reference.md §1.5 Eq. 7 and the group penalty, §1.6 estimation
  * options). TF.js has reverse-mode AD only, so J is never taken with tf.grad:
  * - analytic: for the MLP decoder ĥ = W_L σ(… σ(z W_1 + b_1) …) + b_L (row-vector convention)
  *   the transposed Jacobian is Jᵀ(z) = W_1 D_1(z) W_2 D_2(z) ⋯ W_L, D_l = diag(σ'(a_l)); we push

@@ -1,6 +1,6 @@
 /**
  * Autoencoder objective of ThoughtComm ("Thought Communication in Multiagent Collaboration",
- * arXiv 2510.20733; docs/methods.md §1.5 Eq. 7): L = ‖H − f̂(Ẑ)‖² + λ·penalty(J_f̂(Ẑ)), Ẑ = f̂⁻¹(H).
+ * arXiv 2510.20733; docs/method-reference.md §1.5 Eq. 7): L = ‖H − f̂(Ẑ)‖² + λ·penalty(J_f̂(Ẑ)), Ẑ = f̂⁻¹(H).
  * The reconstruction is a mean over samples and state dimensions; the penalty (jacobian.ts) is
  * evaluated on the first `jacobianSamples` codes of the batch, exactly or on sampled columns.
  * Optional (not in the paper, `decorrelation` μ > 0): + μ·mean_{i≠j} corr(ẑ_i, ẑ_j)², which keeps two

@@ -1,6 +1,6 @@
 /**
  * Identification metrics for ThoughtComm's synthetic experiment ("Thought Communication in
- * Multiagent Collaboration", arXiv 2510.20733; docs/methods.md §1.12, formulas inferred there):
+ * Multiagent Collaboration", arXiv 2510.20733; docs/method-reference.md §1.12, formulas inferred there):
  * - MCC: ρ_ij = |corr(z_i, ẑ_j)| (Pearson, or Spearman = Pearson of ranks) on held-out samples,
  *   π* = Hungarian argmax of Σ_i ρ_{i,π(i)}, MCC = (1/n_z) Σ_i ρ_{i,π*(i)}.
  * - Support recovery up to permutation: B̂'s columns permuted by π*, compared with B element-wise

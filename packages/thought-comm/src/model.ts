@@ -1,6 +1,6 @@
 /**
  * The autoencoder of ThoughtComm's identification step ("Thought Communication in Multiagent
- * Collaboration", arXiv 2510.20733; docs/methods.md §1.5 Eqs. 6–7): encoder f̂⁻¹: H → Ẑ and decoder
+ * Collaboration", arXiv 2510.20733; docs/method-reference.md §1.5 Eqs. 6–7): encoder f̂⁻¹: H → Ẑ and decoder
  * f̂: Ẑ → Ĥ, both MLPs. Two details the paper leaves open, fixed here:
  * - H is standardised per dimension with statistics stored inside the autoencoder (§1.15:
  *   "store the per-dimension standardisation inside the AE").

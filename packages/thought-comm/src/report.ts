@@ -1,6 +1,6 @@
 /**
  * Plain-text and JSON views of the synthetic identification experiment ("Thought Communication in
- * Multiagent Collaboration", arXiv 2510.20733; docs/methods.md §1.11 Fig. 4 table form): one row per
+ * Multiagent Collaboration", arXiv 2510.20733; docs/method-reference.md §1.11 Fig. 4 table form): one row per
  * state width, per arm MCC, support F1 and block R² as mean ± sd over seeds.
  */
 import type { Stat, SyntheticExperimentResult } from './experiment.js';

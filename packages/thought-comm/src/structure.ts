@@ -1,6 +1,6 @@
 /**
  * Structure read-off of ThoughtComm ("Thought Communication in Multiagent Collaboration",
- * arXiv 2510.20733; docs/methods.md §1.1 relevance and agreement, §1.7 Eqs. 8–10): from the trained
+ * arXiv 2510.20733; docs/method-reference.md §1.1 relevance and agreement, §1.7 Eqs. 8–10): from the trained
  * decoder's Jacobian, which thoughts each agent depends on, the agreement level α_j and, for any
  * pair of agents, the shared and private thoughts.
  *   m_ij = mean_n |J_ij(ẑ_n)|                       element strength [n_h, Z]

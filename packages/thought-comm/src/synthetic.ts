@@ -1,6 +1,6 @@
 /**
  * Synthetic data-generating process for ThoughtComm's identification claims ("Thought
- * Communication in Multiagent Collaboration", arXiv 2510.20733; docs/methods.md §1.1 generative model,
+ * Communication in Multiagent Collaboration", arXiv 2510.20733; docs/method-reference.md §1.1 generative model,
  * §1.11 synthetic experiment and the recommended design, items 1–4).
  *
  *   z ~ i.i.d. Laplace(0, b)                          [N, Z]

@@ -1,6 +1,6 @@
 /**
- * Text debate ("Thought Communication in Multiagent Collaboration", arXiv 2510.20733; methods.md
- * §1.10): from round 1 every agent sees the other agents' previous answers as text after its
+ * Text debate ("Thought Communication in Multiagent Collaboration", arXiv 2510.20733;
+ * docs/method-reference.md §1.10): from round 1 every agent sees the other agents' previous answers as text after its
  * question, as the debate the paper builds on does (ThoughtComm adds the thought prefix on top).
  * Our agents are trained from scratch, so they learn to read that text in training: with
  * probability `peerRate` a training question carries A − 1 peer answers, each the gold answer
