@@ -7,8 +7,8 @@
  * 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
  */
 import type { Example, ReasoningVerdict } from '../example.js';
-import { bfsDistances, childLists } from './graph.js';
 import { prosqaGraph } from './load.js';
+import { checkPathSteps } from './path-check.js';
 import { FRONTIER_MARK, PATH_MARK, stepNames } from './symbolic.js';
 import { frontierProblems } from './traces.js';
 
@@ -31,21 +31,11 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
       ? { ok: true, reason: 'frontier', detail: `${trace.length} steps` }
       : { ok: false, reason: 'wrong-frontier', detail: problems[0] };
   }
-  const edges = new Set(g.edges.map(([u, v]) => `${u}>${v}`));
-  let at = g.root;
-  for (const [i, line] of lines.entries()) {
-    const pair = stepNames(line, PATH_MARK);
-    const where = `step ${i + 1} "${line}"`;
-    if (!pair || pair.length !== 2) return { ok: false, reason: 'unparsed', detail: `${where}: not "${PATH_MARK} u v"` };
-    const [from, to] = [id.get(pair[0]), id.get(pair[1])];
-    if (from === undefined || to === undefined) return { ok: false, reason: 'hallucinated-edge', detail: `${where}: names ${from === undefined ? pair[0] : pair[1]}, not in the question` };
-    if (!edges.has(`${from}>${to}`)) return { ok: false, reason: 'hallucinated-edge', detail: `${where}: not a fact of the question` };
-    if (from !== at) return { ok: false, reason: 'broken-chain', detail: `${where}: starts from ${g.symbols[from]}, the chain is at ${g.symbols[at]}` };
-    at = to;
-  }
-  if (at !== g.target) return { ok: false, reason: 'wrong-target', detail: `the chain ends at ${g.symbols[at]}, the answer is ${g.symbols[g.target]}` };
-  const shortest = bfsDistances(childLists(g.symbols.length, g.edges), g.root)[g.target];
-  return lines.length === shortest
-    ? { ok: true, reason: 'shortest-path', detail: `${shortest} steps` }
-    : { ok: true, reason: 'longer-path', detail: `${lines.length} steps, the shortest has ${shortest}` };
+  return checkPathSteps(
+    g,
+    lines.map((line, i) => {
+      const pair = stepNames(line, PATH_MARK);
+      return { where: `step ${i + 1} "${line}"`, names: pair && pair.length === 2 ? [pair[0], pair[1]] : null, expected: `"${PATH_MARK} u v"` };
+    }),
+  );
 }
