@@ -8,21 +8,11 @@ import { parseAgentsExperimentConfig, stateLayerOf } from './agents-config.js';
 import { runAgentsExperiment, summariseStructure } from './agents-experiment.js';
 import { structureFromSupport } from './structure.js';
 import { agentsJson, agentsRows, agentsTableMarkdown } from './agents-report.js';
+import { TINY_AGENTS_EXPERIMENT as TINY } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
-
-const TINY = {
-  name: 'tiny-agents',
-  lm: { layers: 2, heads: 2, width: 8 },
-  agentTraining: { steps: 4, batchSize: 4, logEvery: 2, checkpointEvery: 2 },
-  commExamples: 12,
-  autoencoder: { latentDim: 4, encoderHidden: [8], decoderHidden: [8], steps: 10, batch: 8, penaltyDelay: 2, penaltyRamp: 2, warmupSteps: 1 },
-  readout: { samples: 8 },
-  adapter: { hidden: 4, steps: 2, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
-  eval: { batchSize: 4, maxNewTokens: 4 },
-};
 
 describe('agents experiment config', () => {
   it('rejects unknown keys and choices, and reads the state at ⌊2L/3⌋ by default', () => {

@@ -36,3 +36,15 @@ export function tinyAgents(n: number, examples: Example[], width = 8): Agent[] {
     variant: 'no-cot' as const,
   }));
 }
+
+/** The smallest agents experiment that runs end to end in seconds on cpu: the base of the tests' configs. */
+export const TINY_AGENTS_EXPERIMENT = {
+  name: 'tiny-agents',
+  lm: { layers: 2, heads: 2, width: 8 },
+  agentTraining: { steps: 4, batchSize: 4, logEvery: 2, checkpointEvery: 2 },
+  commExamples: 12,
+  autoencoder: { latentDim: 4, encoderHidden: [8], decoderHidden: [8], steps: 10, batch: 8, penaltyDelay: 2, penaltyRamp: 2, warmupSteps: 1 },
+  readout: { samples: 8 },
+  adapter: { hidden: 4, steps: 2, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
+  eval: { batchSize: 4, maxNewTokens: 4 },
+};

@@ -14,7 +14,7 @@ import { agentsRows } from './agents-report.js';
 import { respond } from './agents.js';
 import { independentRound } from './debate.js';
 import { PEER_MARKER, peerBatches, runTextDebate, withPeers, withTrainingPeers } from './text-debate.js';
-import { tinyAgents } from './testing.js';
+import { TINY_AGENTS_EXPERIMENT, tinyAgents } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -56,20 +56,7 @@ describe('text debate', () => {
   });
 
   it('the agents experiment runs the text-debate baseline beside thought + text rounds, with agents copied from one model', async () => {
-    const c = parseAgentsExperimentConfig({
-      name: 'tiny-text',
-      lm: { layers: 2, heads: 2, width: 8 },
-      agentTraining: { steps: 4, batchSize: 4, logEvery: 2, checkpointEvery: 2 },
-      commExamples: 12,
-      autoencoder: { latentDim: 4, encoderHidden: [8], decoderHidden: [8], steps: 10, batch: 8, penaltyDelay: 2, penaltyRamp: 2, warmupSteps: 1 },
-      readout: { samples: 8 },
-      adapter: { hidden: 4, steps: 2, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
-      objectives: ['task'],
-      controls: [],
-      agentInit: 'copies',
-      textDebate: true,
-      eval: { batchSize: 4, maxNewTokens: 4 },
-    });
+    const c = parseAgentsExperimentConfig({ ...TINY_AGENTS_EXPERIMENT, name: 'tiny-text', objectives: ['task'], controls: [], agentInit: 'copies', textDebate: true });
     const out = mkdtempSync(join(tmpdir(), 'tc-text-'));
     const data = { train: examples.slice(0, 30), test: examples.slice(30), isCorrect: (ex: Example, a: string) => (ex.answer === a ? 1 : 0), hashes: { toy: 'x' } };
     const r = await runAgentsExperiment(c, data, { outDir: out });
