@@ -33,6 +33,7 @@ import {
   type RewardFn,
   type PretrainedTokenizer,
   type Tokenizer,
+  type TrainStep,
 } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
 import { curveLogger, evaluateTestSets, type TestSetResult } from './arm-eval.js';
@@ -210,6 +211,8 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         checkpointPath: path.join(dir, `${phase}.ckpt`),
         config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: { ...exp.train.optim, ...optim } },
         loss: (at) => method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }),
+        // The same batch as the loss (an equal, fresh step rng), prepared before the gradient tape.
+        ...(method.prepare ? { prepare: (at: TrainStep) => method.prepare!(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }) } : {}),
         onLog: async (l) => {
           void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
@@ -247,7 +250,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         controls[control] = { accuracy: c.accuracy, stderr: c.stderr, correct: c.correct, total: c.total };
       }
     }
-    if (method.trace) await writeLatentTrace(path.join(dir, 'latents.bin'), method.trace(state, test.slice(0, 256)), { method: arm.method, arm: arm.name });
+    if (method.trace) await writeLatentTrace(path.join(dir, 'latents.bin'), await method.trace(state, test.slice(0, 256)), { method: arm.method, arm: arm.name });
     const summary: ArmSummary = {
       experiment: exp.name,
       arm: arm.name,

@@ -1,8 +1,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, Rng, train } from '@telepath/core';
-import { expectNoLeak } from '@telepath/core/testing';
+import { expectNoLeak, values } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { rollout, stopDecisions } from './generate.js';
+import { rollout, stopDecisions, stopInputs } from './generate.js';
 import { promptIds } from './layout.js';
 import { colar } from './method.js';
 import { toyState } from './testing.js';
@@ -14,13 +14,20 @@ beforeAll(async () => {
 const OPTIM = { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, clipNorm: 1 };
 
 describe('inference at speed c', () => {
-  it('stops with the probability of sampling ### (temperature 1) or when ### is the argmax (greedy)', () => {
+  it('stops with the probability of sampling ### (temperature 1) or when ### is the argmax (greedy)', async () => {
     // Row 0: p(###) = 0.3, row 1: p(###) = 0.9 (### = id 2 of a 3-token vocabulary).
-    const logits = tf.log(tf.tensor2d([[0.5, 0.2, 0.3], [0.05, 0.05, 0.9]]));
-    expect(stopDecisions(logits as tf.Tensor2D, 2, 0, new Rng(0))).toEqual([false, true]);
+    const logits = tf.log(tf.tensor2d([[0.5, 0.2, 0.3], [0.05, 0.05, 0.9]])) as tf.Tensor2D;
+    const read = async (temperature: number) => {
+      const t = stopInputs(logits, 2, temperature);
+      const v = await values(t);
+      t.dispose();
+      return v;
+    };
+    expect(stopDecisions(await read(0), 2, 0, new Rng(0))).toEqual([false, true]);
     const rng = new Rng(1);
     const counts = [0, 0];
-    for (let i = 0; i < 4000; i++) stopDecisions(logits as tf.Tensor2D, 2, 1, rng).forEach((s, b) => (counts[b] += s ? 1 : 0));
+    const p = await read(1);
+    for (let i = 0; i < 4000; i++) stopDecisions(p, 2, 1, rng).forEach((s, b) => (counts[b] += s ? 1 : 0));
     expect(counts[0] / 4000).toBeCloseTo(0.3, 1);
     expect(counts[1] / 4000).toBeCloseTo(0.9, 1);
     logits.dispose();
@@ -38,21 +45,21 @@ describe('inference at speed c', () => {
       expect(r.answer.length).toBeLessThanOrEqual(4);
     }
     // fed = z · embedding scale
-    expect(rows[0].fed[0][0]).toBeCloseTo(rows[0].latents[0][0] * state.embStd, 5);
+    expect(rows[0].fed[0][0]).toBeCloseTo(rows[0].latents[0][0] * (await values(state.embStd))[0], 5);
     state.dispose();
   });
 
-  it('decodes a row alone exactly as in a batch of rows that stop at different steps (greedy)', () => {
+  it('decodes a row alone exactly as in a batch of rows that stop at different steps (greedy)', async () => {
     const { state, data, tokenizer } = toyState({ maxLatents: 6 });
     const prompts = data.slice(0, 4).map((ex) => promptIds(tokenizer, ex, 1, state.config.speedPrompt));
     const o = { decoding: 'greedy' as const, temperature: 0, topP: 1, maxNewTokens: 5, rng: new Rng(0) };
-    const batch = rollout(state, prompts, o);
-    prompts.forEach((p, i) => {
-      const alone = rollout(state, [p], o)[0];
+    const batch = await rollout(state, prompts, o);
+    for (const [i, p] of prompts.entries()) {
+      const alone = (await rollout(state, [p], o))[0];
       expect(alone.latents.length).toBe(batch[i].latents.length);
       expect(alone.answer).toEqual(batch[i].answer);
       alone.fed.forEach((v, k) => v.forEach((x, j) => expect(x).toBeCloseTo(batch[i].fed[k][j], 4)));
-    });
+    }
     state.dispose();
   });
 

@@ -6,10 +6,12 @@
  * (rows that are done keep their cache positions masked). A cap (maxLatents, and the context
  * length) forces the stop. Then embed(###) is fed and the answer decoded with core's `decode`.
  * Reasoning length = latents fed, including the one after which ### was sampled.
+ * Each latent step reads back one packed tensor asynchronously (the latents, the fed vectors and
+ * the stop inputs: whether to go on depends on it); nothing is read synchronously (webgpu).
  * Letters: B rows, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { applyLatentControl, decodeSync, disposeCache, keepCache, prefill, tidy, type KvCache, type LatentControl, type Rng } from '@telepath/core';
+import { applyLatentControl, decode, disposeCache, keepCache, prefill, tidy, type KvCache, type LatentControl, type Rng } from '@telepath/core';
 import { headForward, sampleLatent } from './model.js';
 import type { RolloutRow } from './layout.js';
 import type { ColarState } from './state.js';
@@ -50,9 +52,9 @@ function embedIds(s: ColarState, ids: number[]): tf.Tensor3D {
 
 /**
  * Decode every prompt (ids up to and including the opening ###) at the state's config: latents
- * until ### (or the cap), then the answer. Synchronous; owns and frees every tensor it makes.
+ * until ### (or the cap), then the answer. Owns and frees every tensor it makes.
  */
-export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): RolloutRow[] {
+export async function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): Promise<RolloutRow[]> {
   const cfg = s.config;
   const tok = s.tokenizer;
   const B = prompts.length;
@@ -60,6 +62,7 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
   const room = s.lm.config.contextLength - longest - 1 - o.maxNewTokens; // the closing ### and the answer must fit
   const cap = Math.max(1, Math.min(cfg.maxLatents, room));
   const greedy = o.decoding === 'greedy';
+  const stopTemperature = greedy ? 0 : cfg.stopTemperature;
   const rows: RolloutRow[] = prompts.map((prompt) => ({ prompt, fed: [], latents: [], stopSampled: false, answer: [] }));
   const live = new Array<boolean>(B).fill(true);
   // Prefill all but the opening ###, then feed ### to get the hidden state the first latent comes from.
@@ -84,18 +87,24 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
         return { z, x };
       });
       const C = z.shape[1];
-      const zs = z.dataSync() as Float32Array; // [B·C]
-      const xs = x.dataSync() as Float32Array;
       const x3 = tf.expandDims(x, 1) as tf.Tensor3D; // [B, 1, C]
       const next = feed(s, step.cache, x3, pos, live);
+      // One read per latent step: z [B·C], x [B·C] and the stop inputs [B], packed.
+      const packed = tf.tidy(() => tf.concat([tf.reshape(z, [-1]), tf.reshape(x, [-1]), stopInputs(next.logits, tok.sepId, stopTemperature)]));
       tf.dispose([z, x, x3]);
-      const stops = stopDecisions(next.logits, tok.sepId, greedy ? 0 : cfg.stopTemperature, stopRng.fork(`k${k}`));
       disposeStep(step);
       step = next;
+      let flat: Float32Array;
+      try {
+        flat = (await packed.data()) as Float32Array;
+      } finally {
+        packed.dispose();
+      }
+      const stops = stopDecisions(flat.subarray(2 * B * C), tok.sepId, stopTemperature, stopRng.fork(`k${k}`));
       for (let b = 0; b < B; b++) {
         if (!live[b]) continue;
-        rows[b].latents.push(zs.slice(b * C, (b + 1) * C));
-        rows[b].fed.push(xs.slice(b * C, (b + 1) * C));
+        rows[b].latents.push(flat.slice(b * C, (b + 1) * C));
+        rows[b].fed.push(flat.slice((B + b) * C, (B + b + 1) * C));
         pos[b] += 1;
         if (stops[b]) {
           rows[b].stopSampled = true;
@@ -111,7 +120,7 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
     step = last;
     for (let b = 0; b < B; b++) pos[b] += 1;
     const maxNewTokens = Math.min(o.maxNewTokens, s.lm.config.contextLength - Math.max(...pos) + 1);
-    const out = decodeSync(s.lm, step.cache, step.logits, pos, { maxNewTokens, stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature, topP: o.topP, rng: o.rng.fork('answer') });
+    const out = await decode(s.lm, step.cache, step.logits, pos, { maxNewTokens, stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature, topP: o.topP, rng: o.rng.fork('answer') });
     step.hidden.dispose();
     step.logits.dispose();
     out.tokens.forEach((t, b) => (rows[b].answer = t));
@@ -123,14 +132,24 @@ export function rollout(s: ColarState, prompts: number[][], o: RolloutOptions): 
 }
 
 /**
+ * What the stop decision reads per row, from logits [B, V] → [B] (float32): the argmax id
+ * (temperature 0) or p(###) at the temperature.
+ */
+export function stopInputs(logits: tf.Tensor2D, sepId: number, temperature: number): tf.Tensor1D {
+  return tf.tidy(() => {
+    if (temperature <= 0) return tf.cast(tf.argMax(logits, -1), 'float32') as tf.Tensor1D;
+    return tf.reshape(tf.slice(tf.softmax(tf.div(logits, temperature)), [0, sepId], [-1, 1]), [-1]) as tf.Tensor1D;
+  });
+}
+
+/**
  * Whether each row's sampled token is ### — drawn as one Bernoulli(p(###)) per row, which has
  * the distribution of sampling a whole token and comparing it (without sorting the vocabulary);
- * temperature 0: the argmax is ###. logits [B, V] → B booleans.
+ * temperature 0: the argmax is ###. `stopInputs`' values [B] → B booleans.
  */
-export function stopDecisions(logits: tf.Tensor2D, sepId: number, temperature: number, rng: Rng): boolean[] {
-  if (temperature <= 0) return Array.from(tf.tidy(() => tf.argMax(logits, -1).dataSync()), (i) => i === sepId);
-  const p = tf.tidy(() => tf.slice(tf.softmax(tf.div(logits, temperature)), [0, sepId], [-1, 1]).dataSync()); // [B]
-  return Array.from(p, (pb) => rng.float() < pb);
+export function stopDecisions(values: ArrayLike<number>, sepId: number, temperature: number, rng: Rng): boolean[] {
+  if (temperature <= 0) return Array.from(values, (i) => i === sepId);
+  return Array.from(values, (pb) => rng.float() < pb);
 }
 
 function disposeStep(step: Step): void {

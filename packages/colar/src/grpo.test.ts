@@ -3,7 +3,7 @@ import { initBackend, Rng, train } from '@telepath/core';
 import { expectClose, expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rollout } from './generate.js';
-import { groupAdvantages, groupsWithSignal, grpoLoss, policyLogProbs, ppoClipLoss, refillBuffer, rlLoss, sequenceLosses, type BufferedRollout } from './grpo.js';
+import { groupAdvantages, groupsWithSignal, grpoLoss, policyLogProbs, ppoClipLoss, prepareRl, refillBuffer, rlLoss, sequenceLosses, type BufferedRollout } from './grpo.js';
 import { promptIds } from './layout.js';
 import { toyState } from './testing.js';
 
@@ -58,8 +58,8 @@ describe('GRPO on toy numbers', () => {
   });
 });
 
-function bufferFor(state: ReturnType<typeof toyState>['state'], rewards: number[], G: number, prompts: number[][], seed: number): BufferedRollout[] {
-  const rows = rollout(state, prompts, { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: 4, rng: new Rng(seed) });
+async function bufferFor(state: ReturnType<typeof toyState>['state'], rewards: number[], G: number, prompts: number[][], seed: number): Promise<BufferedRollout[]> {
+  const rows = await rollout(state, prompts, { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: 4, rng: new Rng(seed) });
   const adv = groupAdvantages(rewards, G);
   const lp = policyLogProbs(state, rows);
   const [lat, txt] = [lp.latent.arraySync(), lp.text.arraySync()];
@@ -76,10 +76,10 @@ function seqLogProb(state: ReturnType<typeof toyState>['state'], items: Buffered
 }
 
 describe('GRPO on a tiny model', () => {
-  it('old log-probs from the teacher-forced pass reproduce themselves: ρ = 1, so the first loss is −2·mean(A)', () => {
+  it('old log-probs from the teacher-forced pass reproduce themselves: ρ = 1, so the first loss is −2·mean(A)', async () => {
     const { state, data, tokenizer } = toyState({ maxLatents: 4 });
     const prompts = [0, 0, 0, 0].map(() => promptIds(tokenizer, data[0], 5, state.config.speedPrompt));
-    const items = bufferFor(state, [1, 0, 0, 0], 4, prompts, 1);
+    const items = await bufferFor(state, [1, 0, 0, 0], 4, prompts, 1);
     const l = tf.tidy(() => grpoLoss(state, items.slice(0, 3)).dataSync()[0]);
     const meanA = (items[0].advantage + items[1].advantage + items[2].advantage) / 3;
     expect(l).toBeCloseTo(-2 * meanA, 4);
@@ -91,7 +91,7 @@ describe('GRPO on a tiny model', () => {
     const G = 4;
     const prompts = [0, 0, 0, 0, 1, 1, 1, 1].map((q) => promptIds(tokenizer, data[q], 3, state.config.speedPrompt));
     const rewards = [1, 0, 1, 0, 0, 0, 1, 0];
-    const items = bufferFor(state, rewards, G, prompts, 2);
+    const items = await bufferFor(state, rewards, G, prompts, 2);
     const before = seqLogProb(state, items);
     await train({ params: state.trainable('rl'), rng: new Rng(0), config: { steps: 4, logEvery: 100, optim: { lr: 3e-3, lrMinRatio: 1, warmupSteps: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, clipNorm: 1 } }, loss: () => grpoLoss(state, items) });
     const after = seqLogProb(state, items);
@@ -104,37 +104,43 @@ describe('GRPO on a tiny model', () => {
     state.dispose();
   });
 
-  it('rlLoss fills the buffer with G rollouts per question through the reward, trains on minibatches, and leaks nothing', async () => {
+  it('prepareRl fills the buffer with G rollouts per question through the reward, rlLoss trains on minibatches, and nothing leaks', async () => {
     const { state, data } = toyState({ maxLatents: 3, groupSize: 2, rolloutQuestions: 2, rlMinibatch: 3, maxNewTokens: 3 });
     const seen: string[] = [];
     state.reward = (ex, answer) => {
       seen.push(ex.id);
       return answer.length % 2;
     };
-    await expectNoLeak(() => tf.tidy(() => { rlLoss(state, data.slice(0, 5), new Rng(0)); }));
+    await expectNoLeak(async () => {
+      await prepareRl(state, data.slice(0, 5), new Rng(0));
+      tf.tidy(() => { rlLoss(state); });
+    });
     expect(seen).toEqual([data[0].id, data[0].id, data[1].id, data[1].id]);
     expect(state.buffer).toHaveLength(1);
     expect(state.rlStats.rollouts).toBe(4);
-    const { value, grads } = tf.variableGrads(() => rlLoss(state, data, new Rng(1)), [...state.trainable('rl').values()]);
+    await prepareRl(state, data, new Rng(1)); // the buffer is not empty: no new rollouts
+    expect(state.rlStats.rollouts).toBe(4);
+    const { value, grads } = tf.variableGrads(() => rlLoss(state), [...state.trainable('rl').values()]);
     expect(Number.isFinite(value.dataSync()[0])).toBe(true);
     expect(state.buffer).toHaveLength(0);
     tf.dispose([value, ...Object.values(grads)]);
     delete state.reward;
-    expect(() => refillBuffer(state, data.slice(0, 1), new Rng(0))).toThrow(/needs a reward/);
+    expect(() => rlLoss(state)).toThrow(/empty rollout buffer/);
+    await expect(refillBuffer(state, data.slice(0, 1), new Rng(0))).rejects.toThrow(/needs a reward/);
     state.dispose();
   });
 
-  it('counts the GRPO groups whose advantages are not all zero', () => {
+  it('counts the GRPO groups whose advantages are not all zero', async () => {
     expect(groupsWithSignal([1, 1, 0, 0, 0, 1, 1, 1, 1], 3)).toBe(2);
     expect(groupsWithSignal([0, 0, 0, 0], 2)).toBe(0);
     const { state, data } = toyState({ maxLatents: 2, groupSize: 4, rolloutQuestions: 3, maxNewTokens: 2 });
     let calls = 0;
     // Question 0 always right, question 1 right every other rollout, question 2 never: one group with signal.
     state.reward = (ex) => (ex.id === data[0].id ? 1 : ex.id === data[1].id ? calls++ % 2 : 0);
-    refillBuffer(state, data.slice(0, 3), new Rng(0));
+    await refillBuffer(state, data.slice(0, 3), new Rng(0));
     expect(state.rlStats).toMatchObject({ rollouts: 12, groups: 3, groupsWithSignal: 1 });
     state.buffer.length = 0;
-    refillBuffer(state, data.slice(0, 3), new Rng(1));
+    await refillBuffer(state, data.slice(0, 3), new Rng(1));
     expect(state.rlStats).toMatchObject({ rollouts: 24, groups: 6, groupsWithSignal: 2 });
     state.dispose();
   });

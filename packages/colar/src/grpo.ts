@@ -8,7 +8,9 @@
  * latents plus the mean over its tokens (ā = ±1/L: the pressure that shortens chains);
  * without, the masked sum ÷ sumNormaliser. Old log-probs are fixed right after the rollouts;
  * the buffer is then consumed in minibatches, one optimizer step each (so later minibatches
- * are off-policy and the clip matters). Letters: N rollouts, K latents, M text tokens, U, C.
+ * are off-policy and the clip matters). The rollouts, rewards, advantages and old log-probs are
+ * made by `prepareRl` before the gradient tape (core's train awaits it; its reads are
+ * asynchronous), and `rlLoss` consumes the buffer. Letters: N rollouts, K latents, M text tokens, U, C.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { answerFromIds, type Example, type Rng } from '@telepath/core';
@@ -17,7 +19,6 @@ import { rollout } from './generate.js';
 import { promptIds, rolloutLayout, type RolloutRow } from './layout.js';
 import { gaussianLogDensity, headForward } from './model.js';
 import type { ColarState } from './state.js';
-import { untaped } from './untaped.js';
 
 export interface BufferedRollout {
   row: RolloutRow;
@@ -106,23 +107,28 @@ export function policyLogProbs(s: ColarState, rows: RolloutRow[]): PolicyLogProb
   });
 }
 
-/** Roll out G answers for each question, reward them, fix the old log-probs, and queue them shuffled. */
-export function refillBuffer(s: ColarState, questions: Example[], rng: Rng): void {
+/** Roll out G answers for each question, reward them, fix the old log-probs (one read), and queue them shuffled. */
+export async function refillBuffer(s: ColarState, questions: Example[], rng: Rng): Promise<void> {
   const cfg = s.config;
   if (!s.reward) throw new Error('colar: the rl phase needs a reward (MethodContext.reward, given by the lab from the task)');
   const reward = s.reward;
   const G = cfg.groupSize;
   const examples = questions.flatMap((q) => new Array<Example>(G).fill(q));
-  const rows = untaped(() => rollout(s, examples.map((ex) => promptIds(s.tokenizer, ex, cfg.compressionFactor, cfg.speedPrompt)), { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: cfg.maxNewTokens, rng: rng.fork('rollout') }));
+  const rows = await rollout(s, examples.map((ex) => promptIds(s.tokenizer, ex, cfg.compressionFactor, cfg.speedPrompt)), { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: cfg.maxNewTokens, rng: rng.fork('rollout') });
   const rewards = rows.map((r, i) => reward(examples[i], answerFromIds(s.tokenizer, [s.tokenizer.sepId, ...r.answer]).answer));
   const adv = groupAdvantages(rewards, G);
-  const old = untaped(() => {
-    const lp = policyLogProbs(s, rows);
-    const res = { latent: lp.latent.arraySync(), text: lp.text.arraySync() };
-    tf.dispose(Object.values(lp));
-    return res;
-  });
-  const items = rows.map((row, i) => ({ row, advantage: adv[i], oldLatent: old.latent[i].slice(0, row.latents.length), oldText: old.text[i].slice(0, 1 + row.answer.length) }));
+  const lp = policyLogProbs(s, rows);
+  const [K, M] = [lp.latent.shape[1], lp.text.shape[1]];
+  const packed = tf.tidy(() => tf.concat([tf.reshape(lp.latent, [-1]), tf.reshape(lp.text, [-1])])); // [N·K + N·M]
+  tf.dispose(Object.values(lp));
+  let old: Float32Array;
+  try {
+    old = (await packed.data()) as Float32Array;
+  } finally {
+    packed.dispose();
+  }
+  const oldText = old.subarray(rows.length * K);
+  const items = rows.map((row, i) => ({ row, advantage: adv[i], oldLatent: Array.from(old.subarray(i * K, i * K + row.latents.length)), oldText: Array.from(oldText.subarray(i * M, i * M + 1 + row.answer.length)) }));
   s.buffer.push(...rng.fork('shuffle').shuffle(items));
   s.rlStats = {
     rollouts: s.rlStats.rollouts + rows.length,
@@ -164,9 +170,14 @@ export function sequenceLosses(lat: tf.Tensor2D, latMask: tf.Tensor2D, txt: tf.T
   });
 }
 
-/** One RL step: refill the buffer from the batch's first questions when empty, then train on one minibatch. */
-export function rlLoss(s: ColarState, batch: Example[], rng: Rng): tf.Scalar {
-  if (s.buffer.length === 0) refillBuffer(s, batch.slice(0, s.config.rolloutQuestions), rng);
+/** Before an RL step (outside the gradient tape): refill the buffer from the batch's first questions when it is empty. */
+export async function prepareRl(s: ColarState, batch: Example[], rng: Rng): Promise<void> {
+  if (s.buffer.length === 0) await refillBuffer(s, batch.slice(0, s.config.rolloutQuestions), rng);
+}
+
+/** One RL step: the clipped loss of the next minibatch of the buffer `prepareRl` filled. */
+export function rlLoss(s: ColarState): tf.Scalar {
+  if (s.buffer.length === 0) throw new Error('colar: rl step with an empty rollout buffer; prepareRl (LatentMethod.prepare, awaited by core\'s train) fills it before the loss');
   const items = s.buffer.splice(0, s.config.rlMinibatch);
   return grpoLoss(s, items);
 }

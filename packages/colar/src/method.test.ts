@@ -29,7 +29,7 @@ describe('colar method', () => {
   it('smoke: 3 RL steps from the config (minibatches of the buffer) give finite losses', async () => {
     const { state, data } = toyState({ rlSteps: 3, groupSize: 2, rolloutQuestions: 2, rlMinibatch: 2, maxLatents: 3, maxNewTokens: 3 });
     state.reward = (_ex, answer) => answer.length % 2;
-    const res = await train({ params: state.trainable('rl'), rng: new Rng(4), config: { steps: 3, logEvery: 100, optim: OPTIM }, loss: (at) => colar.loss(state, data.slice(0, 8), { step: at.step, stage: 0, phase: 'rl', rng: at.rng }) });
+    const res = await train({ params: state.trainable('rl'), rng: new Rng(4), config: { steps: 3, logEvery: 100, optim: OPTIM }, loss: (at) => colar.loss(state, data.slice(0, 8), { step: at.step, stage: 0, phase: 'rl', rng: at.rng }), prepare: (at) => colar.prepare!(state, data.slice(0, 8), { step: at.step, stage: 0, phase: 'rl', rng: at.rng }) });
     expect(res.losses.every(Number.isFinite)).toBe(true);
     expect(state.rlStats.rollouts).toBe(8); // 2 questions × G 2 at steps 0 and 2 (minibatches of 2)
     state.dispose();

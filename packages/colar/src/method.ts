@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { answerFromIds, Rng, variableFrom, type Example, type GenerateOptions, type Generation, type LatentMethod, type LatentTrace, type MethodContext, type StepInfo } from '@telepath/core';
 import { DEFAULT_COLAR_CONFIG, parseColarConfig, type ColarConfig } from './config.js';
 import { rollout } from './generate.js';
-import { rlLoss } from './grpo.js';
+import { prepareRl, rlLoss } from './grpo.js';
 import { promptIds } from './layout.js';
 import { drawSpeed, sftLoss } from './loss.js';
 import { createHead, embeddingStd } from './model.js';
@@ -37,16 +37,14 @@ function init(ctx: MethodContext, config: ColarConfig): ColarState {
   // Measured once, from the (CoT-trained) embedding table the arm starts from, and checkpointed with
   // the arm (never trained): a re-evaluation rebuilds the LM at random before restoring final.ckpt,
   // and must not re-measure it there.
-  const scale = variableFrom(tf.scalar(embeddingStd(ctx.lm)), false, `colar.embStd#${scaleId++}`);
+  const scale = variableFrom(embeddingStd(ctx.lm), false, `colar.embStd#${scaleId++}`) as tf.Variable<tf.Rank.R0>;
   const variables = () => new Map([...all(), [EMB_STD_VARIABLE, scale] as [string, tf.Variable]]);
   return {
     lm: ctx.lm,
     tokenizer: ctx.tokenizer,
     config: c,
     head,
-    get embStd() {
-      return scale.dataSync()[0];
-    },
+    embStd: scale,
     ...(ctx.reward ? { reward: ctx.reward } : {}),
     buffer: [],
     rlStats: { rollouts: 0, groups: 0, groupsWithSignal: 0, meanReward: 0, meanLatents: 0 },
@@ -72,14 +70,19 @@ function phases(config: ColarConfig) {
 
 function loss(s: ColarState, batch: Example[], at: StepInfo): tf.Scalar {
   if (at.phase === 'sft') return sftLoss(s, batch, drawSpeed(s, at.rng.fork('speed')), at.rng);
-  if (at.phase === 'rl') return rlLoss(s, batch, at.rng);
+  if (at.phase === 'rl') return rlLoss(s);
   throw new Error(`colar: unknown phase "${at.phase}". Expected one of: sft, rl`);
+}
+
+/** The rl phase's rollouts (core's train awaits this before the loss, outside the gradient tape). */
+async function prepare(s: ColarState, batch: Example[], at: StepInfo): Promise<void> {
+  if (at.phase === 'rl') await prepareRl(s, batch, at.rng);
 }
 
 async function generateAnswers(s: ColarState, batch: Example[], o: GenerateOptions): Promise<Generation[]> {
   const c = s.config;
   const tok = s.tokenizer;
-  const rows = rollout(s, batch.map((ex) => promptIds(tok, ex, c.compressionFactor, c.speedPrompt)), {
+  const rows = await rollout(s, batch.map((ex) => promptIds(tok, ex, c.compressionFactor, c.speedPrompt)), {
     decoding: c.decoding,
     temperature: o.temperature,
     topP: o.topP,
@@ -101,13 +104,13 @@ async function generateAnswers(s: ColarState, batch: Example[], o: GenerateOptio
 }
 
 /** Latents fed at each position (greedy decoding, embedding space): slot k holds the rows that reached latent k. */
-function trace(s: ColarState, batch: Example[]): LatentTrace {
+async function trace(s: ColarState, batch: Example[]): Promise<LatentTrace> {
   const c = s.config;
   const C = s.lm.config.width;
   const slots: { ids: string[]; values: number[] }[] = Array.from({ length: TRACE_SLOTS }, () => ({ ids: [], values: [] }));
   for (let i = 0; i < batch.length; i += TRACE_BATCH) {
     const part = batch.slice(i, i + TRACE_BATCH);
-    const rows = rollout(s, part.map((ex) => promptIds(s.tokenizer, ex, c.compressionFactor, c.speedPrompt)), { decoding: 'greedy', temperature: 0, topP: 1, maxNewTokens: c.maxNewTokens, rng: new Rng(0) });
+    const rows = await rollout(s, part.map((ex) => promptIds(s.tokenizer, ex, c.compressionFactor, c.speedPrompt)), { decoding: 'greedy', temperature: 0, topP: 1, maxNewTokens: c.maxNewTokens, rng: new Rng(0) });
     rows.forEach((r, b) => r.fed.slice(0, TRACE_SLOTS).forEach((v, k) => {
       slots[k].ids.push(part[b].id);
       slots[k].values.push(...v);
@@ -128,6 +131,7 @@ export const colar: LatentMethod<ColarConfig, ColarState> = {
   init,
   phases,
   loss,
+  prepare,
   generate: generateAnswers,
   evalPasses: (config) => {
     const c = parseColarConfig(config);

@@ -88,9 +88,9 @@ export function sampleLatent(out: HeadOutput, temperature: number, rng: Rng, gre
   });
 }
 
-/** The std of the LM's input embedding table (all entries): the fixed latent scale. */
-export function embeddingStd(lm: TinyLm): number {
+/** The std of the LM's input embedding table (all entries): the fixed latent scale, a scalar tensor (no read back). */
+export function embeddingStd(lm: TinyLm): tf.Scalar {
   const wte = lm.params.get('wte');
   if (!wte) throw new Error('colar: the LM has no embedding table "wte"');
-  return tf.tidy(() => Math.sqrt(tf.moments(wte).variance.dataSync()[0]));
+  return tf.tidy(() => tf.sqrt(tf.moments(wte).variance) as tf.Scalar);
 }

@@ -15,10 +15,11 @@ export interface ColarState extends MethodState {
   head: LatentHead;
   /**
    * Std of the LM's embedding table when the method was initialised (from the arm it starts from):
-   * targets are divided by it, latents multiplied. Kept in a checkpointed variable (`colar.embStd`,
-   * in `variables()`, never trained), so a restored arm reads the value it trained with.
+   * targets are divided by it, latents multiplied. The checkpointed variable itself (`colar.embStd`,
+   * in `variables()`, never trained), so a restored arm uses the value it trained with; used as a
+   * tensor, never read back.
    */
-  readonly embStd: number;
+  readonly embStd: tf.Scalar;
   /** 1 for a correct answer, 0 otherwise (from the lab); required by the 'rl' phase. */
   reward?: RewardFn;
   /** Rollouts waiting to be trained on (GRPO: old log-probs fixed at rollout time). */

@@ -91,6 +91,13 @@ export interface LatentMethod<C, S extends MethodState = MethodState> {
   phases(config: C): { phase: string; steps: number; optim?: Partial<OptimConfig> }[];
   /** Loss on a batch; called inside tf.tidy by the training loop. */
   loss(state: S, batch: Example[], at: StepInfo): tf.Scalar;
+  /**
+   * Work a step needs before its loss that reads tensors back (CoLaR's GRPO rollouts and rewards):
+   * awaited outside the gradient tape with the batch and StepInfo the loss then gets (core's
+   * `TrainOptions.prepare`); the loss consumes what it left in the state. Its reads are
+   * asynchronous: a synchronous read fails on webgpu.
+   */
+  prepare?(state: S, batch: Example[], at: StepInfo): Promise<void>;
   generate(state: S, batch: Example[], o: GenerateOptions): Promise<Generation[]>;
   /**
    * How many times evaluation decodes every question (default 1). Methods that decode
@@ -99,5 +106,6 @@ export interface LatentMethod<C, S extends MethodState = MethodState> {
   evalPasses?(config: C): number;
   /** Counts from training worth recording with the result (e.g. CoLaR's GRPO groups with a non-zero advantage). */
   trainingStats?(state: S): Record<string, number>;
-  trace?(state: S, batch: Example[]): LatentTrace;
+  /** Latent vectors for the analysis; asynchronous, as it decodes (reads batched, none synchronous). */
+  trace?(state: S, batch: Example[]): Promise<LatentTrace>;
 }

@@ -41,6 +41,13 @@ export interface TrainOptions {
   params: Map<string, tf.Variable>;
   /** Loss of one micro-batch; called inside tf.tidy and tf.variableGrads. */
   loss: (at: TrainStep) => tf.Scalar;
+  /**
+   * Work a micro-batch needs before its loss that reads tensors back (e.g. RL rollouts and their
+   * rewards): awaited outside the gradient tape right before `loss`, with an equal `TrainStep` (same
+   * step and micro-batch, an Rng of the same path that has drawn nothing), so its reads can be
+   * asynchronous (webgpu cannot read synchronously). `loss` then consumes what it left behind.
+   */
+  prepare?: (at: TrainStep) => Promise<void>;
   config: Partial<TrainConfig> | TrainConfig;
   rng: Rng;
   /** Stored in checkpoints and checked on resume. */
@@ -162,6 +169,7 @@ async function trainStep(o: TrainOptions, cfg: TrainConfig, optimizer: AdamW, by
   let normT: tf.Scalar | undefined;
   try {
     for (let micro = 0; micro < cfg.gradAccum; micro++) {
+      await o.prepare?.({ step, micro, rng: stepRng.fork(`micro/${micro}`) });
       const { value, grads } = tf.variableGrads(() => o.loss({ step, micro, rng: stepRng.fork(`micro/${micro}`) }), varList);
       lossTensors.push(value);
       const named = new Map<string, tf.Tensor>();
