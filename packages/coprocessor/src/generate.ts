@@ -46,8 +46,9 @@ export async function generateAnswers(s: CoprocessorState, batch: Example[], o: 
  * every layer's key and value at that position, concatenated [N, 2·L·C] (layer 0's k, v, then
  * layer 1's, …). For KV variants the Coprocessor's last-layer state z goes through weights that
  * never train (the last layer's query, MLP and final norm), so it is not what the Base reads.
+ * One asynchronous read per chunk.
  */
-export function traceLatents(s: CoprocessorState, batch: Example[]): LatentTrace {
+export async function traceLatents(s: CoprocessorState, batch: Example[]): Promise<LatentTrace> {
   const K = s.config.latentTokens;
   const N = batch.length;
   const kv = s.spec.injection === 'kv';
@@ -55,12 +56,18 @@ export function traceLatents(s: CoprocessorState, batch: Example[]): LatentTrace
   const slots = Array.from({ length: K }, (_, k) => ({ name: kv ? `kv${k}` : `z${k}`, vectors: new Float32Array(N * W), rows: N, width: W }));
   for (let i = 0; i < N; i += 32) {
     const chunk = batch.slice(i, i + 32);
-    const read = tf.tidy(() => {
+    const vectors = tf.tidy(() => {
       const { latents } = latentsFor(s, chunk.map((ex) => encodeExample(s.tokenizer, ex).prompt));
-      if (latents.injection === 'embeddings') return latents.z.dataSync() as Float32Array; // [b, K, C]
+      if (latents.injection === 'embeddings') return latents.z; // [b, K, C]
       const rows = latents.kv.flatMap(({ k, v }) => [k, v].map((t) => tf.reshape(tf.transpose(t, [0, 2, 1, 3]), [chunk.length, K, -1]))); // 2L × [b, K, C]
-      return tf.concat(rows, 2).dataSync() as Float32Array; // [b, K, 2LC]
+      return tf.concat(rows, 2); // [b, K, 2LC]
     });
+    let read: Float32Array;
+    try {
+      read = (await vectors.data()) as Float32Array;
+    } finally {
+      vectors.dispose();
+    }
     chunk.forEach((_, b) => {
       for (let k = 0; k < K; k++) slots[k].vectors.set(read.subarray((b * K + k) * W, (b * K + k + 1) * W), (i + b) * W);
     });

@@ -125,7 +125,7 @@ describe('shapes, generation and leaks', () => {
           const gens = await coprocessor.generate({ ...s, config: { ...s.config, answerPositions } }, data.slice(0, B), { maxNewTokens: 4, temperature: 0, topP: 1, rng: new Rng(0) });
           expect(gens.map((g) => [g.reasoningKind, g.reasoningLength])).toEqual(Array(B).fill(['latents', K]));
         }
-        const trace = coprocessor.trace!(s, data.slice(0, 5));
+        const trace = await coprocessor.trace!(s, data.slice(0, 5));
         expect(trace.slots.length).toBe(K);
         const W = variant === 'h1' ? 2 * 2 * 16 : 16; // h1: 2 layers × (k, v) × C
         for (const sl of trace.slots) expect([sl.rows, sl.width, sl.vectors.length]).toEqual([5, W, 5 * W]);
@@ -134,11 +134,11 @@ describe('shapes, generation and leaks', () => {
     });
   }
 
-  it('trace records what the Base reads: h1 every layer\'s keys and values at each latent, liu the scaled embeddings', () => {
+  it('trace records what the Base reads: h1 every layer\'s keys and values at each latent, liu the scaled embeddings', async () => {
     for (const variant of ['h1', 'liu'] as const) {
       const s = setup({ variant, latentTokens: 2 });
       const batch = data.slice(0, 3);
-      const trace = coprocessor.trace!(s, batch);
+      const trace = await coprocessor.trace!(s, batch);
       tf.tidy(() => {
         const { latents } = latentsFor(s, batch.map((ex) => encodeExample(s.tokenizer, ex).prompt));
         for (let k = 0; k < 2; k++) {

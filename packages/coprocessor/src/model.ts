@@ -43,16 +43,18 @@ export function createCoprocessor(base: TinyLm, K: number, injection: Injection,
   const lm = new TinyLm(base.config, rng.fork('lm'), 'copro');
   for (const [name, v] of base.params) lm.params.get(name)!.assign(v);
   const C = base.config.width;
-  const std = softInitStd > 0 ? softInitStd : embeddingStd(base);
-  const soft = variableFrom(tf.tensor2d(rng.fork('soft').normalArray(K * C, std), [K, C]), true, `copro.softEmbeds#${counter++}`);
+  // N(0, std²) draws; the Base's embedding std stays a tensor (no read back, so webgpu needs no synchronous read).
+  const normals = rng.fork('soft').normalArray(K * C, softInitStd > 0 ? softInitStd : 1);
+  const init = tf.tidy(() => (softInitStd > 0 ? tf.tensor2d(normals, [K, C]) : tf.mul(tf.tensor2d(normals, [K, C]), embeddingStd(base)))); // [K, C]
+  const soft = variableFrom(init, true, `copro.softEmbeds#${counter++}`);
   const used = new Map<string, tf.Variable>([['softEmbeds', soft]]);
   for (const n of usedParamNames(lm.params.keys(), base.config.layers, injection)) used.set(n, lm.params.get(n)!);
   return { lm, soft, used };
 }
 
-/** Std of the Base's token-embedding table (the scale soft tokens start at by default). */
-export function embeddingStd(base: TinyLm): number {
-  return tf.tidy(() => tf.sqrt(tf.moments(base.params.get('wte')!).variance).dataSync()[0]);
+/** Std of the Base's token-embedding table (the scale soft tokens start at by default), a scalar tensor. */
+export function embeddingStd(base: TinyLm): tf.Scalar {
+  return tf.tidy(() => tf.sqrt(tf.moments(base.params.get('wte')!).variance) as tf.Scalar);
 }
 
 /**

@@ -17,11 +17,11 @@ export interface CoprocessorState extends MethodState {
   spec: VariantSpec;
   /**
    * Factor applied to z before embedding injection (config.latentScale, or the Base's embedding
-   * std at init). Kept in a checkpointed variable (`copro.latentScale`, in `variables()`, never
-   * trained), so a restored arm reads the value it trained with, not one re-measured from the
-   * randomly initialised LM a re-evaluation builds before restoring.
+   * std at init). The checkpointed variable itself (`copro.latentScale`, in `variables()`, never
+   * trained), so a restored arm uses the value it trained with, not one re-measured from the
+   * randomly initialised LM a re-evaluation builds before restoring; used as a tensor, never read back.
    */
-  readonly latentScale: number;
+  readonly latentScale: tf.Scalar;
 }
 
 /** Checkpoint name of the embedding-injection scale (`CoprocessorState.latentScale`). */
@@ -65,7 +65,7 @@ export function createState(ctx: MethodContext, config: CoprocessorConfig): Copr
   const cp = createCoprocessor(base, c.latentTokens, spec.injection, c.softInitStd, ctx.rng.fork('coprocessor'));
   const coproVars = new Map([...cp.used].map(([n, v]) => [`copro.${n}`, v]));
   const all = new Map<string, tf.Variable>([...base.params, ...coproVars]);
-  const scale = variableFrom(tf.scalar(c.latentScale > 0 ? c.latentScale : embeddingStd(base)), false, `copro.latentScale#${scaleId++}`);
+  const scale = variableFrom(c.latentScale > 0 ? tf.scalar(c.latentScale) : embeddingStd(base), false, `copro.latentScale#${scaleId++}`) as tf.Variable<tf.Rank.R0>;
   const variables = new Map<string, tf.Variable>([...all, [LATENT_SCALE_VARIABLE, scale]]);
   return {
     base,
@@ -73,9 +73,7 @@ export function createState(ctx: MethodContext, config: CoprocessorConfig): Copr
     tokenizer: ctx.tokenizer,
     config: c,
     spec,
-    get latentScale() {
-      return scale.dataSync()[0];
-    },
+    latentScale: scale,
     trainable: (phase) => {
       if (phase === 'sft') return spec.trainBase ? all : coproVars;
       if (phase === 'pretrain' || phase === 'warm') return coproVars; // Liu §3: the decoder stays frozen

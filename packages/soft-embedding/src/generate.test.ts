@@ -47,9 +47,9 @@ describe.each(['soft-tokens', 'continuous-thought'] as const)('%s generation and
     expect(fed.flat(2)).not.toEqual(latents.flat(2));
   });
 
-  it('the trace holds one [N, C] slot per latent position', () => {
+  it('the trace holds one [N, C] slot per latent position', async () => {
     const { data, state } = toyState({ variant, latentTokens: 3 });
-    const t = traceLatents(state, data.slice(0, 10), 4);
+    const t = await traceLatents(state, data.slice(0, 10), 4);
     expect(t.slots.map((s) => [s.rows, s.width])).toEqual([[10, 16], [10, 16], [10, 16]]);
     expect(t.exampleIds).toEqual(data.slice(0, 10).map((e) => e.id));
     expect(t.slots.every((s) => s.vectors.some((v) => v !== 0))).toBe(true);

@@ -125,8 +125,9 @@ export async function generateAnswers(s: SoftEmbeddingState, batch: Example[], o
  * continuous thought: the thoughts fed to the slots (thought k = last hidden state before slot k);
  * soft tokens: the last hidden state at each soft-token slot (the soft tokens themselves are the
  * same for every example, so their example-dependent counterpart is the state they produce).
+ * One asynchronous read per chunk.
  */
-export function traceLatents(s: SoftEmbeddingState, examples: Example[], chunk = 64): LatentTrace {
+export async function traceLatents(s: SoftEmbeddingState, examples: Example[], chunk = 64): Promise<LatentTrace> {
   const K = s.config.latentTokens;
   const C = s.lm.config.width;
   const N = examples.length;
@@ -135,8 +136,12 @@ export function traceLatents(s: SoftEmbeddingState, examples: Example[], chunk =
     const part = examples.slice(i, i + chunk);
     const run = runLatents(s, part, 'none', new Rng(0)); // 'none' draws nothing
     const src = run.slotHidden ?? run.latents; // [b, K, C]
-    const v = src.dataSync();
-    disposeRun(run);
+    let v: Float32Array;
+    try {
+      v = (await src.data()) as Float32Array;
+    } finally {
+      disposeRun(run);
+    }
     for (let r = 0; r < part.length; r++) for (let k = 0; k < K; k++) slots[k].vectors.set(v.subarray((r * K + k) * C, (r * K + k + 1) * C), (i + r) * C);
   }
   return { source: s.config.variant === 'soft-tokens' ? 'soft-tokens/slot-hidden' : 'continuous-thought', slots, exampleIds: examples.map((e) => e.id) };

@@ -29,7 +29,7 @@ for (const spec of JSON.parse(specsJson ?? '[{}]') as object[]) {
   const config = parseConfig(DEFAULT_AGENTS_EXPERIMENT_CONFIG.autoencoder, spec);
   const fit = await fitAutoencoder({ h: pool.values as Float32Array, n: N, stateDim: H, latentDim: config.latentDim, agentRanges: meta.agentRanges, config, rng: new Rng(0).fork('ae') });
   const z = tf.tidy(() => encode(fit.ae, tf.tensor2d(pool.values as Float32Array, [N, H])));
-  const st = readStructure(fit.ae, z, meta.agentRanges, DEFAULT_READOUT_CONFIG);
+  const st = await readStructure(fit.ae, z, meta.agentRanges, DEFAULT_READOUT_CONFIG);
   const A = st.agents;
   const ratios = Array.from({ length: st.latentDim }, (_, j) => {
     const s = Array.from({ length: A }, (_, k) => st.relevance[k * st.latentDim + j]);

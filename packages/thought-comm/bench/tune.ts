@@ -22,7 +22,7 @@ for (const spec of specs) {
   const test = sampleWorld(world, 1000, rng.fork('test'));
   const config = parseConfig(DEFAULT_AUTOENCODER_CONFIG, spec.ae ?? {});
   const fit = await fitAutoencoder({ h: train.h, n: train.n, stateDim: world.stateDim, latentDim: world.latentDim, agentRanges: world.agentRanges, config, rng: rng.fork('ae') });
-  const m = evaluateIdentification(fit.ae, world, train, test, DEFAULT_READOUT_CONFIG, rng.fork('eval'));
+  const m = await evaluateIdentification(fit.ae, world, train, test, DEFAULT_READOUT_CONFIG, rng.fork('eval'));
   fit.ae.dispose();
   const r = (x: number) => Number(x.toFixed(3));
   console.log(JSON.stringify(spec));

@@ -3,7 +3,7 @@
  * arXiv 2510.20733; docs/method-reference.md §1.9 Eq. 12), summed over agents (third-party: "unweighted sum"):
  *   paper: L_i = −log p(y_gen | context, P^(i)) + (1 − cos(φ̄_P, φ̄_ref))
  *          y_gen: a brief continuation generated with the prefix (greedy, no gradient through the
- *          choice of tokens); φ̄_P: mean last-layer state over context + y_gen with the prefix;
+ *          choice of tokens; `paperContinuations`, run before the gradient tape by train's `prepare`); φ̄_P: mean last-layer state over context + y_gen with the prefix;
  *          φ̄_ref: the same without the prefix over context + y_ref, the agent's own answer before
  *          communication (third-party §1.9: "Weber = mean last-layer states of (prefix+context+y)
  *          vs (context+y_ref)"). No labels.
@@ -22,6 +22,26 @@ export interface CommBatch {
   z: tf.Tensor2D;
   /** y_ref per agent and row: the agent's response before communication (ids after the prompt). */
   refs: number[][][];
+  /** The paper objective's y_gen per agent and row, from `paperContinuations` with the current adapter. */
+  continuations?: number[][][];
+}
+
+/**
+ * y_gen of the paper objective: each agent's greedy continuation behind its current prefix, decoded
+ * before the loss (outside the gradient tape: the token choices carry no gradient, and decoding
+ * reads asynchronously). continuations[agent][row].
+ */
+export async function paperContinuations(agents: Agent[], comm: CommModule, batch: Pick<CommBatch, 'examples' | 'z'>, o: { continuationTokens: number }): Promise<number[][][]> {
+  const out: number[][][] = [];
+  for (const [k, a] of agents.entries()) {
+    const prefix = agentPrefix(comm, batch.z, k); // [B, m, C]
+    try {
+      out.push((await respond(a, batch.examples, prefix, { maxNewTokens: o.continuationTokens })).responses);
+    } finally {
+      prefix.dispose();
+    }
+  }
+  return out;
 }
 
 /** Mean of h [B, T, C] over positions where mask [B, T] is 1 → [B, C]. */
@@ -50,11 +70,10 @@ function taskLoss(a: Agent, prefix: tf.Tensor3D, batch: CommBatch): tf.Scalar {
   });
 }
 
-function paperLoss(a: Agent, k: number, prefix: tf.Tensor3D, batch: CommBatch, continuationTokens: number): tf.Scalar {
+function paperLoss(a: Agent, k: number, prefix: tf.Tensor3D, batch: CommBatch): tf.Scalar {
+  const gen = batch.continuations?.[k];
+  if (!gen) throw new Error(`thought-comm: the paper objective needs the batch's continuations (y_gen) of agent ${k}; paperContinuations makes them before the loss`);
   return tidy(() => {
-    // y_gen is sampled from the agent behind a detached copy of the prefix: token choices carry no gradient.
-    const detached = tf.tensor3d(prefix.dataSync() as Float32Array, prefix.shape);
-    const gen = respond(a, batch.examples, detached, { maxNewTokens: continuationTokens }).responses;
     const contexts = batch.examples.map((ex) => promptIds(a, ex));
     const pack = (ys: number[][]): PackedBatch => packSegments(contexts.map((c, i) => [{ ids: c, trained: false }, { ids: ys[i], trained: true }]), a.tokenizer.padId);
     const pGen = pack(gen);
@@ -68,12 +87,12 @@ function paperLoss(a: Agent, k: number, prefix: tf.Tensor3D, batch: CommBatch, c
   });
 }
 
-/** The adapter objective summed over agents (inside tf.tidy / variableGrads of core's train). */
-export function adapterLoss(agents: Agent[], comm: CommModule, objective: AdapterObjective, batch: CommBatch, o: { continuationTokens: number }): tf.Scalar {
+/** The adapter objective summed over agents (inside tf.tidy / variableGrads of core's train); 'paper' needs `batch.continuations`. */
+export function adapterLoss(agents: Agent[], comm: CommModule, objective: AdapterObjective, batch: CommBatch): tf.Scalar {
   return tidy(() => {
     const terms = agents.map((a, k) => {
       const prefix = agentPrefix(comm, batch.z, k); // [B, m, C]
-      return objective === 'task' ? taskLoss(a, prefix, batch) : paperLoss(a, k, prefix, batch, o.continuationTokens);
+      return objective === 'task' ? taskLoss(a, prefix, batch) : paperLoss(a, k, prefix, batch);
     });
     return tf.addN(terms) as tf.Scalar;
   });

@@ -18,7 +18,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { DEFAULT_OPTIM_CONFIG, encodeExample, loadGpt2, Rng, RunRecord, runTokenizer, TinyLm, train, writeFileAtomic, writeTensorFile, type BuildOptions, type Example, type LmConfig, type RewardFn } from '@telepath/core';
-import { adapterLoss } from './adapter-loss.js';
+import { adapterLoss, paperContinuations, type CommBatch } from './adapter-loss.js';
 import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
 import { agentLoss, embeddingNorm, type Agent, type AgentResponse } from './agents.js';
 import { createComm } from './comm.js';
@@ -150,7 +150,7 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     const layer = stateLayerOf(c, lmConfig.layers);
     const C = lmConfig.width;
     const A = c.agents;
-    const hPool = statesOf(agents, pool0, layer, c.eval.batchSize); // [P, A·C]
+    const hPool = await statesOf(agents, pool0, layer, c.eval.batchSize); // [P, A·C]
     const ranges: [number, number][] = agents.map((_, k) => [k * C, (k + 1) * C]);
     await writeTensorFile(path.join(dir, 'states.bin'), { pool: { dtype: 'float32', shape: [pool.length, A * C], values: hPool } }, { stateLayer: layer, agentRanges: ranges, exampleIds: pool.map((e) => e.id) });
     const fit = await timed('autoencoder', () =>
@@ -160,28 +160,42 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     disposables.push(ae);
     const zPool = tf.tidy(() => encode(ae, tf.tensor2d(hPool, [pool.length, A * C]))); // [P, Z]
     disposables.push(zPool);
-    const structure = readStructure(ae, zPool, ranges, c.readout);
+    const structure = await readStructure(ae, zPool, ranges, c.readout);
     const structureSummary = summariseStructure(structure, c.readout.rule);
     log(`[thought-comm] s${seed} autoencoder: reconstruction ${fit.final.reconstruction.toFixed(4)}, α histogram ${JSON.stringify(structure.alphaHistogram)}, thoughts by agents ${JSON.stringify(structureSummary.thoughtsByAgents)}, routed per agent ${JSON.stringify(structureSummary.routedPerAgent)}`);
     // 4. Per objective: adapters + agreement weights, then debates with and without controls.
     const debates: AgentsSeedSummary['debates'] = {};
     const agreementWeights: Record<string, number[]> = {};
-    const zRows = zPool.arraySync() as number[][];
+    const zRows = (await zPool.array()) as number[][];
     const samples = test.map((ex, i) => ({ id: ex.id, question: ex.question, gold: ex.answer, round0: test0.map((r) => r.answers[i]) as unknown }));
     for (const objective of c.objectives) {
-      const comm = createComm(structure, c.adapter, agents.map(() => C), agents.map((a) => embeddingNorm(a.lm)), rng.fork(`comm/${objective}`));
+      const norms: number[] = [];
+      for (const a of agents) norms.push(await embeddingNorm(a.lm));
+      const comm = createComm(structure, c.adapter, agents.map(() => C), norms, rng.fork(`comm/${objective}`));
       disposables.push(comm);
+      // The step's batch, drawn from its rng (prepare and loss get equal rngs, so the same batch).
+      const commBatch = (r: Rng): CommBatch => {
+        const idx = sampleIndices(pool.length, r, c.adapter.batchSize);
+        return { examples: idx.map((i) => pool[i]), z: tf.tensor2d(idx.map((i) => zRows[i])), refs: pool0.map((p) => idx.map((i) => p.responses[i])) }; // z [B, Z]
+      };
+      let continuations: number[][][] | undefined;
       const res = await timed(`adapter-${objective}`, () =>
         train({
           params: comm.params,
           rng: rng.fork(`comm/${objective}/train`),
           checkpointPath: path.join(dir, `adapter-${objective}.ckpt`),
           config: { steps: c.adapter.steps, logEvery: 25, checkpointEvery: 100, optim: { ...DEFAULT_OPTIM_CONFIG, lr: c.adapter.lr, warmupSteps: c.adapter.warmupSteps, weightDecay: 0 } },
-          loss: ({ rng: r }) => {
-            const idx = sampleIndices(pool.length, r, c.adapter.batchSize);
-            const z = tf.tensor2d(idx.map((i) => zRows[i])); // [B, Z]
-            return adapterLoss(agents, comm, objective, { examples: idx.map((i) => pool[i]), z, refs: pool0.map((p) => idx.map((i) => p.responses[i])) }, c.adapter);
+          // The paper objective's y_gen is decoded before the gradient tape (asynchronous reads).
+          prepare: async ({ rng: r }) => {
+            if (objective !== 'paper') return;
+            const b = commBatch(r);
+            try {
+              continuations = await paperContinuations(agents, comm, b, c.adapter);
+            } finally {
+              b.z.dispose();
+            }
           },
+          loss: ({ rng: r }) => adapterLoss(agents, comm, objective, { ...commBatch(r), continuations }),
           onLog: (l) => {
             void record.log(l.step, { [`adapter-${objective}/loss`]: l.loss, [`adapter-${objective}/ms`]: l.ms });
             log(`[thought-comm] s${seed} adapter (${objective}) step ${l.step}/${c.adapter.steps} loss ${l.loss.toFixed(3)}`);
@@ -190,7 +204,7 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
         }),
       );
       if (res.interrupted) return 'interrupted';
-      agreementWeights[objective] = Array.from(comm.agreement.dataSync());
+      agreementWeights[objective] = Array.from(await comm.agreement.data());
       debates[objective] = {};
       for (const control of ['none', ...c.controls] as const) {
         const d = await timed(`debate-${objective}`, () => runDebate(agents, ae, comm, test, test0, { rounds: c.rounds, layer, control, rng: rng.fork(`debate/${objective}/${control}`), text: c.textDebate, ...ev }));
@@ -209,14 +223,17 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
   }
 }
 
-/** Concatenated states of every agent for a round's transcripts, batched: [N, A·C] row-major. */
-function statesOf(agents: Agent[], round: AgentResponse[], layer: number, batchSize: number): Float32Array {
+/** Concatenated states of every agent for a round's transcripts, batched (one asynchronous read per batch): [N, A·C] row-major. */
+async function statesOf(agents: Agent[], round: AgentResponse[], layer: number, batchSize: number): Promise<Float32Array> {
   const N = round[0].transcripts.length;
   const parts: Float32Array[] = [];
   for (let i = 0; i < N; i += batchSize) {
     const h = jointStates(agents, round.map((r) => r.transcripts.slice(i, i + batchSize)), agents.map(() => null), layer);
-    parts.push(h.dataSync() as Float32Array);
-    h.dispose();
+    try {
+      parts.push((await h.data()) as Float32Array);
+    } finally {
+      h.dispose();
+    }
   }
   const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
   let at = 0;

@@ -73,9 +73,9 @@ describe('agents', () => {
     expect(() => prefixedForward(a.lm, [long], null, a.tokenizer.padId)).toThrow(/exceed contextLength/);
   });
 
-  it('embedding norm is the mean row norm of wte', () => {
+  it('embedding norm is the mean row norm of wte', async () => {
     const wte = a.lm.params.get('wte')!.arraySync() as number[][];
     const mean = wte.reduce((s, r) => s + Math.hypot(...r), 0) / wte.length;
-    expect(embeddingNorm(a.lm)).toBeCloseTo(mean, 5);
+    expect(await embeddingNorm(a.lm)).toBeCloseTo(mean, 5);
   });
 });

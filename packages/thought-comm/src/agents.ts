@@ -13,7 +13,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import {
   answerFromIds,
-  decodeSync,
+  decode,
   encodeExample,
   keepCache,
   leftPadRows,
@@ -87,8 +87,8 @@ function prefixPositions(padded: number[], B: number, m: number, T: number): num
   return out;
 }
 
-/** Greedy (or sampled) answers of an agent to a batch, behind an optional prefix [B, m, C]. */
-export function respond(a: Agent, batch: Example[], prefix: tf.Tensor3D | null, o: { maxNewTokens: number; temperature?: number; topP?: number; rng?: Rng }): AgentResponse {
+/** Greedy (or sampled) answers of an agent to a batch, behind an optional prefix [B, m, C] (core's `decode`: one asynchronous read per token). */
+export async function respond(a: Agent, batch: Example[], prefix: tf.Tensor3D | null, o: { maxNewTokens: number; temperature?: number; topP?: number; rng?: Rng }): Promise<AgentResponse> {
   const tok = a.tokenizer;
   const prompts = batch.map((ex) => promptIds(a, ex));
   const m = prefix ? prefix.shape[1] : 0;
@@ -99,7 +99,7 @@ export function respond(a: Agent, batch: Example[], prefix: tf.Tensor3D | null, 
   tf.dispose([out.logits, ...out.hidden]);
   let gen: number[][];
   try {
-    gen = decodeSync(a.lm, out.cache, last, out.positions, { maxNewTokens: Math.min(o.maxNewTokens, room), stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature ?? 0, topP: o.topP ?? 1, rng: o.rng }).tokens;
+    gen = (await decode(a.lm, out.cache, last, out.positions, { maxNewTokens: Math.min(o.maxNewTokens, room), stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature ?? 0, topP: o.topP ?? 1, rng: o.rng })).tokens;
   } finally {
     last.dispose();
   }
@@ -148,7 +148,12 @@ export function prefixedTeacherForcing(lm: TinyLm, prefix: tf.Tensor3D | null, p
   });
 }
 
-/** Mean row norm of an LM's token-embedding table (the scale prefixes are set to, §1.9). */
-export function embeddingNorm(lm: TinyLm): number {
-  return tf.tidy(() => tf.mean(tf.norm(lm.params.get('wte')!, 'euclidean', 1)).dataSync()[0]);
+/** Mean row norm of an LM's token-embedding table (the scale prefixes are set to, §1.9); read asynchronously. */
+export async function embeddingNorm(lm: TinyLm): Promise<number> {
+  const norm = tf.tidy(() => tf.mean(tf.norm(lm.params.get('wte')!, 'euclidean', 1)));
+  try {
+    return (await norm.data())[0];
+  } finally {
+    norm.dispose();
+  }
 }

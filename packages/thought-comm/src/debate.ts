@@ -40,21 +40,23 @@ export function jointStates(agents: Agent[], transcripts: number[][][], prefixes
 }
 
 /** Every agent's answers to every example, in batches, without communication. */
-export function independentRound(agents: Agent[], examples: Example[], o: { maxNewTokens: number; batchSize: number }): AgentResponse[] {
-  return agents.map((a) => {
+export async function independentRound(agents: Agent[], examples: Example[], o: { maxNewTokens: number; batchSize: number }): Promise<AgentResponse[]> {
+  const out: AgentResponse[] = [];
+  for (const a of agents) {
     const all: AgentResponse = { answers: [], responses: [], transcripts: [] };
     for (let i = 0; i < examples.length; i += o.batchSize) {
-      const r = respond(a, examples.slice(i, i + o.batchSize), null, { maxNewTokens: o.maxNewTokens });
+      const r = await respond(a, examples.slice(i, i + o.batchSize), null, { maxNewTokens: o.maxNewTokens });
       all.answers.push(...r.answers);
       all.responses.push(...r.responses);
       all.transcripts.push(...r.transcripts);
     }
-    return all;
-  });
+    out.push(all);
+  }
+  return out;
 }
 
 /** Rounds 1 … R−1 with thought prefixes, after the given round 0. */
-export function runDebate(agents: Agent[], ae: Autoencoder, comm: CommModule, examples: Example[], round0: AgentResponse[], o: DebateOptions): DebateResult {
+export async function runDebate(agents: Agent[], ae: Autoencoder, comm: CommModule, examples: Example[], round0: AgentResponse[], o: DebateOptions): Promise<DebateResult> {
   const A = agents.length;
   const answers: string[][][] = [round0.map((r) => r.answers)];
   for (let r = 1; r < o.rounds; r++) answers.push(agents.map(() => []));
@@ -77,7 +79,8 @@ export function runDebate(agents: Agent[], ae: Autoencoder, comm: CommModule, ex
         tf.dispose(prefixes.filter((p): p is tf.Tensor3D => p !== null));
         prefixes = next;
         const batches = o.text ? peerBatches(batch, answers[r - 1], i) : agents.map(() => batch);
-        const responses = agents.map((a, k) => respond(a, batches[k], prefixes[k], { maxNewTokens: o.maxNewTokens }));
+        const responses: AgentResponse[] = [];
+        for (const [k, a] of agents.entries()) responses.push(await respond(a, batches[k], prefixes[k], { maxNewTokens: o.maxNewTokens }));
         for (let k = 0; k < A; k++) answers[r][k].push(...responses[k].answers);
         transcripts = responses.map((x) => x.transcripts);
       }

@@ -31,42 +31,57 @@ export interface IdentificationMetrics {
   perm: number[];
 }
 
-/** Codes Ẑ of raw states [N, n_h] in chunks, as a Float32Array [N, Z]. */
-export function encodeAll(ae: Autoencoder, h: Float32Array, n: number, chunk = 512): Float32Array {
+/** Codes Ẑ of raw states [N, n_h] in chunks (one asynchronous read each), as a Float32Array [N, Z]. */
+export async function encodeAll(ae: Autoencoder, h: Float32Array, n: number, chunk = 512): Promise<Float32Array> {
   const out = new Float32Array(n * ae.latentDim);
   for (let s = 0; s < n; s += chunk) {
     const m = Math.min(chunk, n - s);
     const z = tf.tidy(() => encode(ae, tf.tensor2d(h.subarray(s * ae.stateDim, (s + m) * ae.stateDim), [m, ae.stateDim])));
-    out.set(z.dataSync(), s * ae.latentDim);
-    z.dispose();
+    try {
+      out.set(await z.data(), s * ae.latentDim);
+    } finally {
+      z.dispose();
+    }
   }
   return out;
 }
 
 /** Held-out mean squared error of the standardised reconstruction. */
-export function reconstructionError(ae: Autoencoder, h: Float32Array, n: number): number {
-  return tf.tidy(() => {
+export async function reconstructionError(ae: Autoencoder, h: Float32Array, n: number): Promise<number> {
+  const mse = tf.tidy(() => {
     const x = tf.tensor2d(h, [n, ae.stateDim]);
     const hn = normaliseStates(ae, x);
     const d = tf.sub(hn, decode(ae, encode(ae, x)));
-    return tf.mean(tf.mul(d, d)).dataSync()[0];
+    return tf.mean(tf.mul(d, d));
   });
+  try {
+    return (await mse.data())[0];
+  } finally {
+    mse.dispose();
+  }
 }
 
-export function evaluateIdentification(ae: Autoencoder, world: SyntheticWorld, train: SyntheticSample, test: SyntheticSample, readout: ReadoutConfig, rng: Rng): IdentificationMetrics & { structure: Structure } {
+export async function evaluateIdentification(ae: Autoencoder, world: SyntheticWorld, train: SyntheticSample, test: SyntheticSample, readout: ReadoutConfig, rng: Rng): Promise<IdentificationMetrics & { structure: Structure }> {
   const Z = world.latentDim;
   const ZHat = ae.latentDim;
   const A = world.agentRanges.length;
-  const zTest = encodeAll(ae, test.h, test.n);
+  const zTest = await encodeAll(ae, test.h, test.n);
   const pear = mcc(test.z, zTest, test.n, Z, ZHat, 'pearson');
   const spear = mcc(test.z, zTest, test.n, Z, ZHat, 'spearman');
   const nRead = Math.min(readout.samples, test.n);
-  const structure = tidy(() => readStructure(ae, tf.tensor2d(zTest.subarray(0, nRead * ZHat), [nRead, ZHat]), world.agentRanges, readout));
+  const zRead = tf.tensor2d(zTest.subarray(0, nRead * ZHat), [nRead, ZHat]);
+  let structure: Structure;
+  try {
+    structure = await readStructure(ae, zRead, world.agentRanges, readout);
+  } finally {
+    zRead.dispose();
+  }
   const support = supportScores(world.support, structure.elementSupport, world.stateDim, Z, ZHat, pear.perm);
   const blockSupport = supportScores(agentSupport(world), structure.agentSupport, A, Z, ZHat, pear.perm);
   const nTrain = Math.min(train.n, 2000);
-  const zTrain = encodeAll(ae, train.h.subarray(0, nTrain * world.stateDim), nTrain);
+  const zTrain = await encodeAll(ae, train.h.subarray(0, nTrain * world.stateDim), nTrain);
   const br2 = blockR2({ z: train.z.subarray(0, nTrain * Z), zHat: zTrain, n: nTrain }, { z: test.z, zHat: zTest, n: test.n }, Z, ZHat, world.latentAgents, structure.latentAgents, A, rng.fork('block-r2'));
+  const reconstruction = await reconstructionError(ae, test.h, test.n);
   const trueAlphaHistogram = new Array<number>(A + 1).fill(0);
   for (const m of world.latentAgents) trueAlphaHistogram[popcount(m)] += 1;
   return {
@@ -79,7 +94,7 @@ export function evaluateIdentification(ae: Autoencoder, world: SyntheticWorld, t
     blockR2Detail: br2,
     alphaHistogram: structure.alphaHistogram,
     trueAlphaHistogram,
-    reconstruction: reconstructionError(ae, test.h, test.n),
+    reconstruction,
     perm: pear.perm,
     structure,
   };

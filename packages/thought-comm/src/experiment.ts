@@ -160,7 +160,7 @@ export async function runSyntheticCell(c: SyntheticExperimentConfig, arm: Synthe
   });
   await Promise.all(pending);
   const t0 = performance.now();
-  const m = evaluateIdentification(fit.ae, world, train, test, c.readout, rng.fork('eval'));
+  const m = await evaluateIdentification(fit.ae, world, train, test, c.readout, rng.fork('eval'));
   fit.ae.dispose();
   const b = m.blockR2Detail;
   const result: SyntheticRunResult = {

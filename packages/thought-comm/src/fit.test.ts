@@ -55,7 +55,7 @@ describe('fitAutoencoder (smoke)', () => {
       const b = before.get(k)!;
       expect(a.some((x, i) => x !== b[i]), `${k} changed`).toBe(true);
     }
-    const z = encodeAll(fit.ae, data.h, data.n);
+    const z = await encodeAll(fit.ae, data.h, data.n);
     const { mean, std } = columnStats(z, data.n, world.latentDim);
     mean.forEach((m) => expect(Math.abs(m)).toBeLessThan(1e-3));
     std.forEach((s) => expect(s).toBeCloseTo(1, 3));

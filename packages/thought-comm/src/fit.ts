@@ -6,7 +6,7 @@
  * from the per-step Rng, so a run is reproducible from its seed.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { train, type Rng } from '@telepath/core';
+import { readScalars, train, type Rng } from '@telepath/core';
 import type { AutoencoderConfig } from './config.js';
 import { sampleColumns } from './jacobian.js';
 import { autoencoderLoss, lambdaAt } from './loss.js';
@@ -40,34 +40,46 @@ export async function fitAutoencoder(o: FitOptions): Promise<FitResult> {
   const logEvery = o.logEvery ?? 100;
   let last: FitLog = { step: 0, loss: NaN, reconstruction: NaN, penalty: NaN, lambda: 0, ms: 0 };
   const parts = { reconstruction: NaN, penalty: NaN };
-  const result = await train({
-    params: ae.params,
-    rng: o.rng.fork('train'),
-    config: {
-      steps: c.steps,
-      logEvery,
-      optim: { lr: c.lr, lrMinRatio: 0.1, warmupSteps: c.warmupSteps, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: c.weightDecay, clipNorm: c.clipNorm },
-    },
-    loss: ({ step, rng }) => {
-      const batch = new Float32Array(B * H);
-      for (let r = 0; r < B; r++) {
-        const s = rng.int(o.n);
-        batch.set(hn.subarray(s * H, (s + 1) * H), r * H);
-      }
-      const cols = c.jacobianColumns > 0 ? sampleColumns(rng.fork('cols'), o.latentDim, c.jacobianColumns) : undefined;
-      const lambda = lambdaAt(c, step);
-      const out = autoencoderLoss(ae, tf.tensor2d(batch, [B, H]), { lambda, agentRanges: o.agentRanges, cols });
-      if ((step + 1) % logEvery === 0 || step + 1 === c.steps) {
-        parts.reconstruction = out.reconstruction.dataSync()[0];
-        parts.penalty = out.penalty.dataSync()[0];
-      }
-      return out.total;
-    },
-    onLog: (l) => {
-      last = { step: l.step, loss: l.loss, reconstruction: parts.reconstruction, penalty: parts.penalty, lambda: lambdaAt(c, l.step - 1), ms: l.ms };
-      o.onLog?.(last);
-    },
-  });
+  // The two terms of the last logged step, kept by the loss and read asynchronously in onLog (no read inside the tape).
+  let logged: tf.Scalar[] = [];
+  let result: Awaited<ReturnType<typeof train>>;
+  try {
+    result = await train({
+      params: ae.params,
+      rng: o.rng.fork('train'),
+      config: {
+        steps: c.steps,
+        logEvery,
+        optim: { lr: c.lr, lrMinRatio: 0.1, warmupSteps: c.warmupSteps, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: c.weightDecay, clipNorm: c.clipNorm },
+      },
+      loss: ({ step, rng }) => {
+        const batch = new Float32Array(B * H);
+        for (let r = 0; r < B; r++) {
+          const s = rng.int(o.n);
+          batch.set(hn.subarray(s * H, (s + 1) * H), r * H);
+        }
+        const cols = c.jacobianColumns > 0 ? sampleColumns(rng.fork('cols'), o.latentDim, c.jacobianColumns) : undefined;
+        const lambda = lambdaAt(c, step);
+        const out = autoencoderLoss(ae, tf.tensor2d(batch, [B, H]), { lambda, agentRanges: o.agentRanges, cols });
+        if ((step + 1) % logEvery === 0 || step + 1 === c.steps) {
+          tf.dispose(logged);
+          logged = [tf.keep(out.reconstruction), tf.keep(out.penalty)];
+        }
+        return out.total;
+      },
+      onLog: async (l) => {
+        if (logged.length) {
+          [parts.reconstruction, parts.penalty] = await readScalars(logged);
+          tf.dispose(logged);
+          logged = [];
+        }
+        last = { step: l.step, loss: l.loss, reconstruction: parts.reconstruction, penalty: parts.penalty, lambda: lambdaAt(c, l.step - 1), ms: l.ms };
+        o.onLog?.(last);
+      },
+    });
+  } finally {
+    tf.dispose(logged); // empty unless training stopped between a logged loss and its onLog
+  }
   tf.tidy(() => fitCodeStats(ae, tf.tensor2d(o.h, [o.n, H])));
   return { ae, losses: result.losses, seconds: result.seconds, final: last };
 }

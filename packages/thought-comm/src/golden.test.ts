@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { exampleTexts, initBackend, Rng, Tokenizer, train } from '@telepath/core';
 import { expectGolden, fixedInitLm, GOLDEN_TRAIN, goldenBatch, tinyLmConfig, toyAdditionExamples } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adapterLoss } from './adapter-loss.js';
+import { adapterLoss, paperContinuations } from './adapter-loss.js';
 import { DEFAULT_AGENTS_EXPERIMENT_CONFIG } from './agents-config.js';
 import { respond, type Agent } from './agents.js';
 import { createComm } from './comm.js';
@@ -31,17 +31,28 @@ describe('thought-comm adapter golden', () => {
     const cfg = { ...DEFAULT_AGENTS_EXPERIMENT_CONFIG.adapter, hidden: 6, continuationTokens: 3 };
     const comm = createComm(st, cfg, [8, 8, 8], [1, 1, 1], new Rng(5));
     const zAll = new Rng(6).normalArray(64 * 3);
+    const stepBatch = (step: number) => {
+      const examples = goldenBatch(data, step);
+      const rows = examples.map((ex) => data.indexOf(ex));
+      return { examples, z: tf.tensor2d(rows.flatMap((r) => Array.from(zAll.subarray(r * 3, r * 3 + 3))), [examples.length, 3]) as tf.Tensor2D }; // z [B, Z]
+    };
+    let decoded: { refs: number[][][]; continuations?: number[][][] } | undefined;
     const res = await train({
       params: comm.params,
       rng: new Rng(7),
       config: GOLDEN_TRAIN,
-      loss: (at) => {
-        const batch = goldenBatch(data, at.step);
-        const rows = batch.map((ex) => data.indexOf(ex));
-        const z = tf.tensor2d(rows.flatMap((r) => Array.from(zAll.subarray(r * 3, r * 3 + 3))), [batch.length, 3]); // [B, Z]
-        const refs = agents.map((a) => respond(a, batch, null, { maxNewTokens: 3 }).responses);
-        return adapterLoss(agents, comm, objective, { examples: batch, z, refs }, cfg);
+      // y_ref and the paper objective's y_gen are decoded before the gradient tape (asynchronous reads).
+      prepare: async (at) => {
+        const { examples, z } = stepBatch(at.step);
+        try {
+          const refs: number[][][] = [];
+          for (const a of agents) refs.push((await respond(a, examples, null, { maxNewTokens: 3 })).responses);
+          decoded = { refs, ...(objective === 'paper' ? { continuations: await paperContinuations(agents, comm, { examples, z }, cfg) } : {}) };
+        } finally {
+          z.dispose();
+        }
       },
+      loss: (at) => adapterLoss(agents, comm, objective, { ...stepBatch(at.step), ...decoded! }),
     });
     comm.dispose();
     agents.forEach((a) => a.lm.dispose());

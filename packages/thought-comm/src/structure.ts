@@ -40,9 +40,9 @@ export interface PairDecomposition { shared: number[]; privateA: number[]; priva
 
 /**
  * Reads the structure from the decoder Jacobian at codes z [N, Z] (standardised, e.g. `encode(ae, h)`),
- * processed in chunks of 32 samples.
+ * processed in chunks of 32 samples (one asynchronous read each).
  */
-export function readStructure(ae: Autoencoder, z: tf.Tensor2D, agentRanges: [number, number][], cfg: ReadoutConfig): Structure {
+export async function readStructure(ae: Autoencoder, z: tf.Tensor2D, agentRanges: [number, number][], cfg: ReadoutConfig): Promise<Structure> {
   const [N, Z] = z.shape;
   const H = ae.stateDim;
   const A = agentRanges.length;
@@ -53,8 +53,12 @@ export function readStructure(ae: Autoencoder, z: tf.Tensor2D, agentRanges: [num
   for (let start = 0; start < N; start += chunk) {
     const n = Math.min(chunk, N - start);
     const jt = tf.tidy(() => decoderJacobian(ae, tf.slice(z, [start, 0], [n, Z]) as tf.Tensor2D)); // [n, Z, n_h]
-    const v = jt.dataSync();
-    jt.dispose();
+    let v: Float32Array;
+    try {
+      v = (await jt.data()) as Float32Array;
+    } finally {
+      jt.dispose();
+    }
     for (let r = 0; r < n; r++) {
       for (let j = 0; j < Z; j++) {
         const base = (r * Z + j) * H;

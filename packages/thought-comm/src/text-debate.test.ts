@@ -44,13 +44,14 @@ describe('text debate', () => {
     expect(half).toBeLessThan(240);
   });
 
-  it('round r answers are each agent\'s answers to its question with the round r − 1 answers of the others', () => {
+  it('round r answers are each agent\'s answers to its question with the round r − 1 answers of the others', async () => {
     const agents = tinyAgents(3, examples);
     const batch = examples.slice(0, 5);
-    const round0 = independentRound(agents, batch, { maxNewTokens: 4, batchSize: 2 });
-    const answers = runTextDebate(agents, batch, round0, { rounds: 2, maxNewTokens: 4, batchSize: 2 });
+    const round0 = await independentRound(agents, batch, { maxNewTokens: 4, batchSize: 2 });
+    const answers = await runTextDebate(agents, batch, round0, { rounds: 2, maxNewTokens: 4, batchSize: 2 });
     expect(answers.map((r) => r.map((a) => a.length))).toEqual([[5, 5, 5], [5, 5, 5]]);
-    const direct = peerBatches(batch, round0.map((r) => r.answers), 0).map((b, k) => respond(agents[k], b, null, { maxNewTokens: 4 }).answers);
+    const direct: string[][] = [];
+    for (const [k, b] of peerBatches(batch, round0.map((r) => r.answers), 0).entries()) direct.push((await respond(agents[k], b, null, { maxNewTokens: 4 })).answers);
     expect(answers[1]).toEqual(direct);
     agents.forEach((a) => a.lm.dispose());
   });

@@ -39,13 +39,13 @@ export function peerBatches(batch: Example[], previous: string[][], offset: numb
 }
 
 /** Rounds 1 … R−1 of a text-only debate after round 0: answers[round][agent][example]. */
-export function runTextDebate(agents: Agent[], examples: Example[], round0: AgentResponse[], o: { rounds: number; maxNewTokens: number; batchSize: number }): string[][][] {
+export async function runTextDebate(agents: Agent[], examples: Example[], round0: AgentResponse[], o: { rounds: number; maxNewTokens: number; batchSize: number }): Promise<string[][][]> {
   const answers: string[][][] = [round0.map((r) => r.answers)];
   for (let r = 1; r < o.rounds; r++) {
     const round = agents.map(() => [] as string[]);
     for (let i = 0; i < examples.length; i += o.batchSize) {
       const batches = peerBatches(examples.slice(i, i + o.batchSize), answers[r - 1], i);
-      agents.forEach((a, k) => round[k].push(...respond(a, batches[k], null, { maxNewTokens: o.maxNewTokens }).answers));
+      for (const [k, a] of agents.entries()) round[k].push(...(await respond(a, batches[k], null, { maxNewTokens: o.maxNewTokens })).answers);
     }
     answers.push(round);
   }
