@@ -28,7 +28,7 @@ const trace = syntheticSlots({ slots: S, rows: N, width: C, sharedRank: 16, priv
 console.log(`data: ${S} slots × ${N} × ${C} generated in ${((performance.now() - t) / 1000).toFixed(1)} s; backend ${currentBackend()?.backend}`);
 for (let r = 0; r < Number(values.repeats); r++) {
   t = performance.now();
-  const a = analyzeTrace(trace, { cka: !values['no-cka'] });
+  const a = await analyzeTrace(trace, { cka: !values['no-cka'] });
   const total = performance.now() - t;
   const gflop = (2 * N * C * C * (values['no-cka'] ? S : (S * (S + 1)) / 2)) / 1e9;
   const stages = Object.entries(a.timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`).join(', ');

@@ -102,8 +102,8 @@ export interface SubspaceAnalysis {
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const deg = (r: number) => (r * 180) / Math.PI;
 
-/** Analyse the slots of a latent trace (≥ 2 slots of one width). Needs a started TF.js backend. */
-export function analyzeTrace(trace: LatentTrace, opts: Partial<AnalysisOptions> = {}): SubspaceAnalysis {
+/** Analyse the slots of a latent trace (≥ 2 slots of one width). Needs a started TF.js backend; reads back asynchronously. */
+export async function analyzeTrace(trace: LatentTrace, opts: Partial<AnalysisOptions> = {}): Promise<SubspaceAnalysis> {
   const o = { ...DEFAULT_ANALYSIS_OPTIONS, ...opts };
   const slots = trace.slots;
   checkSlots(slots, { sameWidth: true, minRows: 2 });
@@ -118,7 +118,7 @@ export function analyzeTrace(trace: LatentTrace, opts: Partial<AnalysisOptions> 
     t = now;
   };
   const withCka = o.cka && slots.every((s) => s.rows === slots[0].rows);
-  const products = slotProducts(slots, { cross: withCka });
+  const products = await slotProducts(slots, { cross: withCka });
   lap('products');
   const pcas = products.scatter.map((s, i) => pcaFromScatter(s, C, slots[i].rows, o.pca));
   lap('pca');
@@ -130,8 +130,8 @@ export function analyzeTrace(trace: LatentTrace, opts: Partial<AnalysisOptions> 
   const bases = pcas.map((p) => pcaBasis(p, m));
   const angles = bases.map((a, i) => bases.map((b, j) => (i === j ? new Array<number>(m).fill(0) : principalAngles(a, m, b, m, C).map(deg))));
   lap('angles');
-  const silCos = silhouette(slots, { metric: 'cosine' });
-  const silEuc = silhouette(slots, { metric: 'euclidean', maxPerSlot: o.silhouetteMaxPerSlot, seed: o.seed });
+  const silCos = await silhouette(slots, { metric: 'cosine' });
+  const silEuc = await silhouette(slots, { metric: 'euclidean', maxPerSlot: o.silhouetteMaxPerSlot, seed: o.seed });
   lap('silhouette');
   const pooledPr = participationRatioOfMatrix(pooledScatter(products.scatter, products.means, slots.map((s) => s.rows), C), C);
   const offRow = (mat: number[][], i: number) => mean(mat[i].filter((_, j) => j !== i));

@@ -51,36 +51,36 @@ forEachBackend((backend, ready) => {
   const y = gaussianSlot('y', rng.fork('y'), 60, 5);
 
   describe(`linearCka (${backend})`, () => {
-    it('matches the float64 formula, is symmetric, and CKA(X, X) = 1', (ctx) => {
+    it('matches the float64 formula, is symmetric, and CKA(X, X) = 1', async (ctx) => {
       if (!ready()) return ctx.skip();
-      expect(linearCka(x, y)).toBeCloseTo(ckaReference(x, y), 5);
-      expect(linearCka(y, x)).toBeCloseTo(linearCka(x, y), 6);
-      expect(linearCka(x, x)).toBeCloseTo(1, 5);
+      expect(await linearCka(x, y)).toBeCloseTo(ckaReference(x, y), 5);
+      expect(await linearCka(y, x)).toBeCloseTo(await linearCka(x, y), 6);
+      expect(await linearCka(x, x)).toBeCloseTo(1, 5);
     });
 
-    it('is invariant to orthogonal transforms, isotropic scaling and shifts of either set', (ctx) => {
+    it('is invariant to orthogonal transforms, isotropic scaling and shifts of either set', async (ctx) => {
       if (!ready()) return ctx.skip();
       const q = randomOrthonormal(rng.fork('q'), 8, 8);
-      expect(linearCka(x, transform(x, q, 3.7, 2))).toBeCloseTo(1, 5);
-      expect(linearCka(transform(x, q, 0.25, -1), y)).toBeCloseTo(linearCka(x, y), 5);
+      expect(await linearCka(x, transform(x, q, 3.7, 2))).toBeCloseTo(1, 5);
+      expect(await linearCka(transform(x, q, 0.25, -1), y)).toBeCloseTo(await linearCka(x, y), 5);
     });
 
-    it('is not invariant to an anisotropic scaling', (ctx) => {
+    it('is not invariant to an anisotropic scaling', async (ctx) => {
       if (!ready()) return ctx.skip();
       const stretched = { ...x, vectors: x.vectors.map((v, i) => (i % 8 === 0 ? 10 * v : v)) };
-      expect(linearCka(x, stretched)).toBeLessThan(0.9);
+      expect(await linearCka(x, stretched)).toBeLessThan(0.9);
     });
 
-    it('uses the Gram form when N < widths, with the same value', (ctx) => {
+    it('uses the Gram form when N < widths, with the same value', async (ctx) => {
       if (!ready()) return ctx.skip();
       const a = gaussianSlot('a', rng.fork('ga'), 6, 10);
       const b = gaussianSlot('b', rng.fork('gb'), 6, 12);
-      expect(linearCka(a, b)).toBeCloseTo(ckaReference(a, b), 5);
+      expect(await linearCka(a, b)).toBeCloseTo(ckaReference(a, b), 5);
     });
 
     it('rejects sets of different example counts and leaks no tensors', async (ctx) => {
       if (!ready()) return ctx.skip();
-      expect(() => linearCka(x, gaussianSlot('z', rng.fork('z'), 10, 8))).toThrow(/rows must be the same examples/);
+      await expect(linearCka(x, gaussianSlot('z', rng.fork('z'), 10, 8))).rejects.toThrow(/rows must be the same examples/);
       await expectNoLeak(() => linearCka(x, y));
     });
   });
@@ -91,9 +91,9 @@ forEachBackend((backend, ready) => {
     const m = await expectNoLeak(() => ckaMatrix(t.slots));
     for (let i = 0; i < 3; i++) {
       expect(m[i][i]).toBeCloseTo(1, 5);
-      for (let j = 0; j < 3; j++) expect(m[i][j]).toBeCloseTo(linearCka(t.slots[i], t.slots[j]), 4);
+      for (let j = 0; j < 3; j++) expect(m[i][j]).toBeCloseTo(await linearCka(t.slots[i], t.slots[j]), 4);
     }
-    const independent = ckaMatrix(syntheticSlots({ slots: 3, rows: 80, width: 16, sharedRank: 2, privateRank: 2, sharedCorrelation: 0, seed: 5 }).slots);
+    const independent = await ckaMatrix(syntheticSlots({ slots: 3, rows: 80, width: 16, sharedRank: 2, privateRank: 2, sharedCorrelation: 0, seed: 5 }).slots);
     expect(m[0][1]).toBeGreaterThan(independent[0][1] + 0.1); // correlated shared coefficients are visible to CKA
   });
 }, ['cpu', 'wasm']);

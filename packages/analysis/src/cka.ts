@@ -16,7 +16,7 @@ function sq(t: tf.Tensor): tf.Scalar {
 }
 
 /** Linear CKA of two representation sets x [N, C₁] and y [N, C₂] (row n of each = example n). */
-export function linearCka(x: Slot, y: Slot): number {
+export async function linearCka(x: Slot, y: Slot): Promise<number> {
   if (x.rows !== y.rows) throw new Error(`linearCka: ${x.name} has ${x.rows} rows, ${y.name} has ${y.rows}; rows must be the same examples`);
   checkSlots([x, y], { minRows: 2 });
   requireBackend('linearCka');
@@ -33,8 +33,12 @@ export function linearCka(x: Slot, y: Slot): number {
     const yy = matMulT(b, b, true, false); // [C₂, C₂]
     return tf.stack([sq(cross), sq(xx), sq(yy)]); // [3]
   });
-  const [num, nx, ny] = v.dataSync();
-  v.dispose();
+  let num: number, nx: number, ny: number;
+  try {
+    [num, nx, ny] = await v.data();
+  } finally {
+    v.dispose();
+  }
   const den = Math.sqrt(nx) * Math.sqrt(ny);
   return den > 0 ? num / den : Number.NaN;
 }
@@ -50,7 +54,7 @@ export function ckaMatrixFromProducts(p: SlotProducts): number[][] {
 }
 
 /** [S][S] linear CKA between every pair of slots (all slots must hold the same N examples and width). */
-export function ckaMatrix(slots: readonly Slot[]): number[][] {
+export async function ckaMatrix(slots: readonly Slot[]): Promise<number[][]> {
   checkSlots(slots, { sameRows: true, sameWidth: true, minRows: 2 });
-  return ckaMatrixFromProducts(slotProducts(slots, { cross: true }));
+  return ckaMatrixFromProducts(await slotProducts(slots, { cross: true }));
 }

@@ -31,8 +31,8 @@ export function crossCaptureFromProducts(products: SlotProducts, pcas: readonly 
 }
 
 /** Cross-capture matrix and H_off of a set of slots (same width C; N may differ per slot). */
-export function crossCapture(slots: readonly Slot[], o: PcaOptions = DEFAULT_PCA_OPTIONS): CrossCaptureResult {
-  const products = slotProducts(slots);
+export async function crossCapture(slots: readonly Slot[], o: PcaOptions = DEFAULT_PCA_OPTIONS): Promise<CrossCaptureResult> {
+  const products = await slotProducts(slots);
   const pcas = products.scatter.map((s, i) => pcaFromScatter(s, products.width, slots[i].rows, o));
   return crossCaptureFromProducts(products, pcas);
 }

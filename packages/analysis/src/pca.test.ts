@@ -68,11 +68,11 @@ describe('pooledScatter', () => {
 });
 
 forEachBackend((backend, ready) => {
-  it(`pca(slot) on ${backend} matches the float64 scatter`, (ctx) => {
+  it(`pca(slot) on ${backend} matches the float64 scatter`, async (ctx) => {
     if (!ready()) return ctx.skip();
     const s = axisSlot(new Rng(5), [3, 1, 0.2, 2], 400);
     const ref = pcaFromScatter(scatterOf(s), 4, 400, { varianceThreshold: 0.95 });
-    const p = pca(s, { varianceThreshold: 0.95 });
+    const p = await pca(s, { varianceThreshold: 0.95 });
     expectClose(p.eigenvalues, ref.eigenvalues, { rtol: 1e-4, atol: 1e-6 });
     expect(p.k).toBe(ref.k);
   });

@@ -63,8 +63,8 @@ export function pcaFromScatter(scatter: Float64Array, C: number, rows: number, o
 }
 
 /** PCA of one slot (runs the scatter product on the TF.js backend). */
-export function pca(slot: Slot, o: PcaOptions = DEFAULT_PCA_OPTIONS): PcaResult {
-  const p = slotProducts([slot]);
+export async function pca(slot: Slot, o: PcaOptions = DEFAULT_PCA_OPTIONS): Promise<PcaResult> {
+  const p = await slotProducts([slot]);
   return pcaFromScatter(p.scatter[0], slot.width, slot.rows, o);
 }
 

@@ -57,24 +57,28 @@ function blockSquares(p: tf.Tensor2D, C: number, M: number): tf.Tensor1D {
 
 /**
  * Centred scatter matrices of every slot and, with `cross`, the squared norms of all cross products.
- * `cross` needs every slot to hold the same N (row n of each slot = example n).
+ * `cross` needs every slot to hold the same N (row n of each slot = example n). Reads back
+ * asynchronously (one read per slot; a synchronous read fails on webgpu).
  */
-export function slotProducts(slots: readonly Slot[], o: { cross?: boolean } = {}): SlotProducts {
+export async function slotProducts(slots: readonly Slot[], o: { cross?: boolean } = {}): Promise<SlotProducts> {
   checkSlots(slots, { sameWidth: true, sameRows: o.cross, minRows: 2 });
   requireBackend('slotProducts');
   const C = slots[0].width;
   const S = slots.length;
   const means = slots.map((s) => columnMeans(s));
   if (!o.cross) {
-    const scatter = slots.map((s, i) => {
+    const scatter: Float64Array[] = [];
+    for (const [i, s] of slots.entries()) {
       const m = tidy(() => {
         const x = centredTensor(s, means[i]); // [N, C]
         return matMulT(x, x, true, false); // [C, C]
       });
-      const v = Float64Array.from(m.dataSync());
-      m.dispose();
-      return v;
-    });
+      try {
+        scatter.push(Float64Array.from(await m.data()));
+      } finally {
+        m.dispose();
+      }
+    }
     return { width: C, means, scatter };
   }
   const N = slots[0].rows;
@@ -84,17 +88,20 @@ export function slotProducts(slots: readonly Slot[], o: { cross?: boolean } = {}
   try {
     for (let i = 0; i < S; i++) {
       const M = S - i;
-      const [diag, sq] = tidy(() => {
+      const packed = tidy(() => {
         const xi = tf.slice(z, [0, i * C], [N, C]) as tf.Tensor2D; // [N, C]
         const rest = tf.slice(z, [0, i * C], [N, M * C]) as tf.Tensor2D; // [N, M·C]
         const p = matMulT(xi, rest, true, false); // [C, M·C]: blocks X̃ᵢᵀX̃ⱼ, j ≥ i
-        return [tf.slice(p, [0, 0], [C, C]), blockSquares(p, C, M)]; // [C, C], [M]
+        return tf.concat([tf.reshape(tf.slice(p, [0, 0], [C, C]), [-1]), blockSquares(p, C, M)]); // [C·C + M]: the diagonal block, then the squares
       });
-      scatter.push(Float64Array.from(diag.dataSync()));
-      const v = sq.dataSync();
-      for (let m = 0; m < M; m++) crossSq[i][i + m] = crossSq[i + m][i] = v[m];
-      diag.dispose();
-      sq.dispose();
+      let v: Float32Array;
+      try {
+        v = (await packed.data()) as Float32Array;
+      } finally {
+        packed.dispose();
+      }
+      scatter.push(Float64Array.from(v.subarray(0, C * C)));
+      for (let m = 0; m < M; m++) crossSq[i][i + m] = crossSq[i + m][i] = v[C * C + m];
     }
   } finally {
     z.dispose();

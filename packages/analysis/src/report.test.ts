@@ -23,10 +23,10 @@ it('renderChart turns a vega-lite heatmap into SVG with its text and a PNG', asy
 });
 
 forEachBackend((backend, ready) => {
-  it(`analyzeTrace on shared/private slots gives the expected summary (${backend})`, (ctx) => {
+  it(`analyzeTrace on shared/private slots gives the expected summary (${backend})`, async (ctx) => {
     if (!ready()) return ctx.skip();
     const t = syntheticSlots({ slots: 4, rows: 400, width: 24, sharedRank: 4, privateRank: 2, noise: 0.001, separation: 4, sharedCorrelation: 0.9, seed: 7 });
-    const a = analyzeTrace(t, { pca: { varianceThreshold: 0.99 } });
+    const a = await analyzeTrace(t, { pca: { varianceThreshold: 0.99 } });
     expect(a.summary.hOff).toBeGreaterThan(0.6); // shared variance 4 of 6 (+ the mean offset is removed by centring)
     expect(a.summary.hOff).toBeLessThan(0.73);
     expect(a.summary.meanK).toBe(6);
@@ -37,7 +37,7 @@ forEachBackend((backend, ready) => {
     expect(a.angles[0][1].slice(0, 4).every((d) => d < 5)).toBe(true); // the 4 shared directions
     expect(a.slotStats.map((s) => s.k)).toEqual([6, 6, 6, 6]);
     expect(a.crossCapture.map((r, i) => r[i])).toEqual([1, 1, 1, 1].map((v) => expect.closeTo(v, 3) as unknown as number));
-    const noCka = analyzeTrace(t, { pca: { varianceThreshold: 0.99 }, cka: false });
+    const noCka = await analyzeTrace(t, { pca: { varianceThreshold: 0.99 }, cka: false });
     expect(noCka.cka).toBeNull();
     expect(noCka.summary.ckaOff).toBeNaN();
     expect(noCka.summary.hOff).toBeCloseTo(a.summary.hOff, 10);

@@ -112,7 +112,7 @@ export async function analyzeRun(runDir: string, o: AnalyzeRunOptions = {}): Pro
   const droppedSlots = full.slots.filter((sl) => sl.rows < minRows).map((sl) => ({ name: sl.name, rows: sl.rows }));
   const trace = { ...full, slots: full.slots.filter((sl) => sl.rows >= minRows) };
   if (trace.slots.length === 0) throw new Error(`${runDir}: every latent slot has fewer than ${minRows} vectors (${droppedSlots.map((d) => `${d.name}: ${d.rows}`).join(', ')})`);
-  const analysis = analyzeTrace(trace, o);
+  const analysis = await analyzeTrace(trace, o);
   const outDir = o.outDir ?? join(runDir, 'analysis');
   const files: string[] = [];
   const write = async (name: string, data: string | Uint8Array) => {

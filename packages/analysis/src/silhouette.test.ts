@@ -36,46 +36,46 @@ forEachBackend((backend, ready) => {
   const centre = (i: number) => Array.from({ length: C }, (_, c) => (c === i ? 10 : 0));
 
   describe(`silhouette (${backend})`, () => {
-    it('is ≈ 1 for tight, well-separated clusters, on both metrics', (ctx) => {
+    it('is ≈ 1 for tight, well-separated clusters, on both metrics', async (ctx) => {
       if (!ready()) return ctx.skip();
       const slots = [0, 1, 2].map((i) => blob(`s${i}`, rng.fork(`sep${i}`), centre(i), 0.1, 40));
       for (const metric of ['cosine', 'euclidean'] as const) {
-        const r = silhouette(slots, { metric });
+        const r = await silhouette(slots, { metric });
         expect(r.score).toBeGreaterThan(0.95);
         r.perSlot.forEach((s) => expect(s).toBeGreaterThan(0.95));
         expect(r.exact).toBe(true);
       }
     });
 
-    it('is ≈ 0 for slots drawn from one distribution', (ctx) => {
+    it('is ≈ 0 for slots drawn from one distribution', async (ctx) => {
       if (!ready()) return ctx.skip();
       const slots = [0, 1, 2].map((i) => blob(`s${i}`, rng.fork(`mix${i}`), centre(0).map(() => 1), 1, 150));
-      for (const metric of ['cosine', 'euclidean'] as const) expect(Math.abs(silhouette(slots, { metric }).score)).toBeLessThan(0.05);
+      for (const metric of ['cosine', 'euclidean'] as const) expect(Math.abs((await silhouette(slots, { metric })).score)).toBeLessThan(0.05);
     });
 
-    it('matches the brute-force definition exactly on a small random set', (ctx) => {
+    it('matches the brute-force definition exactly on a small random set', async (ctx) => {
       if (!ready()) return ctx.skip();
       const slots = [blob('a', rng.fork('ra'), centre(0).map((v) => v / 5), 1, 17), blob('b', rng.fork('rb'), centre(1).map((v) => v / 5), 1, 9), blob('c', rng.fork('rc'), centre(2).map((v) => v / 8), 1.5, 12)];
-      expect(silhouette(slots, { metric: 'cosine' }).score).toBeCloseTo(reference(slots, 'cosine'), 10);
-      expect(silhouette(slots, { metric: 'euclidean' }).score).toBeCloseTo(reference(slots, 'euclidean'), 4);
+      expect((await silhouette(slots, { metric: 'cosine' })).score).toBeCloseTo(reference(slots, 'cosine'), 10);
+      expect((await silhouette(slots, { metric: 'euclidean' })).score).toBeCloseTo(reference(slots, 'euclidean'), 4);
     });
 
     it('samples Euclidean vectors deterministically by seed and leaks no tensors', async (ctx) => {
       if (!ready()) return ctx.skip();
       const slots = [0, 1].map((i) => blob(`s${i}`, rng.fork(`big${i}`), centre(i), 3, 120));
       const a = await expectNoLeak(() => silhouette(slots, { metric: 'euclidean', maxPerSlot: 50, seed: 1 }));
-      const b = silhouette(slots, { metric: 'euclidean', maxPerSlot: 50, seed: 1 });
+      const b = await silhouette(slots, { metric: 'euclidean', maxPerSlot: 50, seed: 1 });
       expect(a.exact).toBe(false);
       expect(a.used).toBe(100);
       expect(b.score).toBe(a.score);
-      expect(Math.abs(a.score - silhouette(slots, { metric: 'euclidean' }).score)).toBeLessThan(0.1);
+      expect(Math.abs(a.score - (await silhouette(slots, { metric: 'euclidean' })).score)).toBeLessThan(0.1);
     });
 
-    it('rejects a single slot and an unknown metric', (ctx) => {
+    it('rejects a single slot and an unknown metric', async (ctx) => {
       if (!ready()) return ctx.skip();
       const s = blob('a', rng, centre(0), 1, 3);
-      expect(() => silhouette([s])).toThrow(/at least 2/);
-      expect(() => silhouette([s, s], { metric: 'manhattan' as SilhouetteMetric })).toThrow(/Expected one of: cosine, euclidean/);
+      await expect(silhouette([s])).rejects.toThrow(/at least 2/);
+      await expect(silhouette([s, s], { metric: 'manhattan' as SilhouetteMetric })).rejects.toThrow(/Expected one of: cosine, euclidean/);
     });
   });
 }, ['cpu', 'wasm']);

@@ -109,7 +109,7 @@ function sampleRows(rng: Rng, n: number, m: number): number[] {
   return idx.slice(0, m).sort((x, y) => x - y);
 }
 
-function euclideanSilhouette(slots: readonly Slot[], maxPerSlot: number, seed: number): SilhouetteResult {
+async function euclideanSilhouette(slots: readonly Slot[], maxPerSlot: number, seed: number): Promise<SilhouetteResult> {
   requireBackend('silhouette');
   const S = slots.length;
   const C = slots[0].width;
@@ -150,8 +150,11 @@ function euclideanSilhouette(slots: readonly Slot[], maxPerSlot: number, seed: n
           const offDiag = tf.sub(1, tf.cast(tf.oneHot(tf.range(start, start + rows, 1, 'int32') as tf.Tensor1D, m), 'float32')); // [B, M]: zero self-distances
           return matMulT(tf.mul(tf.sqrt(d2), offDiag) as tf.Tensor2D, lab, false, false); // [B, S]
         });
-        sums.set(part.dataSync(), start * S);
-        part.dispose();
+        try {
+          sums.set(await part.data(), start * S);
+        } finally {
+          part.dispose();
+        }
       }
     } finally {
       xT.dispose();
@@ -172,8 +175,8 @@ function euclideanSilhouette(slots: readonly Slot[], maxPerSlot: number, seed: n
   return summarise('euclidean', out, labels, S, exact);
 }
 
-/** Silhouette of the slots' vectors, each labelled by its slot (≥ 2 slots of equal width). */
-export function silhouette(slots: readonly Slot[], o: SilhouetteOptions = { metric: 'cosine' }): SilhouetteResult {
+/** Silhouette of the slots' vectors, each labelled by its slot (≥ 2 slots of equal width); euclidean reads back asynchronously. */
+export async function silhouette(slots: readonly Slot[], o: SilhouetteOptions = { metric: 'cosine' }): Promise<SilhouetteResult> {
   checkSlots(slots, { sameWidth: true });
   if (slots.length < 2) throw new Error('silhouette: needs at least 2 slots');
   if (o.metric === 'cosine') return cosineSilhouette(slots);
