@@ -100,23 +100,6 @@ export async function decode(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D
   }
 }
 
-/**
- * `decode` with synchronous reads, for the one caller that cannot await: a loss closure that
- * samples inside the gradient tape (thought-comm's paper objective). Fails on webgpu, whose
- * GPU-resident tensors cannot be read synchronously; everything else uses `decode`.
- */
-export function decodeSync(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, positions: number[], o: DecodeOptions): DecodeResult {
-  const steps = decodeSteps(lm, cache, lastLogits, positions, o);
-  try {
-    let r = steps.next();
-    while (!r.done) r = steps.next(r.value.dataSync() as Flat);
-    return r.value;
-  } catch (e) {
-    steps.return(undefined as never);
-    throw e;
-  }
-}
-
 /** The decoding loop: yields the tensor to read at each step (and disposes it), receives its values. */
 function* decodeSteps(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, positions: number[], o: DecodeOptions): Generator<tf.Tensor, DecodeResult, Flat> {
   const B = lastLogits.shape[0];

@@ -144,7 +144,7 @@ export async function loadGpt2(folder: string, o: LoadGpt2Options = {}): Promise
  */
 export async function saveGpt2(folder: string, lm: TinyLm, o: { hf?: Partial<Gpt2HfConfig>; tokenizer?: PretrainedTokenizer } = {}): Promise<void> {
   const values = new Map<string, Float32Array>();
-  for (const [name, v] of lm.params) values.set(name, (v.dataSync() as Float32Array).slice());
+  for (const [name, v] of lm.params) values.set(name, ((await v.data()) as Float32Array).slice()); // asynchronous: webgpu cannot read synchronously
   const tensors: [string, { shape: number[]; values: Float32Array }][] = slots(lm.config).map((s) => [`transformer.${s.hf}`, { shape: s.shape, values: joinColumns(s.parts.map((p) => values.get(p)!), s.shape) }]);
   await fs.mkdir(folder, { recursive: true });
   await writeSafetensors(path.join(folder, GPT2_WEIGHTS_FILE), tensors);

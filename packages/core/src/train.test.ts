@@ -77,6 +77,28 @@ describe('train', () => {
     expect(events).toEqual(['step 0', 'logged 1', 'step 1', 'logged 2', 'step 2', 'logged 3']);
   });
 
+  it('awaits prepare before each micro-batch\'s loss, with the step, the micro-batch and an equal fresh rng', async () => {
+    const lm = tinyLm();
+    const events: string[] = [];
+    let prepared = -1;
+    await train({
+      params: lm.params,
+      rng: new Rng(5),
+      config: { ...CFG(2), gradAccum: 2 },
+      prepare: async ({ step, micro, rng }) => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        prepared = rng.int(1000);
+        events.push(`prepare ${step}/${micro}`);
+      },
+      loss: ({ step, micro, rng }) => {
+        events.push(`loss ${step}/${micro} ${rng.int(1000) === prepared ? 'same draw' : 'other draw'}`);
+        return batchLoss(lm, rng);
+      },
+    });
+    lm.dispose();
+    expect(events).toEqual(['prepare 0/0', 'loss 0/0 same draw', 'prepare 0/1', 'loss 0/1 same draw', 'prepare 1/0', 'loss 1/0 same draw', 'prepare 1/1', 'loss 1/1 same draw']);
+  });
+
   it('gradient accumulation over two halves equals one full batch', async () => {
     const full = tinyLm();
     const halves = tinyLm();
