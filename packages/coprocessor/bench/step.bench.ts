@@ -16,14 +16,14 @@ for (const variant of ['liu', 'h1', 'h2'] as const) {
     const lm = new TinyLm({ vocabSize: tokenizer.size, contextLength: 64, layers: Number(layers), heads: 4, width: Number(width), mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 }, new Rng(0));
     const s = coprocessor.init({ lm, tokenizer, rng: new Rng(0), backend }, { ...coprocessor.defaults, variant, latentTokens: K });
     const vars = [...s.trainable('sft').values()];
-    const step = () => {
+    const step = async () => {
       const { value, grads } = tf.variableGrads(() => coprocessor.loss(s, data.slice(0, 32), { step: 0, stage: 0, phase: 'sft', rng: new Rng(0) }), vars);
-      value.dataSync();
+      await value.data(); // waits for the step (asynchronous: works on webgpu)
       tf.dispose([value, ...Object.values(grads)]);
     };
-    step();
+    await step();
     const t0 = performance.now();
-    for (let i = 0; i < 5; i++) step();
+    for (let i = 0; i < 5; i++) await step();
     console.log(`${variant} N_L=${K}: ${((performance.now() - t0) / 5).toFixed(0)} ms/step`);
     s.dispose();
   }

@@ -20,7 +20,7 @@ for (const H of args.sizes ?? [128, 1024]) {
     for (let r = 0; r < (args.reps ?? 12); r++) {
       const t0 = performance.now();
       const { value, grads } = tf.variableGrads(() => autoencoderLoss(ae, x, { lambda, agentRanges: agentRanges(H, 3) }).total, vars);
-      value.dataSync();
+      await value.data(); // waits for the step (asynchronous: works on webgpu)
       tf.dispose([value, ...Object.values(grads)]);
       times.push(performance.now() - t0);
     }
