@@ -11,7 +11,8 @@
  *   type:app      → anything
  * Also: imports only by package name and only "." or "./testing" (no deep imports), relative
  * imports stay inside the package, workspace imports are declared in package.json, no
- * Math.random, and no source file over 400 lines.
+ * Math.random, no synchronous tensor read outside tests, test helpers and backend packages, and
+ * no source file over 400 lines.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
@@ -26,6 +27,14 @@ const ALLOWED: Record<string, string[] | '*'> = {
   'type:app': '*',
 };
 const MAX_LINES = 400;
+/**
+ * Synchronous tensor reads fail on webgpu's GPU-resident tensors ("OffscreenCanvas is not
+ * defined") and stall any GPU backend: training, generation, evaluation, traces and analysis read
+ * with `await t.data()` / `t.array()`, batched (core's readScalars). Backend packages (CPU
+ * backends reading their own data), tests and test helpers (testing.ts) may read synchronously; a
+ * read that never sees a GPU tensor is marked `lint-allow-sync-read` with the reason.
+ */
+const SYNC_READ = /\.(dataSync|arraySync|bufferSync|print)\s*\(/;
 
 interface Pkg { dir: string; name: string; tag: string; declared: Set<string> }
 
@@ -95,8 +104,11 @@ function lintPackage(pkg: Pkg, all: Map<string, Pkg>): string[] {
     const lines = text.split('\n');
     const isTest = /\.test\.ts$/.test(file);
     if (!isTest && lines.length > MAX_LINES) problems.push(`${rel}: ${lines.length} lines; the house limit is ${MAX_LINES} (split the file)`);
+    const syncReadsAllowed = isTest || pkg.tag === 'type:backend' || /[/\\]testing\.ts$/.test(file);
     lines.forEach((line, i) => {
       if (/\bMath\.random\s*\(/.test(line) && !/lint-allow-math-random/.test(line)) problems.push(`${rel}:${i + 1}: Math.random is banned; draw from a seeded Rng`);
+      const sync = SYNC_READ.exec(line);
+      if (sync && !syncReadsAllowed && !/lint-allow-sync-read/.test(line)) problems.push(`${rel}:${i + 1}: synchronous tensor read .${sync[1]}() fails on webgpu; read with await t.data() / t.array() (batched: core's readScalars)`);
     });
     for (const m of text.matchAll(IMPORT)) {
       const spec = m[1] ?? m[2] ?? m[3];

@@ -23,7 +23,7 @@ export async function readScalars(scalars: tf.Tensor[]): Promise<number[]> {
  * and not yet uploaded). Returns null when only a GPU read would do.
  */
 export function hostValues(t: tf.Tensor): ArrayLike<number> | null {
-  if (tf.getBackend() !== 'webgpu') return t.dataSync() as ArrayLike<number>;
+  if (tf.getBackend() !== 'webgpu') return t.dataSync() as ArrayLike<number>; // lint-allow-sync-read: CPU-side backends only
   const backend = tf.backend() as unknown as { tensorMap?: { get(id: object): { values?: ArrayLike<number> | null } | undefined } };
   return backend.tensorMap?.get(t.dataId)?.values ?? null;
 }

@@ -118,6 +118,36 @@ export function useLavapipeIfInstalled(env: NodeJS.ProcessEnv = process.env): st
   return icd;
 }
 
+/**
+ * Starts webgpu for a test file (on lavapipe where scripts/setup-lavapipe.sh unpacked it). Returns
+ * null when it runs, or why it cannot (no driver Dawn accepts): the tests then skip with that reason.
+ */
+export async function webgpuSkipReason(label: string): Promise<string | null> {
+  useLavapipeIfInstalled();
+  try {
+    await initBackend('webgpu', { quiet: true });
+    return null;
+  } catch (e) {
+    const reason = (e as Error).message.split('\n').slice(-1)[0].trim();
+    console.warn(`[${label}] skipped: ${reason}`);
+    return reason;
+  }
+}
+
+/**
+ * Runs `fn` on cpu (the oracle), then on webgpu, checking that the webgpu run leaves no tensor
+ * behind; returns both results (plain values: tensors do not move between backends).
+ */
+export async function onCpuAndWebgpu<T>(fn: (backend: BackendCandidate) => Promise<T>): Promise<{ cpu: T; gpu: T }> {
+  await initBackend('cpu', { quiet: true });
+  const cpu = await fn('cpu');
+  await initBackend('webgpu', { quiet: true });
+  const before = tf.memory().numTensors;
+  const gpu = await fn('webgpu');
+  expect(tf.memory().numTensors - before, 'tensors leaked on webgpu').toBe(0);
+  return { cpu, gpu };
+}
+
 /** Values of a tensor read asynchronously (works on webgpu, where dataSync fails). */
 export async function values(t: tf.Tensor): Promise<number[]> {
   return Array.from(await t.data());

@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initBackend, type BackendCandidate } from './backend.js';
+import { initBackend } from './backend.js';
 import { readCheckpoint } from './checkpoint.js';
 import { generate } from './generate.js';
 import { maskedCrossEntropy } from './loss.js';
 import { Rng } from './rng.js';
 import { installSizeGuards, sizeGuardLimit } from './size-guard.js';
-import { expectClose, relativeError, tinyLm, useLavapipeIfInstalled, values } from './testing.js';
+import { expectClose, onCpuAndWebgpu, relativeError, tinyLm, values, webgpuSkipReason } from './testing.js';
 import { POSITION_KINDS, type TinyLm } from './tiny-lm.js';
 import { train } from './train.js';
 
@@ -23,25 +23,8 @@ const TOL = { rtol: 1e-4, atol: 1e-4 };
 let skipReason: string | null = null;
 
 beforeAll(async () => {
-  useLavapipeIfInstalled();
-  try {
-    await initBackend('webgpu', { quiet: true });
-  } catch (e) {
-    skipReason = (e as Error).message.split('\n').slice(-1)[0].trim();
-    console.warn(`[webgpu tests] skipped: ${skipReason}`);
-  }
+  skipReason = await webgpuSkipReason('webgpu tests');
 });
-
-/** Runs `fn` on cpu, then on webgpu, and returns both results (plain numbers only). */
-async function onBoth<T>(fn: (backend: BackendCandidate) => Promise<T>): Promise<{ cpu: T; gpu: T }> {
-  await initBackend('cpu', { quiet: true });
-  const cpu = await fn('cpu');
-  await initBackend('webgpu', { quiet: true });
-  const before = tf.memory().numTensors;
-  const gpu = await fn('webgpu');
-  expect(tf.memory().numTensors - before, 'tensors leaked on webgpu').toBe(0);
-  return { cpu, gpu };
-}
 
 const ids = (rows: number[][]) => tf.tensor2d(rows, [rows.length, rows[0].length], 'int32');
 
@@ -50,7 +33,7 @@ describe('on webgpu (against cpu)', () => {
     it(`${positions} positions: forward logits and hidden states; cached step-by-step decoding equals the full forward`, async (ctx) => {
       if (skipReason) return ctx.skip();
       const seq = [[3, 1, 4, 1, 5, 9, 2], [2, 7, 1, 8, 2, 8, 1]];
-      const { cpu, gpu } = await onBoth(async () => {
+      const { cpu, gpu } = await onCpuAndWebgpu(async () => {
         const lm = tinyLm({ positions, initStd: 0.5 });
         const read = tf.tidy(() => {
           const full = lm.forward(lm.embed(ids(seq)));
@@ -77,7 +60,7 @@ describe('on webgpu (against cpu)', () => {
 
   it('gradients of the masked cross-entropy for every parameter (relative L2 error ≤ 1e-4)', async (ctx) => {
     if (skipReason) return ctx.skip();
-    const { cpu, gpu } = await onBoth(async () => {
+    const { cpu, gpu } = await onCpuAndWebgpu(async () => {
       const lm = tinyLm({ initStd: 0.5 });
       const { value, grads } = tf.variableGrads(() => tf.tidy(() => maskedCrossEntropy(lm.forward(lm.embed(ids([[1, 2, 3, 4], [5, 6, 7, 8]]))).logits, ids([[2, 3, 4, 5], [6, 7, 8, 9]]), tf.tensor2d([[1, 1, 1, 0], [1, 1, 1, 1]]))));
       const out: Record<string, number[]> = { loss: await values(value) };
@@ -98,7 +81,7 @@ describe('on webgpu (against cpu)', () => {
   it('10 AdamW steps with clipping follow the cpu losses and weights, checkpointing on the way; the tensor count stays flat', async (ctx) => {
     if (skipReason) return ctx.skip();
     const dir = mkdtempSync(join(tmpdir(), 'webgpu-train-'));
-    const { cpu, gpu } = await onBoth(async (backend) => {
+    const { cpu, gpu } = await onCpuAndWebgpu(async (backend) => {
       const lm = tinyLm({ width: 16 });
       const counts: number[] = [];
       const res = await train({
@@ -125,7 +108,7 @@ describe('on webgpu (against cpu)', () => {
 
   it('greedy generation of a left-padded batch and seeded sampling give the cpu tokens', async (ctx) => {
     if (skipReason) return ctx.skip();
-    const { cpu, gpu } = await onBoth(async () => {
+    const { cpu, gpu } = await onCpuAndWebgpu(async () => {
       const lm: TinyLm = tinyLm({ initStd: 0.5 });
       const greedy = await generate(lm, [[3, 4, 5, 6], [7, 8]], { maxNewTokens: 6, padId: 0, stopTokens: [15] });
       const sampled = await generate(lm, [[3, 4]], { maxNewTokens: 6, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
@@ -160,7 +143,7 @@ describe('on webgpu (against cpu)', () => {
 
   it('adds more tensors than a shader may bind (AddN in chunks): the sum equals cpu', async (ctx) => {
     if (skipReason) return ctx.skip();
-    const { cpu, gpu } = await onBoth(async () => {
+    const { cpu, gpu } = await onCpuAndWebgpu(async () => {
       const terms = Array.from({ length: 37 }, (_, i) => tf.fill([3], i + 0.5));
       const sum = tf.addN(terms);
       const r = await values(sum);
