@@ -22,7 +22,7 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
   const data = dataLoader(exp.task);
   const first = await data(exp.data);
-  log(`[telepath] data: ${first.train.length} train${first.trainBatch ? ' (a sample of the training stream)' : ''}, ${first.test.length} test examples`);
+  log(`[telepath] data: ${first.train.length} train${first.trainBatch ? ' (batches drawn per step: a sample of the stream, warm-up facts or a curriculum)' : ''}, ${first.test.length} test examples`);
   // The plan's jobs in order (each after the job it starts from); one that another process is
   // training (or that starts from such a job) is left for a second pass, where it waits for that
   // process and reads its record.
