@@ -108,7 +108,10 @@ export const FINAL_CHECKPOINT = 'final.ckpt';
 /** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
 const CONTEXT_MARGIN = 32;
 
-export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
+/** Trains and evaluates one arm × seed (or reads its record); with `deferIfBusy`, 'busy' when another live process holds it, instead of waiting. */
+export async function runArm(o: RunArmOptions & { deferIfBusy: true }): Promise<ArmSummary | 'interrupted' | 'busy'>;
+export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'>;
+export async function runArm(o: RunArmOptions & { deferIfBusy?: boolean }): Promise<ArmSummary | 'interrupted' | 'busy'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
   const summaryFile = path.join(dir, 'summary.json');
   const retrained = existsSync(path.join(retrainDirOf(dir), 'summary.json')); // to swap in (finishSwap)
@@ -116,8 +119,10 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
   if (!o.force && !retrained && existsSync(summaryFile) && nothingMissing(await missing())) return readFinished(o, dir);
   const lock = await acquireRunLock(dir, {
     shouldStop: o.shouldStop,
+    noWait: o.deferIfBusy ?? false,
     onWait: (h, why) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: ${dir} is being trained (since ${h.since}) by ${why}; waiting for it`),
   });
+  if (lock === 'busy') return 'busy';
   if (!lock) return 'interrupted';
   try {
     await finishSwap(dir);
