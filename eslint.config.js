@@ -36,12 +36,33 @@ const TESTS = ['**/*.test.ts', '**/__fixtures__/**'];
 function boundaries(extra = {}) {
   // No bundler splits code here, so a package imported both statically and with import() is fine:
   // the lazy-loading check is for code-split front ends.
-  return ['error', { depConstraints: DEP_CONSTRAINTS, banTransitiveDependencies: true, checkDynamicDependenciesExceptions: ['@telepath/*'], ...extra }];
+  return [
+    'error',
+    {
+      depConstraints: DEP_CONSTRAINTS,
+      banTransitiveDependencies: true,
+      checkDynamicDependenciesExceptions: ['@telepath/*'],
+      ...extra,
+    },
+  ];
 }
 
 export default [
   {
-    ignores: ['**/node_modules/**', '**/build/**', '**/dist/**', '**/runs/**', '**/.nx/**', 'datasets/**', 'docs/**', 'tmp/**'],
+    // What .gitignore ignores (outputs, caches, runs), and the data and docs folders.
+    ignores: [
+      '**/node_modules/**',
+      '**/build/**',
+      '**/dist/**',
+      '**/runs/**',
+      '**/.nx/**',
+      '**/.bench/**',
+      '**/.cache/**',
+      '**/models/**',
+      '**/tmp/**',
+      'datasets/**',
+      'docs/**',
+    ],
   },
   {
     files: SOURCE,
@@ -65,13 +86,18 @@ export default [
       '@typescript-eslint/no-explicit-any': 'error',
       'no-restricted-properties': [
         'error',
-        { object: 'Math', property: 'random', message: 'Math.random is banned; draw from a seeded Rng (docs/contributing.md §7 rule 5).' },
+        {
+          object: 'Math',
+          property: 'random',
+          message: 'Math.random is banned; draw from a seeded Rng (docs/contributing.md §7 rule 5).',
+        },
       ],
       'no-restricted-syntax': [
         'error',
         {
           selector: 'ImportExpression > :not(Literal, TemplateLiteral[expressions.length=0]).source',
-          message: 'import() of a computed name hides a dependency from lint and the nx graph; import a literal package name.',
+          message:
+            'import() of a computed name hides a dependency from lint and the nx graph; import a literal package name.',
         },
       ],
       'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
@@ -80,9 +106,15 @@ export default [
   { files: TESTS, rules: { 'max-lines': 'off' } },
   // Benchmarks and command-line entry points outside src/ use their own package's public entry, as a
   // user would; inside src/ a file imports its package's other files relatively.
-  { files: ['**/bench/**', '**/bin/**'], rules: { '@nx/enforce-module-boundaries': boundaries({ allowCircularSelfDependency: true }) } },
+  {
+    files: ['**/bench/**', '**/bin/**'],
+    rules: { '@nx/enforce-module-boundaries': boundaries({ allowCircularSelfDependency: true }) },
+  },
   // Each package's vitest config re-exports the one shared config at the root.
-  { files: ['**/vitest.config.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ allow: ['../../vitest.shared.js'] }) } },
+  {
+    files: ['**/vitest.config.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries({ allow: ['../../vitest.shared.js'] }) },
+  },
   {
     files: ['**/package.json'],
     languageOptions: { parser: jsoncParser },
@@ -97,7 +129,13 @@ export default [
           checkObsoleteDependencies: false,
           checkVersionMismatches: false,
           // Tests, fixtures, benchmarks and the ./testing entry (imported by tests only) may use dev dependencies.
-          ignoredFiles: ['**/*.test.ts', '**/__fixtures__/**', '**/vitest.config.ts', '**/bench/**', '**/src/testing.ts'],
+          ignoredFiles: [
+            '**/*.test.ts',
+            '**/__fixtures__/**',
+            '**/vitest.config.ts',
+            '**/bench/**',
+            '**/src/testing.ts',
+          ],
         },
       ],
     },

@@ -28,7 +28,10 @@ function workspaceTags(root) {
       const file = join(base, entry, 'package.json');
       if (!existsSync(file)) continue;
       const json = JSON.parse(readFileSync(file, 'utf8'));
-      tags.set(json.name, (json.nx?.tags ?? []).find((t) => t.startsWith('type:')));
+      tags.set(
+        json.name,
+        (json.nx?.tags ?? []).find((t) => t.startsWith('type:')),
+      );
     }
   }
   return tags;
@@ -46,7 +49,10 @@ function findRoot(dir) {
 export const packageJsonRule = {
   meta: {
     type: 'problem',
-    docs: { description: 'package.json: one type:* tag, and declared workspace dependencies that follow the dependency directions' },
+    docs: {
+      description:
+        'package.json: one type:* tag, and declared workspace dependencies that follow the dependency directions',
+    },
     schema: [],
   },
   create(context) {
@@ -60,7 +66,10 @@ export const packageJsonRule = {
         const typeTags = (json.nx?.tags ?? []).filter((t) => t.startsWith('type:'));
         const known = Object.keys(ALLOWED_DEPENDENCIES);
         if (typeTags.length !== 1 || !known.includes(typeTags[0])) {
-          context.report({ node, message: `nx.tags must hold exactly one of ${known.join(', ')} (found: ${typeTags.join(', ') || 'none'})` });
+          context.report({
+            node,
+            message: `nx.tags must hold exactly one of ${known.join(', ')} (found: ${typeTags.join(', ') || 'none'})`,
+          });
           return;
         }
         const tag = typeTags[0];
@@ -76,7 +85,8 @@ export const packageJsonRule = {
           });
         };
         for (const field of DEPENDENCY_FIELDS) for (const dep of Object.keys(json[field] ?? {})) check(dep, field, []);
-        for (const dep of json.nx?.implicitDependencies ?? []) check(dep, 'nx.implicitDependencies', IMPLICIT_ALLOWED[tag] ?? []);
+        for (const dep of json.nx?.implicitDependencies ?? [])
+          check(dep, 'nx.implicitDependencies', IMPLICIT_ALLOWED[tag] ?? []);
       },
     };
   },
