@@ -3,7 +3,7 @@ import { encodeExample, initBackend, Rng, train, type Example, type TinyLm } fro
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COPROCESSOR_VARIANTS, type CoprocessorConfig } from './config.js';
-import { latentsFor } from './loss.js';
+import { latentsFor } from './model.js';
 import { coprocessor } from './method.js';
 import { LATENT_SCALE_VARIABLE, type CoprocessorState } from './state.js';
 import { toyBase, toyExamples } from './testing.js';

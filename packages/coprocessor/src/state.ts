@@ -5,9 +5,9 @@
  * variants only, optional: the Coprocessor trains with the Base still frozen), 'sft' (the task).
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { parseConfig, variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
+import { embeddingStd, parseConfig, uniqueVariableName, variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
 import { AHEAD_TEXTS, ANSWER_POSITIONS, COPROCESSOR_VARIANTS, DEFAULT_COPROCESSOR_CONFIG, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
-import { createCoprocessor, disposeCoprocessor, embeddingStd, type Coprocessor } from './model.js';
+import { createCoprocessor, disposeCoprocessor, type Coprocessor } from './model.js';
 
 export interface CoprocessorState extends MethodState {
   base: TinyLm;
@@ -26,7 +26,6 @@ export interface CoprocessorState extends MethodState {
 
 /** Checkpoint name of the embedding-injection scale (`CoprocessorState.latentScale`). */
 export const LATENT_SCALE_VARIABLE = 'copro.latentScale';
-let scaleId = 0;
 
 export function resolveConfig(config: unknown): CoprocessorConfig {
   const c = parseConfig(DEFAULT_COPROCESSOR_CONFIG, config, 'coprocessor');
@@ -65,7 +64,7 @@ export function createState(ctx: MethodContext, config: CoprocessorConfig): Copr
   const cp = createCoprocessor(base, c.latentTokens, spec.injection, c.softInitStd, ctx.rng.fork('coprocessor'));
   const coproVars = new Map([...cp.used].map(([n, v]) => [`copro.${n}`, v]));
   const all = new Map<string, tf.Variable>([...base.params, ...coproVars]);
-  const scale = variableFrom(tf.scalar(c.latentScale > 0 ? c.latentScale : embeddingStd(base)), false, `copro.latentScale#${scaleId++}`);
+  const scale = variableFrom(c.latentScale > 0 ? tf.scalar(c.latentScale) : embeddingStd(base), false, uniqueVariableName('copro.latentScale'));
   const variables = new Map<string, tf.Variable>([...all, [LATENT_SCALE_VARIABLE, scale]]);
   return {
     base,
