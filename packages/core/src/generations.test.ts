@@ -1,7 +1,5 @@
-import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
-import { embeddingStd } from './embedding-std.js';
 import { decode, prefill } from './generate.js';
 import { decodeGenerations, toGenerations } from './generations.js';
 import { Rng } from './rng.js';
@@ -45,20 +43,6 @@ it('decodeGenerations decodes what decode does from the same prefix, frees the l
   full.lastLogits.dispose();
   const capped = await decodeGenerations(lm, tok, data, prefill(lm, prompts, tok.padId), { maxNewTokens: 100, temperature: 0, topP: 1, rng: new Rng(0), forced: [], latents: 0 });
   expect(capped.map((g) => g.text)).toEqual(atRoom.tokens.map((t) => tok.decode(t)));
-  lm.dispose();
-});
-
-it('embeddingStd is the population std of the embedding table, as the methods measured it before', () => {
-  const lm = tinyLm({ initStd: 0.3 });
-  const values = Array.from(lm.params.get('wte')!.dataSync());
-  const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  const std = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length);
-  const t = embeddingStd(lm);
-  expect(t.dataSync()[0]).toBeCloseTo(std, 6);
-  // CoLaR measured Math.sqrt of the variance; the coprocessor tf.sqrt: one float32 either way.
-  const variance = tf.tidy(() => tf.moments(lm.params.get('wte')!).variance.dataSync()[0]);
-  expect(t.dataSync()[0]).toBe(Math.fround(Math.sqrt(variance)));
-  t.dispose();
   lm.dispose();
 });
 
