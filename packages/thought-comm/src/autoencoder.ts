@@ -11,7 +11,7 @@
  * Shapes: N samples, n_h state width ("H" below), Z code width, W hidden width.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { tidy, variableFrom, type Rng } from '@telepath/core';
+import { tidy, uniqueVariableName, variableFrom, type Rng } from '@telepath/core';
 import type { Activation, AutoencoderConfig } from './config.js';
 
 export interface Dense { w: tf.Variable; b: tf.Variable }
@@ -34,12 +34,10 @@ export interface Autoencoder {
 }
 
 /** Creates an autoencoder for states of width `stateDim`; `hStats` standardise H (from training data). */
-let instances = 0;
-
 export function createAutoencoder(cfg: AutoencoderConfig, stateDim: number, latentDim: number, hStats: { mean: Float32Array; std: Float32Array }, rng: Rng): Autoencoder {
   const params = new Map<string, tf.Variable>();
   // TF.js variable names are global: prefix them per instance so several autoencoders can coexist.
-  const id = `thought-comm.ae${instances++}`;
+  const id = uniqueVariableName('thought-comm.ae');
   const layers = (prefix: string, sizes: number[]): Dense[] =>
     sizes.slice(1).map((out, l) => {
       const inp = sizes[l];

@@ -1,7 +1,10 @@
 /**
- * Routing and prefix adaptation of ThoughtComm ("Thought Communication in Multiagent
- * Collaboration", arXiv 2510.20733; docs/method-reference.md §1.3 pipeline, §1.8 agreement-based reweighting,
- * §1.9 Eq. 11 prefix adapter):
+ * ThoughtComm's forward pass ("Thought Communication in Multiagent Collaboration", arXiv
+ * 2510.20733; docs/method-reference.md §1.3 pipeline, §1.8 agreement-based reweighting, §1.9 Eq. 11
+ * prefix adapter): the agents' states H = [H^(1) … H^(A)] (agents.ts `agentStates`) are encoded
+ * into thoughts Ẑ = f̂⁻¹(H) (autoencoder.ts `encode`); this file routes them to each agent and
+ * turns them into its prefix, which the agent reads in front of its input (agents.ts
+ * `prefixedForward`; one debate round in debate.ts):
  *   Z̃^(i) = Ẑ ⊙ mask_i ⊙ w[α]          mask_i: thoughts relevant to agent i (recovered structure),
  *                                        α_j: agreement level, w ∈ R^{n_a+1} learnable (§1.8)
  *   P^(i) = g_i(Z̃^(i)) ∈ R^{m×C}        rescaled so every prefix vector has the norm of an
@@ -12,7 +15,7 @@
  * Letters: B batch, Z thoughts, A agents, m prefix length, C width, W adapter hidden width.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { tidy, variableFrom, type Rng } from '@telepath/core';
+import { tidy, uniqueVariableName, variableFrom, type Rng } from '@telepath/core';
 import type { AdapterConfig } from './agents-config.js';
 import type { Structure } from './structure.js';
 
@@ -34,8 +37,6 @@ export interface CommModule {
   dispose(): void;
 }
 
-let instances = 0;
-
 /**
  * Builds the routing (from the recovered structure) and one prefix adapter per agent; `widths`
  * and `scales` are each agent's embedding width and mean embedding norm.
@@ -43,10 +44,10 @@ let instances = 0;
 export function createComm(st: Structure, cfg: AdapterConfig, widths: number[], scales: number[], rng: Rng): CommModule {
   const A = st.agents;
   const Z = st.latentDim;
-  const id = `thought-comm.comm${instances++}`;
+  const id = uniqueVariableName('thought-comm.comm');
   const params = new Map<string, tf.Variable>();
   const dense = (name: string, inp: number, out: number, r: Rng) => {
-    // chosen: LeCun-normal weights, zero biases (as the autoencoder, model.ts)
+    // chosen: LeCun-normal weights, zero biases (as the autoencoder, autoencoder.ts)
     const w = variableFrom(tf.tensor2d(r.normalArray(inp * out, 1 / Math.sqrt(inp)), [inp, out]), true, `${id}/${name}.w`);
     const b = variableFrom(tf.zeros([out]), true, `${id}/${name}.b`);
     params.set(`${name}.w`, w);
