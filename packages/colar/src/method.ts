@@ -7,7 +7,7 @@
  * in the package README.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { answerFromIds, embeddingStd, Rng, uniqueVariableName, variableFrom, type Example, type GenerateOptions, type Generation, type LatentMethod, type LatentTrace, type MethodContext, type StepInfo } from '@telepath/core';
+import { embeddingStd, Rng, toGenerations, uniqueVariableName, variableFrom, type Example, type GenerateOptions, type Generation, type LatentMethod, type LatentTrace, type MethodContext, type StepInfo } from '@telepath/core';
 import { DEFAULT_COLAR_CONFIG, parseColarConfig, type ColarConfig } from './config.js';
 import { rollout } from './generate.js';
 import { rlLoss } from './grpo.js';
@@ -86,17 +86,8 @@ async function generateAnswers(s: ColarState, batch: Example[], o: GenerateOptio
     rng: o.rng,
     control: o.control,
   });
-  return batch.map((ex, i) => {
-    const r = rows[i];
-    const ids = [tok.sepId, ...r.answer];
-    return {
-      id: ex.id,
-      answer: answerFromIds(tok, ids).answer,
-      text: `[${r.latents.length} latents${r.stopSampled ? '' : ', capped'}]${tok.decode(ids)}`,
-      reasoningLength: r.latents.length,
-      reasoningKind: 'latents',
-    };
-  });
+  const generations = toGenerations(tok, batch, rows.map((r) => r.answer), [tok.sepId], (i) => ({ reasoningLength: rows[i].latents.length, reasoningKind: 'latents' }));
+  return generations.map((g, i) => ({ ...g, text: `[${rows[i].latents.length} latents${rows[i].stopSampled ? '' : ', capped'}]${g.text}` }));
 }
 
 /** Latents fed at each position (greedy decoding, embedding space): slot k holds the rows that reached latent k. */
