@@ -214,7 +214,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         modelConfig: lm.config,
         checkpointPath: path.join(dir, `${phase}.ckpt`),
         config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: { ...exp.train.optim, ...optim } },
-        loss: (at) => method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }),
+        loss: (at) => method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, phase, rng: at.rng }),
         onLog: async (l) => {
           void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
