@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTokenizer } from '@telepath/core';
+import { Rng, runTokenizer } from '@telepath/core';
 import { describe, expect, it } from 'vitest';
 import { loadTaskData, parseData, type Gsm8kData } from './data.js';
 
@@ -49,5 +49,18 @@ describe('ProsQA rendering, reasoning and generator', () => {
     expect(Object.keys(frontier.hashes)).toEqual(['prosqa-balanced-symbolic-frontier/train', 'prosqa-symbolic-frontier/test']);
     const tokens = await Promise.all([path, frontier].map(async (d, i) => (await runTokenizer(join(dir, `t${i}.json`), d.vocabularyFrom ?? d.train, d.vocabulary)).tokens));
     expect(tokens[1]).toEqual(tokens[0]);
+  });
+
+  it('draws training batches along the depth curriculum (2 hops first, all depths from curriculumSteps on), reproducibly', async () => {
+    expect(() => parseData('prosqa', { curriculumSteps: 100 }, 'p.json')).toThrow(/p.json data.curriculumSteps: .*set data.generator to "balanced"/);
+    expect(() => parseData('prosqa', { curriculumSteps: -1, generator: 'balanced' }, 'p.json')).toThrow(/data.curriculumSteps: expected an integer ≥ 0/);
+    const d = await loadTaskData('prosqa', parseData('prosqa', { trainCount: 100, testLimit: 2, rendering: 'symbolic', generator: 'balanced', curriculumSteps: 500 }, 'p.json'));
+    const hops = (step: number, seed: number) => d.trainBatch!(new Rng(seed), step, 64).map((e) => e.steps.length);
+    expect(new Set(hops(0, 1))).toEqual(new Set([2]));
+    expect(Math.max(...hops(100, 1))).toBe(3);
+    expect(Math.max(...hops(500, 1))).toBe(6);
+    expect(hops(300, 7)).toEqual(hops(300, 7));
+    const plain = await loadTaskData('prosqa', parseData('prosqa', { trainCount: 100, testLimit: 2, rendering: 'symbolic', generator: 'balanced' }, 'p.json'));
+    expect(plain.trainBatch).toBeUndefined();
   });
 });

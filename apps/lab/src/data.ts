@@ -16,6 +16,7 @@ import {
   exampleChars,
   examplesSha256,
   generateBalancedProsqa,
+  curriculumPrefix,
   generateCountdown,
   generateProsqa,
   gsm8kTask,
@@ -111,8 +112,14 @@ export interface ProsqaData {
   reasoning: ProsqaReasoning;
   /** Training graphs: 'coconut' (generateProsqa, the real files' statistics) or 'balanced' (generateBalancedProsqa: no mention or in-degree shortcut, 2-6 hops). */
   generator: 'coconut' | 'balanced';
+  /**
+   * Depth curriculum (balanced generator only): the training set is ordered in stages of rising
+   * answer depth (2, 2-3, …, 2-6) and step t draws from the stages opened by then, all of them from
+   * step `curriculumSteps` on (@telepath/tasks curriculumPrefix). 0: no curriculum, uniform draws.
+   */
+  curriculumSteps: number;
 }
-export const DEFAULT_PROSQA_DATA: ProsqaData = { trainCount: 2000, seed: 0, testSplit: 'test', testLimit: 0, rendering: 'english', reasoning: 'path', generator: 'coconut' };
+export const DEFAULT_PROSQA_DATA: ProsqaData = { trainCount: 2000, seed: 0, testSplit: 'test', testLimit: 0, rendering: 'english', reasoning: 'path', generator: 'coconut', curriculumSteps: 0 };
 
 export const TASK_NAMES = ['countdown', 'gsm8k', 'prosqa'] as const;
 export type LabTaskName = (typeof TASK_NAMES)[number];
@@ -169,6 +176,8 @@ function checkProsqaData(d: ProsqaData, where: string): void {
   for (const [key, valid] of choices) {
     if (!valid.includes(d[key] as string)) throw new Error(`${where} data.${key}: expected one of ${valid.join(', ')}, got ${JSON.stringify(d[key])}`);
   }
+  if (!Number.isInteger(d.curriculumSteps) || d.curriculumSteps < 0) throw new Error(`${where} data.curriculumSteps: expected an integer ≥ 0 (0: no curriculum), got ${JSON.stringify(d.curriculumSteps)}`);
+  if (d.curriculumSteps > 0 && d.generator !== 'balanced') throw new Error(`${where} data.curriculumSteps: the depth curriculum orders the balanced generator's graphs (set data.generator to "balanced")`);
   if (d.reasoning === 'frontier' && d.rendering !== 'symbolic') throw new Error(`${where} data.reasoning: the frontier trace is written in the symbolic rendering only (set data.rendering to "symbolic")`);
 }
 
@@ -178,7 +187,7 @@ async function prosqaData(d: ProsqaData): Promise<TaskData> {
   const realTest = (await loadProsqa('test')).examples;
   const exclude = new Set([...valid, ...realTest].map((e) => e.question));
   const english = d.generator === 'balanced'
-    ? generateBalancedProsqa({ count: d.trainCount, seed: d.seed, exclude })
+    ? generateBalancedProsqa({ count: d.trainCount, seed: d.seed, exclude, curriculum: d.curriculumSteps > 0 })
     : generateProsqa({ count: d.trainCount, seed: d.seed, exclude });
   const testEnglish = limit(d.testSplit === 'test' ? realTest : valid, d.testLimit);
   const generated = d.generator === 'balanced' ? 'prosqa-balanced' : 'prosqa-generated';
@@ -186,13 +195,22 @@ async function prosqaData(d: ProsqaData): Promise<TaskData> {
   const hashesOf = (train: Example[], test: Example[]) => ({ [`${generated}${tag}/train`]: examplesSha256(train), [`prosqa${tag}/${d.testSplit}`]: examplesSha256(test) });
   // The training curves' questions: the valid split when the test split is scored, else the test questions.
   const validEnglish = d.testSplit === 'test' ? valid : testEnglish;
-  if (d.rendering === 'english') return { task: prosqaTask, train: english, test: testEnglish, hashes: hashesOf(english, testEnglish), vocabulary: {}, validation: validEnglish };
+  const curriculum = (train: Example[]) => (d.curriculumSteps > 0 ? { trainBatch: curriculumBatches(train, d.curriculumSteps) } : {});
+  if (d.rendering === 'english') return { task: prosqaTask, train: english, test: testEnglish, hashes: hashesOf(english, testEnglish), vocabulary: {}, validation: validEnglish, ...curriculum(english) };
   const train = english.map((e) => toSymbolicProsqa(e, d.reasoning));
   const test = testEnglish.map((e) => toSymbolicProsqa(e, d.reasoning));
   // Both written forms, so arms that differ only in `reasoning` share one tokenizer.
   const vocabularyFrom = PROSQA_REASONING.flatMap((r) => (r === d.reasoning ? train : english.map((e) => toSymbolicProsqa(e, r))));
   const validation = validEnglish.map((e) => toSymbolicProsqa(e, d.reasoning));
-  return { task: prosqaTask, train, test, hashes: hashesOf(train, test), vocabulary: {}, vocabularyFrom, validation };
+  return { task: prosqaTask, train, test, hashes: hashesOf(train, test), vocabulary: {}, vocabularyFrom, validation, ...curriculum(train) };
+}
+
+/** Batches drawn uniformly from the part of the depth-ordered set that the curriculum has opened at `step`. */
+function curriculumBatches(ordered: Example[], curriculumSteps: number): NonNullable<TaskData['trainBatch']> {
+  return (rng, step, batchSize) => {
+    const open = curriculumPrefix(step, curriculumSteps, ordered.length);
+    return Array.from({ length: batchSize }, () => ordered[rng.int(open)]);
+  };
 }
 
 const limit = (xs: Example[], n: number) => (n > 0 ? xs.slice(0, n) : xs);

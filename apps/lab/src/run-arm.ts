@@ -109,7 +109,10 @@ export const FINAL_CHECKPOINT = 'final.ckpt';
 /** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
 const CONTEXT_MARGIN = 32;
 
-export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'> {
+/** Trains and evaluates one arm × seed (or reads its record); with `deferIfBusy`, 'busy' when another live process holds it, instead of waiting. */
+export async function runArm(o: RunArmOptions & { deferIfBusy: true }): Promise<ArmSummary | 'interrupted' | 'busy'>;
+export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'>;
+export async function runArm(o: RunArmOptions & { deferIfBusy?: boolean }): Promise<ArmSummary | 'interrupted' | 'busy'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
   const summaryFile = path.join(dir, 'summary.json');
   const retrained = existsSync(path.join(retrainDirOf(dir), 'summary.json')); // to swap in (finishSwap)
@@ -117,8 +120,10 @@ export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupte
   if (!o.force && !retrained && existsSync(summaryFile) && nothingMissing(await missing())) return readFinished(o, dir);
   const lock = await acquireRunLock(dir, {
     shouldStop: o.shouldStop,
+    noWait: o.deferIfBusy ?? false,
     onWait: (h, why) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: ${dir} is being trained (since ${h.since}) by ${why}; waiting for it`),
   });
+  if (lock === 'busy') return 'busy';
   if (!lock) return 'interrupted';
   try {
     await finishSwap(dir);
@@ -210,9 +215,9 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         modelConfig: lm.config,
         checkpointPath: path.join(dir, `${phase}.ckpt`),
         config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: { ...exp.train.optim, ...optim } },
-        loss: (at) => method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }),
+        loss: (at) => method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, phase, rng: at.rng }),
         // The same batch as the loss (an equal, fresh step rng), prepared before the gradient tape.
-        ...(method.prepare ? { prepare: (at: TrainStep) => method.prepare!(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, stage: 0, phase, rng: at.rng }) } : {}),
+        ...(method.prepare ? { prepare: (at: TrainStep) => method.prepare!(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, phase, rng: at.rng }) } : {}),
         onLog: async (l) => {
           void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);

@@ -22,7 +22,7 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
   const data = dataLoader(exp.task);
   const first = await data(exp.data);
-  log(`[telepath] data: ${first.train.length} train${first.trainBatch ? ' (a sample of the training stream)' : ''}, ${first.test.length} test examples`);
+  log(`[telepath] data: ${first.train.length} train${first.trainBatch ? ' (batches drawn per step: a sample of the stream, warm-up facts or a curriculum)' : ''}, ${first.test.length} test examples`);
   // The plan's jobs in order (each after the job it starts from); one that another process is
   // training (or that starts from such a job) is left for a second pass, where it waits for that
   // process and reads its record.
@@ -30,16 +30,17 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   const byId = new Map(plan.jobs.map((j) => [j.id, j]));
   const done = new Map<string, ArmSummary>();
   const deferred: PlannedJob[] = [];
+  // Two workers started together may both find a job free; the one that loses the race for its
+  // lock (runArm's 'busy') defers it too, rather than waiting while other arms could train.
   for (const job of plan.jobs) {
-    if (await busyElsewhere(job)) {
+    const r = (await busyElsewhere(job)) ? 'busy' : await runJob(job, true);
+    if (r === 'busy') {
       log(`[telepath] ${job.exp === exp ? '' : `${job.exp.name}/`}${job.arm.name} s${job.seed}: another process is training it or the arm it starts from; going on with the next arm, back to it at the end`);
       deferred.push(job);
-      continue;
-    }
-    if (!(await runJob(job))) return stopped();
+    } else if (!r) return stopped();
   }
   for (const job of deferred) {
-    if (!(await runJob(job))) return stopped();
+    if (!(await runJob(job, false))) return stopped();
   }
   const results = finished();
   const dir = path.join(o.runsDir, exp.name);
@@ -60,15 +61,18 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
     return plan.rows.filter((r) => done.has(r.job)).map((r) => (r.reusedFrom ? asReusedRow(reusedRowRef(exp, r), done.get(r.job)!) : done.get(r.job)!));
   }
 
-  async function runJob(job: PlannedJob): Promise<boolean> {
+  /** Runs the job: true when done, false when interrupted, 'busy' (only with `deferIfBusy`) when another process holds it. */
+  async function runJob(job: PlannedJob, deferIfBusy: boolean): Promise<boolean | 'busy'> {
     const { exp: owner, arm, seed } = job;
-    let r: Awaited<ReturnType<typeof runArm>>;
+    let r: ArmSummary | 'interrupted' | 'busy';
     try {
       // Only this experiment's own arms are forced; a reused arm's source is never retrained from here.
-      r = await runArm({ exp: owner, arm, seed, data: await data(armData(owner, arm)), runsDir: o.runsDir, force: o.force && owner.name === exp.name, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log });
+      const armOptions = { exp: owner, arm, seed, data: await data(armData(owner, arm)), runsDir: o.runsDir, force: o.force && owner.name === exp.name, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log };
+      r = deferIfBusy ? await runArm({ ...armOptions, deferIfBusy: true }) : await runArm(armOptions);
     } catch (e) {
       throw new Error(`${owner.name} ${arm.name} s${seed}: ${(e as Error).message}`, { cause: e });
     }
+    if (r === 'busy') return 'busy';
     if (r === 'interrupted') {
       log(`[telepath] interrupted during ${arm.name} s${seed}; checkpoints are saved — run the same command again to resume`);
       return false;

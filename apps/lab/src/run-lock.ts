@@ -24,6 +24,8 @@ export interface LockOptions {
   pollMs?: number;
   /** Stop waiting when this returns true (Ctrl-C); acquireRunLock then returns null. */
   shouldStop?: () => boolean;
+  /** Do not wait: when another live process holds the lock, return 'busy' at once. */
+  noWait?: boolean;
 }
 
 export interface LockHolder {
@@ -48,8 +50,10 @@ export function lockFileOf(dir: string): string {
   return `${dir}.lock`;
 }
 
-/** Takes the lock of `dir`, waiting while another live process holds it (see the module comment). */
-export async function acquireRunLock(dir: string, o: LockOptions = {}): Promise<RunLock | null> {
+/** Takes the lock of `dir`, waiting while another live process holds it (see the module comment); with `noWait`, 'busy' instead of waiting. */
+export async function acquireRunLock(dir: string, o: LockOptions & { noWait: boolean }): Promise<RunLock | null | 'busy'>;
+export async function acquireRunLock(dir: string, o?: LockOptions): Promise<RunLock | null>;
+export async function acquireRunLock(dir: string, o: LockOptions = {}): Promise<RunLock | null | 'busy'> {
   const file = lockFileOf(dir);
   const unwritable = (e: unknown) => new Error(`cannot write to run directory ${dir} (its lock ${file}): ${(e as Error).message}`);
   await fs.mkdir(path.dirname(file), { recursive: true }).catch((e) => {
@@ -78,6 +82,7 @@ export async function acquireRunLock(dir: string, o: LockOptions = {}): Promise<
       await removeIfUnchanged(file, seen.state === 'stale' ? seen.holder : null);
       continue;
     }
+    if (o.noWait) return 'busy';
     if (!announced) o.onWait?.(seen.holder, seen.why);
     announced = true;
     if (o.shouldStop?.()) return null;

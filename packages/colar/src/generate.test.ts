@@ -68,7 +68,7 @@ describe('inference at speed c', () => {
   it.runIf(process.env.TELEPATH_SLOW_TESTS === '1')('after SFT, a higher speed c gives a shorter chain: 6, 3, 2 latents at c = 1, 2, 4', async () => {
     const { state, data } = toyState({ maxCompressionFactor: 4, decoding: 'greedy' }, 0, { width: 32 });
     for (let round = 0; round < 8; round++) {
-      await train({ params: state.trainable('sft'), rng: new Rng(3 + round), config: { steps: 40, logEvery: 1000, optim: { ...OPTIM, lr: 3e-3, lrMinRatio: 1 } }, loss: (at) => colar.loss(state, at.rng.shuffle([...data]).slice(0, 8), { step: at.step, stage: 0, phase: 'sft', rng: at.rng }) });
+      await train({ params: state.trainable('sft'), rng: new Rng(3 + round), config: { steps: 40, logEvery: 1000, optim: { ...OPTIM, lr: 3e-3, lrMinRatio: 1 } }, loss: (at) => colar.loss(state, at.rng.shuffle([...data]).slice(0, 8), { step: at.step, phase: 'sft', rng: at.rng }) });
     }
     const lengths: number[] = [];
     for (const c of [1, 2, 4]) {

@@ -11,8 +11,9 @@
  * Letters: B rows, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { applyLatentControl, decode, disposeCache, keepCache, prefill, tidy, type KvCache, type LatentControl, type Rng } from '@telepath/core';
-import { headForward, sampleLatent } from './model.js';
+import { applyLatentControl, decode, disposeCache, prefill, tidy, type LatentControl, type Rng } from '@telepath/core';
+import { headForward, sampleLatent } from './latent-head.js';
+import { embedIds, feed, type Step } from './model.js';
 import type { RolloutRow } from './layout.js';
 import type { ColarState } from './state.js';
 
@@ -25,29 +26,6 @@ export interface RolloutOptions {
   maxNewTokens: number;
   rng: Rng;
   control?: LatentControl;
-}
-
-interface Step {
-  hidden: tf.Tensor2D; // [B, C] last hidden state (the head's input)
-  logits: tf.Tensor2D; // [B, V]
-  cache: KvCache;
-}
-
-/** Feed one input vector per row; rows with live[b] false are masked out of the cache. */
-function feed(s: ColarState, cache: KvCache, x: tf.Tensor3D, pos: number[], live: boolean[]): Step {
-  const B = pos.length;
-  return tidy(() => {
-    const out = s.lm.forward(x, { cache, positions: tf.tensor2d(pos, [B, 1], 'int32'), attentionMask: tf.tensor2d(live.map((l) => (l ? 1 : 0)), [B, 1]) });
-    return {
-      hidden: tf.reshape(out.hidden[out.hidden.length - 1], [B, -1]) as tf.Tensor2D,
-      logits: tf.reshape(out.logits, [B, -1]) as tf.Tensor2D,
-      cache: keepCache(out.cache),
-    };
-  });
-}
-
-function embedIds(s: ColarState, ids: number[]): tf.Tensor3D {
-  return tf.tidy(() => s.lm.embed(tf.tensor2d(ids, [ids.length, 1], 'int32')));
 }
 
 /**

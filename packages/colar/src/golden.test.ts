@@ -42,8 +42,8 @@ describe('colar golden', () => {
       params: state.trainable(phase),
       rng: new Rng(7).fork(phase),
       config: { ...GOLDEN_TRAIN, steps: p.steps, optim: { ...GOLDEN_TRAIN.optim, ...p.optim } },
-      loss: (at) => colar.loss(state, goldenBatch(data, at.step), { step: at.step, stage: 0, phase, rng: at.rng }),
-      prepare: (at) => colar.prepare!(state, goldenBatch(data, at.step), { step: at.step, stage: 0, phase, rng: at.rng }),
+      loss: (at) => colar.loss(state, goldenBatch(data, at.step), { step: at.step, phase, rng: at.rng }),
+      prepare: (at) => colar.prepare!(state, goldenBatch(data, at.step), { step: at.step, phase, rng: at.rng }),
     });
     state.dispose();
     expect(performance.now() - t0, 'a golden test must take < 5 s').toBeLessThan(5000);

@@ -14,10 +14,10 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { answerFromIds, type Example, type Rng } from '@telepath/core';
-import { mergeEmbeddings, sourceIds } from './compress.js';
 import { rollout } from './generate.js';
 import { promptIds, rolloutLayout, type RolloutRow } from './layout.js';
-import { gaussianLogDensity, headForward } from './model.js';
+import { gaussianLogDensity, headForward } from './latent-head.js';
+import { unitsForward } from './model.js';
 import type { ColarState } from './state.js';
 
 export interface BufferedRollout {
@@ -71,10 +71,8 @@ export function policyLogProbs(s: ColarState, rows: RolloutRow[]): PolicyLogProb
   const M = Math.max(...rows.map((r) => 1 + r.answer.length));
   return tf.tidy(() => {
     const layouts = rows.map((r) => rolloutLayout(s.tokenizer, r));
-    const inputs = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts, 'scaled-sum'); // [N, U, C]
-    const [, U, C] = inputs.shape;
-    const attn = tf.tensor2d(layouts.flatMap((l) => Array.from({ length: U }, (_, i) => (i < l.units.length ? 1 : 0))), [N, U]);
-    const out = s.lm.forward(inputs, { attentionMask: attn });
+    const out = unitsForward(s, layouts, 'scaled-sum'); // logits [N, U, V], hidden [N, U, C]
+    const [, U, C] = out.hidden.shape;
     const V = out.logits.shape[2];
     // Predicting positions: latent k comes from position p + k − 1 (p = prompt length), text token j from p + K_row − 1 + j.
     const latIdx = new Int32Array(N * K);
@@ -97,7 +95,7 @@ export function policyLogProbs(s: ColarState, rows: RolloutRow[]): PolicyLogProb
         txtMask[n * M + j] = j === 0 && !r.stopSampled ? 0 : 1; // a forced stop was not sampled
       });
     });
-    const hFlat = tf.reshape(out.hidden[out.hidden.length - 1], [N * U, C]); // [NU, C]
+    const hFlat = tf.reshape(out.hidden, [N * U, C]); // [NU, C]
     const head = headForward(s.head, tf.reshape(tf.gather(hFlat, tf.tensor1d(latIdx, 'int32')), [N, K, C]));
     const latent = gaussianLogDensity(tf.tensor3d(z, [N, K, C]), head.mean, head.logStd, s.config.latentTemperature) as tf.Tensor2D; // [N, K]
     const lFlat = tf.gather(tf.reshape(out.logits, [N * U, V]), tf.tensor1d(txtIdx, 'int32')); // [NM, V]

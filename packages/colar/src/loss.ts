@@ -12,7 +12,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { maskedCrossEntropy, type Example, type Rng } from '@telepath/core';
 import { mergeEmbeddings, sourceIds } from './compress.js';
-import { headForward } from './model.js';
+import { headForward } from './latent-head.js';
+import { unitsForward } from './model.js';
 import { sftRow, type SftRow } from './layout.js';
 import type { ColarState } from './state.js';
 
@@ -80,17 +81,13 @@ export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng): t
   const B = rows.length;
   return tf.tidy(() => {
     const layouts = rows.map((r) => r.layout);
-    const embeds = s.lm.embed(sourceIds(layouts, s.tokenizer.padId)); // [B, S, C]
     // Inputs are units 0..U−2, latent targets units 1..U−1 (the next input); two merges, no slicing.
-    const inputs = mergeEmbeddings(embeds, layouts.map((l) => ({ source: l.source, units: l.units.slice(0, -1) })), cfg.pooling); // [B, T, C]
-    const next = mergeEmbeddings(embeds, layouts.map((l) => ({ source: l.source, units: l.units.slice(1) })), cfg.pooling); // [B, T, C]
-    const C = inputs.shape[2];
-    const attn = tf.tensor2d(layouts.flatMap((l) => Array.from({ length: T }, (_, i) => (i < l.units.length - 1 ? 1 : 0))), [B, T]);
-    const out = s.lm.forward(inputs, { attentionMask: attn });
+    const out = unitsForward(s, layouts.map((l) => ({ source: l.source, units: l.units.slice(0, -1) })), cfg.pooling); // logits [B, T, V], hidden [B, T, C]
+    const next = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts.map((l) => ({ source: l.source, units: l.units.slice(1) })), cfg.pooling); // [B, T, C]
+    const C = next.shape[2];
     const t = sftTargets(rows, s.tokenizer.padId, T);
     const ce = maskedCrossEntropy(out.logits, t.targets, t.ceMask);
-    const h = out.hidden[out.hidden.length - 1]; // [B, T, C], the LM head's input
-    const head = headForward(s.head, h);
+    const head = headForward(s.head, out.hidden); // the LM head's input
     const target = tf.div(stopGradient(next), s.embStd); // [B, T, C] next input ÷ scale
     let perPos: tf.Tensor; // [B, T]
     if (cfg.latentLoss === 'nll') perPos = gaussianNll(head.mean, head.logStd, target);

@@ -7,13 +7,13 @@
  * in the package README.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { answerFromIds, Rng, variableFrom, type Example, type GenerateOptions, type Generation, type LatentMethod, type LatentTrace, type MethodContext, type StepInfo } from '@telepath/core';
+import { embeddingStd, Rng, toGenerations, uniqueVariableName, variableFrom, type Example, type GenerateOptions, type Generation, type LatentMethod, type LatentTrace, type MethodContext, type StepInfo } from '@telepath/core';
 import { DEFAULT_COLAR_CONFIG, parseColarConfig, type ColarConfig } from './config.js';
 import { rollout } from './generate.js';
 import { prepareRl, rlLoss } from './grpo.js';
 import { promptIds } from './layout.js';
 import { drawSpeed, sftLoss } from './loss.js';
-import { createHead, embeddingStd } from './model.js';
+import { createHead } from './latent-head.js';
 import type { ColarState } from './state.js';
 
 /** Slots written by `trace` at most (later latent positions are rare and thin). */
@@ -21,7 +21,6 @@ const TRACE_SLOTS = 16;
 const TRACE_BATCH = 64;
 /** Checkpoint name of the embedding scale (`ColarState.embStd`). */
 export const EMB_STD_VARIABLE = 'colar.embStd';
-let scaleId = 0;
 
 function init(ctx: MethodContext, config: ColarConfig): ColarState {
   const c = parseColarConfig(config);
@@ -37,7 +36,7 @@ function init(ctx: MethodContext, config: ColarConfig): ColarState {
   // Measured once, from the (CoT-trained) embedding table the arm starts from, and checkpointed with
   // the arm (never trained): a re-evaluation rebuilds the LM at random before restoring final.ckpt,
   // and must not re-measure it there.
-  const scale = variableFrom(embeddingStd(ctx.lm), false, `colar.embStd#${scaleId++}`) as tf.Variable<tf.Rank.R0>;
+  const scale = variableFrom(embeddingStd(ctx.lm), false, uniqueVariableName('colar.embStd')) as tf.Variable<tf.Rank.R0>;
   const variables = () => new Map([...all(), [EMB_STD_VARIABLE, scale] as [string, tf.Variable]]);
   return {
     lm: ctx.lm,
@@ -90,17 +89,8 @@ async function generateAnswers(s: ColarState, batch: Example[], o: GenerateOptio
     rng: o.rng,
     control: o.control,
   });
-  return batch.map((ex, i) => {
-    const r = rows[i];
-    const ids = [tok.sepId, ...r.answer];
-    return {
-      id: ex.id,
-      answer: answerFromIds(tok, ids).answer,
-      text: `[${r.latents.length} latents${r.stopSampled ? '' : ', capped'}]${tok.decode(ids)}`,
-      reasoningLength: r.latents.length,
-      reasoningKind: 'latents',
-    };
-  });
+  const generations = toGenerations(tok, batch, rows.map((r) => r.answer), [tok.sepId], (i) => ({ reasoningLength: rows[i].latents.length, reasoningKind: 'latents' }));
+  return generations.map((g, i) => ({ ...g, text: `[${rows[i].latents.length} latents${rows[i].stopSampled ? '' : ', capped'}]${g.text}` }));
 }
 
 /** Latents fed at each position (greedy decoding, embedding space): slot k holds the rows that reached latent k. */

@@ -1,96 +1,55 @@
 /**
- * CoLaR's Latent Head (arXiv 2505.16552) on the LM's last hidden state (after the final
- * LayerNorm, the LM head's input): Linear(C, W) → GELU → Linear(W, W) → LayerNorm(W), then
- * mean = Linear(W, C) and log-std = Linear(W, C), a diagonal Gaussian over the next compressed
- * embedding divided by a fixed scale measured from the embedding table (the released code's
- * MODEL_EMB_STD; for a new model, the std of its input embeddings — docs/method-reference.md §5). The
- * deterministic ablation ("-DL") has no log-std layer and σ = 1e-9.
- * Letters: N rows (any leading shape), C LM width, W head width.
+ * CoLaR's forward pass (arXiv 2505.16552): the LM reads a row of input units — raw tokens,
+ * compressed groups of c reasoning-token embeddings (compress.ts), or latent vectors fed back —
+ * and the latent head (latent-head.ts) reads its last hidden state (after the final LayerNorm,
+ * the LM head's input) to predict the next compressed embedding. It runs two ways:
+ *   teacher-forced, whole rows at once (`unitsForward`): the SFT loss (loss.ts) and the GRPO
+ *     log-probs of rollouts (grpo.ts);
+ *   one input vector per row on the KV cache (`feed`): decoding (generate.ts).
+ * Letters: B rows, S source tokens, U input positions, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { gelu, layerNorm, linear, variableFrom, type Rng, type TinyLm } from '@telepath/core';
-import type { HeadKind } from './config.js';
-
-/** σ of the deterministic head, as in the released code's "-DL" variant. */
-export const DETERMINISTIC_STD = 1e-9;
-const LOG_2PI = Math.log(2 * Math.PI);
-const LN_EPS = 1e-5; // chosen: torch's LayerNorm default
-
-export interface LatentHead {
-  kind: HeadKind;
-  params: Map<string, tf.Variable>;
-}
-
-export interface HeadOutput {
-  mean: tf.Tensor; // [..., C]
-  logStd: tf.Tensor; // [..., C]; log(1e-9) everywhere for the deterministic head
-}
-
-/** A head for an LM of width C with hidden width W; weights normal(0, initStd), biases 0. */
-export function createHead(C: number, W: number, kind: HeadKind, initStd: number, rng: Rng): LatentHead {
-  const params = new Map<string, tf.Variable>();
-  const add = (name: string, shape: number[], init: 'normal' | 'zeros' | 'ones') => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    const values = init === 'normal' ? rng.fork(name).normalArray(n, initStd) : new Float32Array(n).fill(init === 'ones' ? 1 : 0);
-    params.set(name, variableFrom(tf.tensor(values, shape, 'float32'), true, `colar.head.${name}#${nextId++}`));
-  };
-  add('w1', [C, W], 'normal');
-  add('b1', [W], 'zeros');
-  add('w2', [W, W], 'normal');
-  add('b2', [W], 'zeros');
-  add('ln.g', [W], 'ones');
-  add('ln.b', [W], 'zeros');
-  add('wMean', [W, C], 'normal');
-  add('bMean', [C], 'zeros');
-  if (kind === 'gaussian') {
-    add('wLogStd', [W, C], 'normal');
-    add('bLogStd', [C], 'zeros');
-  }
-  return { kind, params };
-}
-let nextId = 0;
-
-/** Mean and log-std of the next latent (in units of the embedding scale) from hidden states h [..., C]. */
-export function headForward(head: LatentHead, h: tf.Tensor): HeadOutput {
-  const p = (name: string) => {
-    const v = head.params.get(name);
-    if (!v) throw new Error(`colar head: no parameter ${name}`);
-    return v;
-  };
-  return tf.tidy(() => {
-    const u = gelu(linear(h, p('w1'), p('b1'))); // [..., W]
-    const v = layerNorm(linear(u, p('w2'), p('b2')), p('ln.g'), p('ln.b'), LN_EPS); // [..., W]
-    const mean = linear(v, p('wMean'), p('bMean')); // [..., C]
-    const logStd = head.kind === 'gaussian' ? linear(v, p('wLogStd'), p('bLogStd')) : tf.fill(mean.shape, Math.log(DETERMINISTIC_STD)); // [..., C]
-    return { mean, logStd };
-  });
-}
+import { keepCache, tidy, type KvCache } from '@telepath/core';
+import type { Pooling } from './config.js';
+import { mergeEmbeddings, sourceIds, type RowLayout } from './compress.js';
+import type { ColarState } from './state.js';
 
 /**
- * Gaussian log-density of z under N(mean, (exp(logStd)·temperature)²), averaged over the last
- * axis (one number per latent, as in the released GRPO loss): [..., C] → [...].
+ * The LM over whole rows of units (right-padded; padding masked): the rows' source tokens are
+ * embedded, merged into their units (`pooling` for the groups) and run in one pass.
+ * → logits [B, U, V] and the last hidden state [B, U, C] (the latent head's input).
  */
-export function gaussianLogDensity(z: tf.Tensor, mean: tf.Tensor, logStd: tf.Tensor, temperature = 1): tf.Tensor {
+export function unitsForward(s: ColarState, layouts: RowLayout[], pooling: Pooling): { logits: tf.Tensor3D; hidden: tf.Tensor3D } {
   return tf.tidy(() => {
-    const logSigma = temperature === 1 ? logStd : tf.add(logStd, Math.log(temperature));
-    const scaled = tf.mul(tf.sub(z, mean), tf.exp(tf.neg(logSigma))); // (z − μ)/σ
-    const perDim = tf.neg(tf.add(tf.add(tf.mul(tf.square(scaled), 0.5), logSigma), 0.5 * LOG_2PI)); // [..., C]
-    return tf.mean(perDim, -1);
+    const inputs = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts, pooling); // [B, U, C]
+    const [B, U] = inputs.shape;
+    const attn = tf.tensor2d(layouts.flatMap((l) => Array.from({ length: U }, (_, i) => (i < l.units.length ? 1 : 0))), [B, U]);
+    const out = s.lm.forward(inputs, { attentionMask: attn });
+    return { logits: out.logits, hidden: out.hidden[out.hidden.length - 1] }; // [B, U, V], [B, U, C]
   });
 }
 
-/** z = μ + σ·temperature·ε with ε from `rng` (reparameterised sample) — or μ when `greedy`. [..., C] */
-export function sampleLatent(out: HeadOutput, temperature: number, rng: Rng, greedy: boolean): tf.Tensor {
-  if (greedy) return tf.clone(out.mean);
-  return tf.tidy(() => {
-    const eps = tf.tensor(rng.normalArray(out.mean.size), out.mean.shape); // ε ~ N(0, I)
-    return tf.add(out.mean, tf.mul(tf.mul(tf.exp(out.logStd), temperature), eps));
+/** What one decoding step leaves: the last hidden state, the logits and the cache after it. */
+export interface Step {
+  hidden: tf.Tensor2D; // [B, C] last hidden state (the head's input)
+  logits: tf.Tensor2D; // [B, V]
+  cache: KvCache;
+}
+
+/** Feed one input vector per row; rows with live[b] false are masked out of the cache. */
+export function feed(s: ColarState, cache: KvCache, x: tf.Tensor3D, pos: number[], live: boolean[]): Step {
+  const B = pos.length;
+  return tidy(() => {
+    const out = s.lm.forward(x, { cache, positions: tf.tensor2d(pos, [B, 1], 'int32'), attentionMask: tf.tensor2d(live.map((l) => (l ? 1 : 0)), [B, 1]) });
+    return {
+      hidden: tf.reshape(out.hidden[out.hidden.length - 1], [B, -1]) as tf.Tensor2D,
+      logits: tf.reshape(out.logits, [B, -1]) as tf.Tensor2D,
+      cache: keepCache(out.cache),
+    };
   });
 }
 
-/** The std of the LM's input embedding table (all entries): the fixed latent scale, a scalar tensor (no read back). */
-export function embeddingStd(lm: TinyLm): tf.Scalar {
-  const wte = lm.params.get('wte');
-  if (!wte) throw new Error('colar: the LM has no embedding table "wte"');
-  return tf.tidy(() => tf.sqrt(tf.moments(wte).variance) as tf.Scalar);
+/** Token embeddings of one id per row: [B, 1, C]. */
+export function embedIds(s: ColarState, ids: number[]): tf.Tensor3D {
+  return tf.tidy(() => s.lm.embed(tf.tensor2d(ids, [ids.length, 1], 'int32')));
 }

@@ -6,7 +6,7 @@ import type * as tf from '@tensorflow/tfjs-core';
 import type { MethodState, RewardFn, TinyLm, Tokenizer } from '@telepath/core';
 import type { ColarConfig } from './config.js';
 import type { BufferedRollout } from './grpo.js';
-import type { LatentHead } from './model.js';
+import type { LatentHead } from './latent-head.js';
 
 export interface ColarState extends MethodState {
   lm: TinyLm;

@@ -26,7 +26,7 @@ describe('colar on webgpu (against cpu)', () => {
     const { cpu, gpu } = await onCpuAndWebgpu(async () => {
       const { state, data } = toyState({ rlSteps: 2, groupSize: 4, rolloutQuestions: 2, rlMinibatch: 3, maxLatents: 3, maxNewTokens: 3 });
       state.reward = parity;
-      const at = (step: number, rng: Rng) => ({ step, stage: 0, phase: 'rl', rng });
+      const at = (step: number, rng: Rng) => ({ step, phase: 'rl', rng });
       const res = await train({
         params: state.trainable('rl'),
         rng: new Rng(4),

@@ -17,7 +17,7 @@ for (const variant of ['liu', 'h1', 'h2'] as const) {
     const s = coprocessor.init({ lm, tokenizer, rng: new Rng(0), backend }, { ...coprocessor.defaults, variant, latentTokens: K });
     const vars = [...s.trainable('sft').values()];
     const step = async () => {
-      const { value, grads } = tf.variableGrads(() => coprocessor.loss(s, data.slice(0, 32), { step: 0, stage: 0, phase: 'sft', rng: new Rng(0) }), vars);
+      const { value, grads } = tf.variableGrads(() => coprocessor.loss(s, data.slice(0, 32), { step: 0, phase: 'sft', rng: new Rng(0) }), vars);
       await value.data(); // waits for the step (asynchronous: works on webgpu)
       tf.dispose([value, ...Object.values(grads)]);
     };

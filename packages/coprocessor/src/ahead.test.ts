@@ -6,7 +6,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeExample, initBackend, Rng, type Example } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { aheadRows, channelLoss, latentsFor } from './loss.js';
+import { aheadRows, channelLoss } from './loss.js';
+import { latentsFor } from './model.js';
 import { coprocessor } from './method.js';
 import type { CoprocessorState } from './state.js';
 import { toyBase, toyExamples } from './testing.js';

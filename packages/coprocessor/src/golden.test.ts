@@ -38,7 +38,7 @@ describe('coprocessor golden', () => {
         params: state.trainable(phase),
         rng: new Rng(7).fork(phase),
         config: { ...GOLDEN_TRAIN, steps, optim: { ...GOLDEN_TRAIN.optim, ...optim } },
-        loss: (at) => coprocessor.loss(state, goldenBatch(data, done + at.step), { step: at.step, stage: 0, phase, rng: at.rng }),
+        loss: (at) => coprocessor.loss(state, goldenBatch(data, done + at.step), { step: at.step, phase, rng: at.rng }),
       });
       losses.push(...res.losses);
       done += steps;

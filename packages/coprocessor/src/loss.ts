@@ -18,8 +18,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeExample, maskedCrossEntropy, type Example, type Rng } from '@telepath/core';
-import { continueBase, encodePrompts, type Latents } from './channel.js';
-import { runCoprocessor } from './model.js';
+import { answerShift, continueBase, latentsFor } from './model.js';
 import type { CoprocessorState } from './state.js';
 
 export interface ChannelRow {
@@ -31,22 +30,6 @@ export interface ChannelRow {
    */
   continuation: number[];
   cue: boolean;
-}
-
-/**
- * Prompt cache, Coprocessor output and the latents handed to the Base (KV as produced; z scaled
- * by `latentScale` for embedding injection). Call inside a tidy.
- */
-export function latentsFor(s: CoprocessorState, prefixes: number[][]) {
-  const prompt = encodePrompts(s.base, prefixes, s.tokenizer.padId);
-  const out = runCoprocessor(s.cp, prompt.cache, prompt.lengths);
-  const latents: Latents = s.spec.injection === 'kv' ? { injection: 'kv', kv: out.kv } : { injection: 'embeddings', z: tf.mul(out.z, s.latentScale) as tf.Tensor3D };
-  return { prompt, out, latents };
-}
-
-/** Position ids the continuation starts after the prompt: N_L (after the latents) or 0 (overlapping them); config.answerPositions. */
-export function answerShift(s: CoprocessorState): number {
-  return s.config.answerPositions === 'after-latents' ? s.config.latentTokens : 0;
 }
 
 /** Mean CE of the Base on every scored continuation token (all but the cue). */

@@ -3,7 +3,7 @@ import { encodeExample, initBackend, Rng, train, type Example, type TinyLm } fro
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COPROCESSOR_VARIANTS, type CoprocessorConfig } from './config.js';
-import { latentsFor } from './loss.js';
+import { latentsFor } from './model.js';
 import { coprocessor } from './method.js';
 import { LATENT_SCALE_VARIABLE, type CoprocessorState } from './state.js';
 import { toyBase, toyExamples } from './testing.js';
@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 
 const data = toyExamples(64);
-const at = (phase = 'sft') => ({ step: 0, stage: 0, phase, rng: new Rng(0) });
+const at = (phase = 'sft') => ({ step: 0, phase, rng: new Rng(0) });
 const snapshot = (m: Map<string, tf.Variable>) => new Map([...m].map(([k, v]) => [k, v.dataSync().slice()]));
 const optim = { lr: 1e-2, lrMinRatio: 1, warmupSteps: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, clipNorm: 1 };
 
@@ -23,7 +23,7 @@ function setup(config: Partial<CoprocessorConfig>, seed = 0): CoprocessorState {
 }
 
 async function trainFew(s: CoprocessorState, phase: string, steps: number): Promise<number[]> {
-  const res = await train({ params: s.trainable(phase), rng: new Rng(9), config: { steps, logEvery: 100, optim }, loss: (a) => coprocessor.loss(s, a.rng.shuffle([...data]).slice(0, 8), { step: a.step, stage: 0, phase, rng: a.rng }) });
+  const res = await train({ params: s.trainable(phase), rng: new Rng(9), config: { steps, logEvery: 100, optim }, loss: (a) => coprocessor.loss(s, a.rng.shuffle([...data]).slice(0, 8), { step: a.step, phase, rng: a.rng }) });
   return res.losses;
 }
 

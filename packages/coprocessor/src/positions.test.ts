@@ -7,8 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, Rng } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { continueBase, encodePrompts } from './channel.js';
-import { answerShift } from './loss.js';
+import { answerShift, continueBase, encodePrompts } from './model.js';
 import { coprocessor } from './method.js';
 import { toyBase, toyExamples } from './testing.js';
 

@@ -5,9 +5,9 @@
  * variants only, optional: the Coprocessor trains with the Base still frozen), 'sft' (the task).
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { parseConfig, variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
-import { AHEAD_TEXTS, ANSWER_POSITIONS, COPROCESSOR_VARIANTS, DEFAULT_COPROCESSOR_CONFIG, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
-import { createCoprocessor, disposeCoprocessor, embeddingStd, type Coprocessor } from './model.js';
+import { embeddingStd, uniqueVariableName, variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
+import { resolveConfig, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
+import { createCoprocessor, disposeCoprocessor, type Coprocessor } from './model.js';
 
 export interface CoprocessorState extends MethodState {
   base: TinyLm;
@@ -26,23 +26,6 @@ export interface CoprocessorState extends MethodState {
 
 /** Checkpoint name of the embedding-injection scale (`CoprocessorState.latentScale`). */
 export const LATENT_SCALE_VARIABLE = 'copro.latentScale';
-let scaleId = 0;
-
-export function resolveConfig(config: unknown): CoprocessorConfig {
-  const c = parseConfig(DEFAULT_COPROCESSOR_CONFIG, config, 'coprocessor');
-  if (!COPROCESSOR_VARIANTS.includes(c.variant)) throw new Error(`coprocessor: unknown variant "${c.variant}". Expected one of: ${COPROCESSOR_VARIANTS.join(', ')}`);
-  if (!ANSWER_POSITIONS.includes(c.answerPositions)) throw new Error(`coprocessor: unknown answerPositions "${c.answerPositions}". Expected one of: ${ANSWER_POSITIONS.join(', ')}`);
-  if (!AHEAD_TEXTS.includes(c.aheadText)) throw new Error(`coprocessor: unknown aheadText "${c.aheadText}". Expected one of: ${AHEAD_TEXTS.join(', ')}`);
-  for (const k of ['latentTokens', 'aheadTokens', 'maxNewTokens'] as const) {
-    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`coprocessor: ${k} must be a positive integer, got ${c[k]}`);
-  }
-  for (const k of ['steps', 'pretrainSteps', 'frozenBaseSteps'] as const) {
-    if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`coprocessor: ${k} must be a non-negative integer, got ${c[k]}`);
-  }
-  if (c.frozenBaseSteps > 0 && !VARIANTS[c.variant].trainBase) throw new Error(`coprocessor: frozenBaseSteps applies to h2 and h2-embed only (variant "${c.variant}" never trains the Base)`);
-  for (const k of ['softInitStd', 'latentScale', 'lr'] as const) if (!(c[k] >= 0)) throw new Error(`coprocessor: ${k} must be ≥ 0, got ${c[k]}`);
-  return c;
-}
 
 /**
  * Phases in order. One learning rate per phase (core's train takes one param map and one optimizer
@@ -65,7 +48,7 @@ export function createState(ctx: MethodContext, config: CoprocessorConfig): Copr
   const cp = createCoprocessor(base, c.latentTokens, spec.injection, c.softInitStd, ctx.rng.fork('coprocessor'));
   const coproVars = new Map([...cp.used].map(([n, v]) => [`copro.${n}`, v]));
   const all = new Map<string, tf.Variable>([...base.params, ...coproVars]);
-  const scale = variableFrom(c.latentScale > 0 ? tf.scalar(c.latentScale) : embeddingStd(base), false, `copro.latentScale#${scaleId++}`) as tf.Variable<tf.Rank.R0>;
+  const scale = variableFrom(c.latentScale > 0 ? tf.scalar(c.latentScale) : embeddingStd(base), false, uniqueVariableName('copro.latentScale')) as tf.Variable<tf.Rank.R0>;
   const variables = new Map<string, tf.Variable>([...all, [LATENT_SCALE_VARIABLE, scale]]);
   return {
     base,

@@ -11,6 +11,7 @@ function simulated(broken: Record<string, Error>): BackendLoaders & { imported: 
     importModule: async (name: string) => {
       imported.push(name);
       if (broken[name]) throw broken[name];
+      // eslint-disable-next-line no-restricted-syntax -- a fake loader falls through to the real one, by name
       return import(name);
     },
   };
@@ -47,6 +48,7 @@ describe('initBackend', () => {
         this.imported.push(name);
         if (name === '@tensorflow/tfjs-node-gpu') return {};
         if (name === '@telepath/backend-native') throw notFound(name);
+        // eslint-disable-next-line no-restricted-syntax -- a fake loader falls through to the real one, by name
         return import(name);
       },
     };
@@ -78,6 +80,7 @@ describe('initBackend', () => {
         if (name === 'webgpu') return fakeDawn;
         if (name === '@tensorflow/tfjs-backend-webgpu') return {}; // registers nothing: setBackend fails
         if (name.startsWith('@tensorflow/tfjs-node') || name === '@telepath/backend-native') throw notFound(name);
+        // eslint-disable-next-line no-restricted-syntax -- a fake loader falls through to the real one, by name
         return import(name);
       },
     };

@@ -42,6 +42,7 @@ export interface NativeBackendModule { register(tfCore: typeof tf): Promise<stri
 export interface BackendLoaders {
   importModule(name: string): Promise<unknown>;
 }
+// eslint-disable-next-line no-restricted-syntax -- optional backends are loaded by name; the nx graph has core's implicit edge to backend-native
 const DEFAULT_LOADERS: BackendLoaders = { importModule: (name) => import(name) };
 
 export const NATIVE_BACKEND_PACKAGE = '@telepath/backend-native';

@@ -38,8 +38,8 @@ export interface MethodContext {
   reward?: RewardFn;
 }
 
-/** Where training is: the step, a curriculum stage and a phase ('sft', 'rl', 'ae', 'adapter', …). */
-export interface StepInfo { step: number; stage: number; phase: string; rng: Rng }
+/** Where training is: the step and the phase ('sft', 'rl', 'stage2', …). */
+export interface StepInfo { step: number; phase: string; rng: Rng }
 
 export interface GenerateOptions {
   maxNewTokens: number;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
-import { answerFromIds, encodeExample, exampleTexts, leftPadRows, packSegments, runTokenizer } from './sequence.js';
+import { answerFromIds, encodeExample, exampleTexts, leftPadRows, packSegments, referenceSegments, runTokenizer } from './sequence.js';
 import { Tokenizer } from './tokenizer.js';
 
 beforeAll(async () => {
@@ -18,6 +18,13 @@ it('lays out prompt, reasoning and answer with the separator', () => {
   const e = encodeExample(tok, ex);
   expect(tok.decode([...e.prompt, ...e.reasoning, ...e.answer])).toBe('<bos>Use 3 5 7 to make 22\n5+7=12\n12+3=15\n### 15<eos>');
   expect(e.answer[0]).toBe(tok.sepId);
+});
+
+it('reference segments train the reasoning and the answer (CoT) or the answer alone (No-CoT), never the prompt', () => {
+  const tok = Tokenizer.build(exampleTexts([ex]));
+  const e = encodeExample(tok, ex);
+  expect(referenceSegments(tok, ex, true)).toEqual([{ ids: e.prompt, trained: false }, { ids: e.reasoning, trained: true }, { ids: e.answer, trained: true }]);
+  expect(referenceSegments(tok, ex, false)).toEqual([{ ids: e.prompt, trained: false }, { ids: e.answer, trained: true }]);
 });
 
 it('packs right-padded teacher-forcing batches with loss masks', () => {

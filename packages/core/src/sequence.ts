@@ -27,6 +27,17 @@ export function encodeExample(tok: Tokenizer, ex: Example): EncodedExample {
   };
 }
 
+/**
+ * Teacher-forcing segments of the No-CoT / CoT references (standard supervised fine-tuning): the
+ * prompt is context; CoT trains `steps ### answer <eos>`, No-CoT `### answer <eos>`.
+ */
+export function referenceSegments(tok: Tokenizer, ex: Example, withReasoning: boolean): { ids: number[]; trained: boolean }[] {
+  const e = encodeExample(tok, ex);
+  return withReasoning
+    ? [{ ids: e.prompt, trained: false }, { ids: e.reasoning, trained: true }, { ids: e.answer, trained: true }]
+    : [{ ids: e.prompt, trained: false }, { ids: e.answer, trained: true }];
+}
+
 /** Every text a tokenizer should be built from, for a training split. */
 export function exampleTexts(examples: Iterable<Example>): string[] {
   const out: string[] = [];

@@ -15,3 +15,14 @@ export function variableFrom(value: tf.Tensor, trainable: boolean, name: string)
   value.dispose();
   return v;
 }
+
+let variableCount = 0;
+
+/**
+ * `name#<n>` with n unique in this process. TF.js registers every live variable under a global
+ * name, so two instances of one model (two arms, a test's second state) need distinct names; the
+ * checkpoints store variables by their map keys, never by these names.
+ */
+export function uniqueVariableName(name: string): string {
+  return `${name}#${variableCount++}`;
+}

@@ -18,7 +18,7 @@ import { cacheLength, type ExtraKv, type KvCache, type LayerKv } from './kv-cach
 import { dropout, gelu, layerNorm, scaledMaskedSoftmax } from './layers.js';
 import { linear, matMulT } from './matmul.js';
 import { Rng } from './rng.js';
-import { tidy, variableFrom } from './tidy.js';
+import { tidy, uniqueVariableName, variableFrom } from './tidy.js';
 
 export interface LmConfig {
   vocabSize: number;
@@ -229,7 +229,7 @@ function initParams(c: LmConfig, rng: Rng, prefix: string, weights?: ReadonlyMap
     const values = given
       ? given
       : init === 'zeros' ? new Float32Array(n) : init === 'ones' ? new Float32Array(n).fill(1) : rng.fork(name).normalArray(n, init === 'residual' ? residualStd : c.initStd);
-    params.set(name, variableFrom(tf.tensor(values, shape, 'float32'), true, `${prefix}.${name}#${uniqueSuffix()}`));
+    params.set(name, variableFrom(tf.tensor(values, shape, 'float32'), true, uniqueVariableName(`${prefix}.${name}`)));
   };
   add('wte', [c.vocabSize, C], 'normal');
   if (c.positions === 'learned') add('wpe', [c.contextLength, C], 'normal');
@@ -252,11 +252,6 @@ function initParams(c: LmConfig, rng: Rng, prefix: string, weights?: ReadonlyMap
   add('lnf.g', [C], 'ones');
   add('lnf.b', [C], 'zeros');
   return params;
-}
-
-let counter = 0;
-function uniqueSuffix(): number {
-  return counter++;
 }
 
 interface RotaryTables {

@@ -24,7 +24,7 @@ describe('cot golden', () => {
       params: state.trainable('sft'),
       rng: new Rng(7),
       config: GOLDEN_TRAIN,
-      loss: (at) => cot.loss(state, goldenBatch(data, at.step), { step: at.step, stage: 0, phase: 'sft', rng: at.rng }),
+      loss: (at) => cot.loss(state, goldenBatch(data, at.step), { step: at.step, phase: 'sft', rng: at.rng }),
     });
     state.dispose();
     expect(performance.now() - t0, 'a golden test must take < 5 s').toBeLessThan(5000);

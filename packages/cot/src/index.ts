@@ -1,2 +1,3 @@
-export { cot, type CotState } from './method.js';
+export { cot } from './method.js';
+export type { CotState } from './state.js';
 export { COT_VARIANTS, DEFAULT_COT_CONFIG, type CotConfig, type CotVariant } from './config.js';

@@ -21,7 +21,7 @@ describe('cot method', () => {
   it('trains only after the prompt: CoT on steps and answer, No-CoT on the answer', () => {
     for (const variant of ['cot', 'no-cot'] as const) {
       const { data, state } = setup(variant);
-      const l = tf.tidy(() => cot.loss(state, data.slice(0, 4), { step: 0, stage: 0, phase: 'sft', rng: new Rng(0) }).dataSync()[0]);
+      const l = tf.tidy(() => cot.loss(state, data.slice(0, 4), { step: 0, phase: 'sft', rng: new Rng(0) }).dataSync()[0]);
       expect(l).toBeGreaterThan(Math.log(state.tokenizer.size) * 0.8); // untrained ≈ ln V
       state.dispose();
     }
@@ -29,7 +29,7 @@ describe('cot method', () => {
 
   it('does not leak tensors in loss or generate', async () => {
     const { data, state } = setup('cot');
-    await expectNoLeak(() => tf.tidy(() => { cot.loss(state, data.slice(0, 4), { step: 0, stage: 0, phase: 'sft', rng: new Rng(0) }); }));
+    await expectNoLeak(() => tf.tidy(() => { cot.loss(state, data.slice(0, 4), { step: 0, phase: 'sft', rng: new Rng(0) }); }));
     await expectNoLeak(() => cot.generate(state, data.slice(0, 3), { maxNewTokens: 8, temperature: 0, topP: 1, rng: new Rng(0) }));
     state.dispose();
   });
@@ -37,7 +37,7 @@ describe('cot method', () => {
   it('a smoke training run lowers the loss, changes every parameter, and CoT reports its reasoning length', async () => {
     const { data, state } = setup('cot');
     const before = new Map([...state.lm.params].map(([k, v]) => [k, v.dataSync().slice()]));
-    const res = await train({ params: state.trainable('sft'), rng: new Rng(3), config: { steps: 40, logEvery: 100, optim: { lr: 5e-3, lrMinRatio: 0.1, warmupSteps: 5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, clipNorm: 1 } }, loss: (at) => cot.loss(state, at.rng.shuffle([...data]).slice(0, 8), { step: at.step, stage: 0, phase: 'sft', rng: at.rng }) });
+    const res = await train({ params: state.trainable('sft'), rng: new Rng(3), config: { steps: 40, logEvery: 100, optim: { lr: 5e-3, lrMinRatio: 0.1, warmupSteps: 5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, clipNorm: 1 } }, loss: (at) => cot.loss(state, at.rng.shuffle([...data]).slice(0, 8), { step: at.step, phase: 'sft', rng: at.rng }) });
     expect(res.losses[res.losses.length - 1]).toBeLessThan(res.losses[0] * 0.5);
     for (const [k, v] of state.lm.params) expect(Array.from(v.dataSync()), k).not.toEqual(Array.from(before.get(k)!));
     const gens = await cot.generate(state, data.slice(0, 8), { maxNewTokens: 12, temperature: 0, topP: 1, rng: new Rng(0) });

@@ -12,14 +12,13 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import {
-  answerFromIds,
   applyLatentControl,
-  decode,
-  type DecodeResult,
+  decodeGenerations,
   disposeCache,
   encodeExample,
   Rng,
   tidy,
+  traceInChunks,
   type Example,
   type GenerateOptions,
   type Generation,
@@ -99,25 +98,16 @@ export function disposeRun(r: LatentRun, o: { keepCache?: boolean } = {}): void 
 }
 
 export async function generateAnswers(s: SoftEmbeddingState, batch: Example[], o: GenerateOptions): Promise<Generation[]> {
-  const tok = s.tokenizer;
   const run = runLatents(s, batch, o.control ?? 'none', o.rng.fork('control'));
-  const room = s.lm.config.contextLength - Math.max(...run.nextPositions);
-  const maxNewTokens = Math.max(1, Math.min(o.maxNewTokens || s.config.maxNewTokens, room));
   disposeRun(run, { keepCache: true });
-  let out: DecodeResult;
-  try {
-    // decode takes ownership of the cache (disposes it); the last logits stay ours
-    out = await decode(s.lm, run.cache, run.lastLogits, run.nextPositions, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng.fork('sample') });
-  } finally {
-    run.lastLogits.dispose();
-  }
-  return batch.map((ex, i) => ({
-    id: ex.id,
-    answer: answerFromIds(tok, out.tokens[i]).answer,
-    text: tok.decode(out.tokens[i]),
-    reasoningLength: s.config.latentTokens,
-    reasoningKind: 'latents',
-  }));
+  return decodeGenerations(s.lm, s.tokenizer, batch, { cache: run.cache, lastLogits: run.lastLogits, positions: run.nextPositions }, {
+    maxNewTokens: o.maxNewTokens || s.config.maxNewTokens,
+    temperature: o.temperature,
+    topP: o.topP,
+    rng: o.rng.fork('sample'),
+    forced: [],
+    latents: s.config.latentTokens,
+  });
 }
 
 /**
@@ -128,21 +118,14 @@ export async function generateAnswers(s: SoftEmbeddingState, batch: Example[], o
  * One asynchronous read per chunk.
  */
 export async function traceLatents(s: SoftEmbeddingState, examples: Example[], chunk = 64): Promise<LatentTrace> {
-  const K = s.config.latentTokens;
-  const C = s.lm.config.width;
-  const N = examples.length;
-  const slots = Array.from({ length: K }, (_, k) => ({ name: `${s.config.variant === 'soft-tokens' ? 'soft' : 'thought'}${k + 1}`, vectors: new Float32Array(N * C), rows: N, width: C }));
-  for (let i = 0; i < N; i += chunk) {
-    const part = examples.slice(i, i + chunk);
+  const soft = s.config.variant === 'soft-tokens';
+  const slotNames = Array.from({ length: s.config.latentTokens }, (_, k) => `${soft ? 'soft' : 'thought'}${k + 1}`);
+  return traceInChunks(examples, { source: soft ? 'soft-tokens/slot-hidden' : 'continuous-thought', slotNames, width: s.lm.config.width, chunk }, async (part) => {
     const run = runLatents(s, part, 'none', new Rng(0)); // 'none' draws nothing
-    const src = run.slotHidden ?? run.latents; // [b, K, C]
-    let v: Float32Array;
     try {
-      v = (await src.data()) as Float32Array;
+      return (await (run.slotHidden ?? run.latents).data()) as Float32Array; // [b, K, C]
     } finally {
       disposeRun(run);
     }
-    for (let r = 0; r < part.length; r++) for (let k = 0; k < K; k++) slots[k].vectors.set(v.subarray((r * K + k) * C, (r * K + k + 1) * C), (i + r) * C);
-  }
-  return { source: s.config.variant === 'soft-tokens' ? 'soft-tokens/slot-hidden' : 'continuous-thought', slots, exampleIds: examples.map((e) => e.id) };
+  });
 }

@@ -37,7 +37,7 @@ describe('soft-embedding golden', () => {
         params: state.trainable(phase),
         rng: new Rng(7).fork(phase),
         config: { ...GOLDEN_TRAIN, steps, optim: { ...GOLDEN_TRAIN.optim, ...optim } }, // the phase's optimizer settings over the run's, as the lab merges them
-        loss: (at) => softEmbedding.loss(state, goldenBatch(data, done + at.step), { step: at.step, stage: 0, phase, rng: at.rng }),
+        loss: (at) => softEmbedding.loss(state, goldenBatch(data, done + at.step), { step: at.step, phase, rng: at.rng }),
       });
       losses.push(...res.losses);
       done += steps;

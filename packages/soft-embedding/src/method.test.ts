@@ -24,7 +24,7 @@ describe('soft-embedding method', () => {
     for (const { phase, steps, optim: stageOptim } of softEmbedding.phases(state.config)) {
       const lrs: number[] = [];
       // The lab's merge: the phase's optimizer settings over the experiment's (warmup 2, cosine to 0.1).
-      await train({ params: state.trainable(phase), rng: new Rng(3), config: { steps, logEvery: 1, optim: { ...optim, ...stageOptim } }, loss: (at) => softEmbedding.loss(state, data.slice(0, 4), { step: at.step, stage: 0, phase, rng: at.rng }), onLog: (l) => lrs.push(l.lr) });
+      await train({ params: state.trainable(phase), rng: new Rng(3), config: { steps, logEvery: 1, optim: { ...optim, ...stageOptim } }, loss: (at) => softEmbedding.loss(state, data.slice(0, 4), { step: at.step, phase, rng: at.rng }), onLog: (l) => lrs.push(l.lr) });
       expect(lrs, phase).toEqual(new Array(steps).fill(optim.lr));
     }
     state.dispose();
@@ -45,7 +45,7 @@ describe('soft-embedding method', () => {
     for (const variant of ['soft-tokens', 'continuous-thought'] as const) {
       const { data, state } = toyState({ variant, latentTokens: 2, uniformProb: 0.5 });
       const phase = variant === 'soft-tokens' ? 'sft' : 'stage1';
-      await expectNoLeak(() => tf.tidy(() => { softEmbedding.loss(state, data.slice(0, 4), { step: 0, stage: 0, phase, rng: new Rng(0) }); }));
+      await expectNoLeak(() => tf.tidy(() => { softEmbedding.loss(state, data.slice(0, 4), { step: 0, phase, rng: new Rng(0) }); }));
       state.dispose();
     }
   });
@@ -57,7 +57,7 @@ describe('soft-embedding method', () => {
     const last: number[] = [];
     for (const { phase, steps, optim: stageOptim } of softEmbedding.phases(state.config)) {
       // one train() per phase, as the lab runs it: a fresh optimizer per curriculum stage
-      const res = await train({ params: state.trainable(phase), rng: new Rng(3).fork(phase), config: { steps, logEvery: 1000, optim: { ...optim, ...stageOptim } }, loss: (at) => softEmbedding.loss(state, at.rng.shuffle([...data]).slice(0, 8), { step: at.step, stage: 0, phase, rng: at.rng }) });
+      const res = await train({ params: state.trainable(phase), rng: new Rng(3).fork(phase), config: { steps, logEvery: 1000, optim: { ...optim, ...stageOptim } }, loss: (at) => softEmbedding.loss(state, at.rng.shuffle([...data]).slice(0, 8), { step: at.step, phase, rng: at.rng }) });
       first.push(res.losses[0]);
       last.push(res.losses[res.losses.length - 1]);
     }

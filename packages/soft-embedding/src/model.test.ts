@@ -12,7 +12,7 @@ beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
 
-const at = { step: 0, stage: 0, phase: 'sft', rng: new Rng(0) };
+const at = { step: 0, phase: 'sft', rng: new Rng(0) };
 
 /** Examples with different prompt lengths, so the batch has left padding. */
 function mixed(): Example[] {

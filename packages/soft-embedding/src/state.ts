@@ -3,7 +3,7 @@
  * the N_L trainable embedding vectors. Letters: K latent slots (N_L), C width.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
+import { uniqueVariableName, variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
 import { resolveConfig, type SoftEmbeddingConfig } from './config.js';
 
 export const SOFT_TOKENS_PARAM = 'soft.tokens';
@@ -16,9 +16,6 @@ export interface SoftEmbeddingState extends MethodState {
   soft?: tf.Variable;
 }
 
-/** Variable names must be unique while alive (tfjs registers them); a counter, as core's LM does. */
-let nextId = 0;
-
 export function initState(ctx: MethodContext, raw: SoftEmbeddingConfig): SoftEmbeddingState {
   const config = resolveConfig(raw);
   for (const name of ['bot', 'eot', 'latent'] as const) ctx.tokenizer.id(name); // throws naming a missing special
@@ -26,7 +23,7 @@ export function initState(ctx: MethodContext, raw: SoftEmbeddingConfig): SoftEmb
   const K = config.latentTokens;
   // chosen: paper A does not say how its soft tokens start; drawn like token embeddings (N(0, initStd)).
   const soft = config.variant === 'soft-tokens'
-    ? variableFrom(tf.tensor2d(ctx.rng.fork('soft-tokens').normalArray(K * C, initStd), [K, C]), true, `soft-embedding.soft.tokens#${nextId++}`)
+    ? variableFrom(tf.tensor2d(ctx.rng.fork('soft-tokens').normalArray(K * C, initStd), [K, C]), true, uniqueVariableName('soft-embedding.soft.tokens'))
     : undefined;
   const all = () => new Map([...ctx.lm.params, ...(soft ? [[SOFT_TOKENS_PARAM, soft] as const] : [])]);
   return {

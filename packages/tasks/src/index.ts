@@ -30,7 +30,7 @@ export {
 } from './prosqa/symbolic.js';
 export { frontierTrace, frontierProblems, pathFromSteps, pathProblems } from './prosqa/traces.js';
 export {
-  generateBalancedProsqa, curriculumStage, DEFAULT_DEPTH_SHARES, PROSQA_BALANCED_VERSION, CURRICULUM_MIN_DEPTH, CURRICULUM_MAX_DEPTH,
+  generateBalancedProsqa, curriculumStage, curriculumPrefix, DEFAULT_DEPTH_SHARES, PROSQA_BALANCED_VERSION, CURRICULUM_MIN_DEPTH, CURRICULUM_MAX_DEPTH,
   type BalancedProsqaOptions,
 } from './prosqa/balanced.js';
 

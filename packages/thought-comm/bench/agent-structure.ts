@@ -12,7 +12,7 @@ import { initBackend, parseConfig, readTensorFile, Rng } from '@telepath/core';
 import { DEFAULT_AGENTS_EXPERIMENT_CONFIG } from '../src/agents-config.js';
 import { DEFAULT_READOUT_CONFIG } from '../src/config.js';
 import { fitAutoencoder } from '../src/fit.js';
-import { encode } from '../src/model.js';
+import { encode } from '../src/autoencoder.js';
 import { readStructure } from '../src/structure.js';
 
 const [dir, specsJson] = process.argv.slice(2);

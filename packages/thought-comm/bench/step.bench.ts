@@ -3,7 +3,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, parseConfig, Rng } from '@telepath/core';
 import { DEFAULT_AUTOENCODER_CONFIG } from '../src/config.js';
 import { autoencoderLoss } from '../src/loss.js';
-import { createAutoencoder } from '../src/model.js';
+import { createAutoencoder } from '../src/autoencoder.js';
 import { agentRanges } from '../src/synthetic.js';
 
 const args = JSON.parse(process.argv[2] ?? '{}');

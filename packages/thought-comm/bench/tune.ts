@@ -9,7 +9,7 @@ import { initBackend, parseConfig, Rng, type BackendCandidate } from '@telepath/
 import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_READOUT_CONFIG, DEFAULT_SYNTHETIC_CONFIG } from '../src/config.js';
 import { evaluateIdentification } from '../src/evaluate.js';
 import { fitAutoencoder } from '../src/fit.js';
-import { columnStats } from '../src/model.js';
+import { columnStats } from '../src/autoencoder.js';
 import { makeWorld, sampleWorld, worldJacobian, type SyntheticSample, type SyntheticWorld } from '../src/synthetic.js';
 
 interface Spec { backend?: BackendCandidate; seed?: number; n?: number; syn?: object; ae?: object }

@@ -5,7 +5,7 @@ import { expectClose, expectNoLeak, toyAdditionExamples } from '@telepath/core/t
 import { adapterLoss, cosineDistance, maskedMean, paperContinuations, type CommBatch } from './adapter-loss.js';
 import { DEFAULT_AGENTS_EXPERIMENT_CONFIG } from './agents-config.js';
 import { respond, type Agent } from './agents.js';
-import { createComm } from './comm.js';
+import { createComm } from './model.js';
 import { DEFAULT_READOUT_CONFIG } from './config.js';
 import { structureFromStrengths } from './structure.js';
 import { tinyAgents } from './testing.js';

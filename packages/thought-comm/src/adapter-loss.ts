@@ -14,7 +14,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { maskedCrossEntropy, packSegments, tidy, type Example, type PackedBatch } from '@telepath/core';
 import type { AdapterObjective } from './agents-config.js';
 import { agentSegments, prefixedTeacherForcing, promptIds, respond, type Agent } from './agents.js';
-import { agentPrefix, type CommModule } from './comm.js';
+import { agentPrefix, type CommModule } from './model.js';
 
 export interface CommBatch {
   examples: Example[];

@@ -21,10 +21,10 @@ import { DEFAULT_OPTIM_CONFIG, encodeExample, loadGpt2, Rng, RunRecord, runToken
 import { adapterLoss, paperContinuations, type CommBatch } from './adapter-loss.js';
 import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
 import { agentLoss, embeddingNorm, type Agent, type AgentResponse } from './agents.js';
-import { createComm } from './comm.js';
+import { createComm } from './model.js';
 import { independentRound, jointStates, runDebate, scoreRound, type RoundScore } from './debate.js';
 import { fitAutoencoder } from './fit.js';
-import { encode } from './model.js';
+import { encode } from './autoencoder.js';
 import { maskName, readStructure, relevantThoughts, type Structure } from './structure.js';
 import { peerVocabularyExamples, runTextDebate, withTrainingPeers } from './text-debate.js';
 

@@ -19,6 +19,7 @@ import {
   leftPadRows,
   maskedCrossEntropy,
   packSegments,
+  referenceSegments,
   tidy,
   type Example,
   type KvCache,
@@ -34,12 +35,9 @@ export interface Agent { lm: TinyLm; tokenizer: Tokenizer; variant: AgentVariant
 /** One agent's answers to a batch: the answer text, the emitted ids and the transcript ids (prompt + response). */
 export interface AgentResponse { answers: string[]; responses: number[][]; transcripts: number[][] }
 
-/** Token segments of one example: the prompt is context, the rest is trained (same as cot/src/method.ts `segments`; keep in sync). */
+/** Token segments of one example: the prompt is context, the rest is trained (core's `referenceSegments`, as the cot package trains). */
 export function agentSegments(a: Agent, ex: Example): { ids: number[]; trained: boolean }[] {
-  const e = encodeExample(a.tokenizer, ex);
-  return a.variant === 'cot'
-    ? [{ ids: e.prompt, trained: false }, { ids: e.reasoning, trained: true }, { ids: e.answer, trained: true }]
-    : [{ ids: e.prompt, trained: false }, { ids: e.answer, trained: true }];
+  return referenceSegments(a.tokenizer, ex, a.variant === 'cot');
 }
 
 /** Supervised next-token loss of an agent on a batch (the No-CoT / CoT reference loss). */

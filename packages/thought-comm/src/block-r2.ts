@@ -5,9 +5,11 @@
  * their index), true latents by their true agent set; for true group a and estimated group b a
  * nonlinear regressor r_ab: ẑ_b → z_a is fitted on a train split and
  *   R²_ab = 1 − Σ‖z_a − r_ab(ẑ_b)‖² / Σ‖z_a − z̄_a‖²   on held-out samples.
- * Regressor (chosen): ridge regression on [1, x, random Fourier features of x], x = standardised ẑ_b.
+ * Regressor (chosen): ridge regression on [1, x, random Fourier features of x], x = standardised ẑ_b,
+ * solved through ml-matrix's Cholesky decomposition.
  */
 import type { Rng } from '@telepath/core';
+import { CholeskyDecomposition, Matrix } from 'ml-matrix';
 import { maskName } from './structure.js';
 
 export interface LatentGroup { mask: number; name: string; latents: number[] }
@@ -61,7 +63,7 @@ export function blockR2(train: SplitCodes, test: SplitCodes, Z: number, ZHat: nu
       gram[p * P + p] += o.ridge * train.n;
       for (let q = 0; q < p; q++) gram[p * P + q] = gram[q * P + p];
     }
-    const chol = cholesky(gram, P);
+    const solve = choleskySolver(gram, P);
     trueGroups.forEach((tg, a) => {
       let sse = 0;
       let sst = 0;
@@ -71,7 +73,7 @@ export function blockR2(train: SplitCodes, test: SplitCodes, Z: number, ZHat: nu
           const y = train.z[s * Z + i];
           for (let p = 0; p < P; p++) rhs[p] += phiTrain.data[s * P + p] * y;
         }
-        const w = cholSolve(chol, P, rhs);
+        const w = solve(rhs);
         let mean = 0;
         for (let s = 0; s < test.n; s++) mean += test.z[s * Z + i] / test.n;
         for (let s = 0; s < test.n; s++) {
@@ -128,37 +130,12 @@ function makeFeatures(x: Float32Array, n: number, d: number, cols: number[], D: 
   };
 }
 
-/** Lower Cholesky factor of a symmetric positive-definite [P, P] matrix. */
-export function cholesky(a: Float64Array, P: number): Float64Array {
-  const l = new Float64Array(P * P);
-  for (let i = 0; i < P; i++) {
-    for (let j = 0; j <= i; j++) {
-      let sum = a[i * P + j];
-      for (let k = 0; k < j; k++) sum -= l[i * P + k] * l[j * P + k];
-      if (i === j) {
-        if (!(sum > 0)) throw new Error(`cholesky: matrix not positive definite at pivot ${i} (${sum})`);
-        l[i * P + i] = Math.sqrt(sum);
-      } else {
-        l[i * P + j] = sum / l[j * P + j];
-      }
-    }
-  }
-  return l;
-}
-
-/** Solves (L Lᵀ) w = b. */
-export function cholSolve(l: Float64Array, P: number, b: Float64Array): Float64Array {
-  const y = new Float64Array(P);
-  for (let i = 0; i < P; i++) {
-    let s = b[i];
-    for (let k = 0; k < i; k++) s -= l[i * P + k] * y[k];
-    y[i] = s / l[i * P + i];
-  }
-  const w = new Float64Array(P);
-  for (let i = P - 1; i >= 0; i--) {
-    let s = y[i];
-    for (let k = i + 1; k < P; k++) s -= l[k * P + i] * w[k];
-    w[i] = s / l[i * P + i];
-  }
-  return w;
+/**
+ * Solver of G w = b for a symmetric positive-definite G [P, P] (row-major), through ml-matrix's
+ * Cholesky decomposition of G, factored once for every right-hand side.
+ */
+export function choleskySolver(g: Float64Array, P: number): (b: Float64Array) => Float64Array {
+  const chol = new CholeskyDecomposition(Matrix.from1DArray(P, P, g));
+  if (!chol.isPositiveDefinite()) throw new Error(`cholesky: the ${P}×${P} ridge Gram matrix is not positive definite`);
+  return (b) => Float64Array.from(chol.solve(Matrix.columnVector(b)).getColumn(0));
 }

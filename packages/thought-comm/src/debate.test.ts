@@ -4,10 +4,10 @@ import { initBackend, Rng, type Example } from '@telepath/core';
 import { expectNoLeak, toyAdditionExamples } from '@telepath/core/testing';
 import { DEFAULT_AGENTS_EXPERIMENT_CONFIG } from './agents-config.js';
 import type { Agent } from './agents.js';
-import { createComm, type CommModule } from './comm.js';
+import { createComm, type CommModule } from './model.js';
 import { DEFAULT_READOUT_CONFIG } from './config.js';
 import { agree, independentRound, majority, runDebate, scoreRound } from './debate.js';
-import type { Autoencoder } from './model.js';
+import type { Autoencoder } from './autoencoder.js';
 import { structureFromStrengths } from './structure.js';
 import { tinyAgents, tinyAutoencoder } from './testing.js';
 

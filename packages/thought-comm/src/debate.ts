@@ -14,8 +14,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { applyLatentControl, tidy, type Example, type LatentControl, type Rng } from '@telepath/core';
 import { agentStates, respond, type Agent, type AgentResponse } from './agents.js';
-import { agentPrefix, type CommModule } from './comm.js';
-import { encode, type Autoencoder } from './model.js';
+import { agentPrefix, type CommModule } from './model.js';
+import { encode, type Autoencoder } from './autoencoder.js';
 import { peerBatches } from './text-debate.js';
 
 export interface DebateOptions {

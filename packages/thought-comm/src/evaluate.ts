@@ -10,7 +10,7 @@ import { tidy, type Rng } from '@telepath/core';
 import { blockR2, type BlockR2Result } from './block-r2.js';
 import type { ReadoutConfig } from './config.js';
 import { mcc, supportScores, type SupportScores } from './metrics.js';
-import { decode, encode, normaliseStates, type Autoencoder } from './model.js';
+import { decode, encode, normaliseStates, type Autoencoder } from './autoencoder.js';
 import { readStructure, type Structure } from './structure.js';
 import { agentSupport, type SyntheticSample, type SyntheticWorld } from './synthetic.js';
 

@@ -10,6 +10,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseConfig, Rng, RunRecord } from '@telepath/core';
+import * as aq from 'arquero';
 import {
   DEFAULT_AUTOENCODER_CONFIG,
   DEFAULT_READOUT_CONFIG,
@@ -204,7 +205,7 @@ export async function runSyntheticExperiment(c: SyntheticExperimentConfig, o: Ex
       }
     }
   }
-  const byArm = aggregate(c, runs);
+  const byArm = aggregateRuns(c, runs);
   const first = byArm[c.arms[0].name];
   const targetsMet = c.stateDims.every((n) => first[n].mcc.mean >= c.targets.mcc && first[n].supportF1.mean >= c.targets.supportF1);
   const seconds = (performance.now() - t0) / 1000;
@@ -218,28 +219,27 @@ export async function runSyntheticExperiment(c: SyntheticExperimentConfig, o: Ex
   return result;
 }
 
-function stat(values: number[]): Stat {
-  const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-  const sd = values.length > 1 ? Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1)) : 0;
-  return { mean, sd, min: Math.min(...values), values };
-}
+/** The metrics aggregated over seeds in every cell. */
+const CELL_METRICS = ['mcc', 'mccSpearman', 'supportF1', 'blockSupportF1', 'blockR2', 'reconstruction'] as const;
 
-function aggregate(c: SyntheticExperimentConfig, runs: SyntheticRunResult[]): Record<string, Record<string, SyntheticCell>> {
+/**
+ * Every arm × size over its seeds (arquero groupby / rollup): per metric the mean, the sample
+ * standard deviation (n − 1; 0 for a single seed), the minimum and the values in run order;
+ * `seconds` sums training and evaluation.
+ */
+export function aggregateRuns(c: SyntheticExperimentConfig, runs: SyntheticRunResult[]): Record<string, Record<string, SyntheticCell>> {
+  const rows = runs.map((r) => ({ arm: r.arm, stateDim: r.stateDim, seconds: r.trainSeconds + r.evalSeconds, ...Object.fromEntries(CELL_METRICS.map((m) => [m, r[m]])) }));
+  const rollup: Record<string, string> = { seconds: 'd => op.sum(d.seconds)' };
+  for (const m of CELL_METRICS) Object.assign(rollup, { [`${m}.mean`]: `d => op.mean(d.${m})`, [`${m}.sd`]: `d => op.stdev(d.${m})`, [`${m}.min`]: `d => op.min(d.${m})`, [`${m}.values`]: `d => op.array_agg(d.${m})` });
+  const cells = aq.from(rows).groupby('arm', 'stateDim').rollup(rollup).objects() as Record<string, unknown>[];
   const out: Record<string, Record<string, SyntheticCell>> = {};
   for (const arm of c.arms) {
     out[arm.name] = {};
     for (const n of c.stateDims) {
-      const rs = runs.filter((r) => r.arm === arm.name && r.stateDim === n);
-      const pick = (f: (r: SyntheticRunResult) => number) => stat(rs.map(f));
-      out[arm.name][n] = {
-        mcc: pick((r) => r.mcc),
-        mccSpearman: pick((r) => r.mccSpearman),
-        supportF1: pick((r) => r.supportF1),
-        blockSupportF1: pick((r) => r.blockSupportF1),
-        blockR2: pick((r) => r.blockR2),
-        reconstruction: pick((r) => r.reconstruction),
-        seconds: rs.reduce((a, r) => a + r.trainSeconds + r.evalSeconds, 0),
-      };
+      const cell = cells.find((x) => x.arm === arm.name && x.stateDim === n);
+      if (!cell) throw new Error(`thought-comm synthetic experiment: no run of arm "${arm.name}" at n_h ${n}`);
+      const stat = (m: (typeof CELL_METRICS)[number]): Stat => ({ mean: cell[`${m}.mean`] as number, sd: (cell[`${m}.sd`] as number | undefined) ?? 0, min: cell[`${m}.min`] as number, values: cell[`${m}.values`] as number[] });
+      out[arm.name][n] = { ...(Object.fromEntries(CELL_METRICS.map((m) => [m, stat(m)])) as Record<(typeof CELL_METRICS)[number], Stat>), seconds: cell.seconds as number };
     }
   }
   return out;

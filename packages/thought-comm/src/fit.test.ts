@@ -6,7 +6,7 @@ import { DEFAULT_AUTOENCODER_CONFIG } from './config.js';
 import { encodeAll } from './evaluate.js';
 import { fitAutoencoder } from './fit.js';
 import { codeCorrelation, lambdaAt } from './loss.js';
-import { columnStats } from './model.js';
+import { columnStats } from './autoencoder.js';
 import { makeWorld, sampleWorld } from './synthetic.js';
 import { TINY_SYNTHETIC_CONFIG } from './testing.js';
 

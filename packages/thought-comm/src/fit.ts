@@ -10,7 +10,7 @@ import { readScalars, train, type Rng } from '@telepath/core';
 import type { AutoencoderConfig } from './config.js';
 import { sampleColumns } from './jacobian.js';
 import { autoencoderLoss, lambdaAt } from './loss.js';
-import { columnStats, createAutoencoder, fitCodeStats, type Autoencoder } from './model.js';
+import { columnStats, createAutoencoder, fitCodeStats, type Autoencoder } from './autoencoder.js';
 
 export interface FitLog { step: number; loss: number; reconstruction: number; penalty: number; lambda: number; ms: number }
 

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { adapterLoss, paperContinuations } from './adapter-loss.js';
 import { DEFAULT_AGENTS_EXPERIMENT_CONFIG } from './agents-config.js';
 import { respond, type Agent } from './agents.js';
-import { createComm } from './comm.js';
+import { createComm } from './model.js';
 import { DEFAULT_READOUT_CONFIG } from './config.js';
 import { structureFromStrengths } from './structure.js';
 

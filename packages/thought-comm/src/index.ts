@@ -7,7 +7,7 @@
  */
 export * from './config.js';
 export * from './synthetic.js';
-export * from './model.js';
+export * from './autoencoder.js';
 export * from './jacobian.js';
 export * from './loss.js';
 export * from './fit.js';
@@ -21,7 +21,7 @@ export * from './report.js';
 // Part 2: agents that share thoughts (docs/method-reference.md §1.3–1.10).
 export * from './agents-config.js';
 export * from './agents.js';
-export * from './comm.js';
+export * from './model.js';
 export * from './adapter-loss.js';
 export * from './debate.js';
 export * from './agents-experiment.js';

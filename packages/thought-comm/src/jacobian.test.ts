@@ -5,7 +5,7 @@ import { expectClose, expectNoLeak } from '@telepath/core/testing';
 import type { Activation, PenaltyKind } from './config.js';
 import { decoderJacobian, decoderJacobianFd, jacobianPenalty, sampleColumns } from './jacobian.js';
 import { autoencoderLoss, penaltyAt } from './loss.js';
-import { decode, type Autoencoder } from './model.js';
+import { decode, type Autoencoder } from './autoencoder.js';
 import { tinyAutoencoder, tinyRanges } from './testing.js';
 
 beforeAll(async () => {

@@ -15,7 +15,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { tidy, type Rng } from '@telepath/core';
 import type { PenaltyKind } from './config.js';
-import { activate, activationGrad, decode, type Autoencoder } from './model.js';
+import { activate, activationGrad, decode, type Autoencoder } from './autoencoder.js';
 
 /** One-hot selector [K, Z] of the given latent columns. */
 export function columnSelector(cols: number[], Z: number): tf.Tensor2D {

@@ -13,7 +13,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { tidy } from '@telepath/core';
 import type { AutoencoderConfig } from './config.js';
 import { decoderJacobian, decoderJacobianFd, jacobianPenalty } from './jacobian.js';
-import { decode, encodeRaw, standardiseBatch, type Autoencoder } from './model.js';
+import { decode, encodeRaw, standardiseBatch, type Autoencoder } from './autoencoder.js';
 
 export interface LossParts {
   total: tf.Scalar;

@@ -1,162 +1,111 @@
 /**
- * The autoencoder of ThoughtComm's identification step ("Thought Communication in Multiagent
- * Collaboration", arXiv 2510.20733; docs/method-reference.md §1.5 Eqs. 6–7): encoder f̂⁻¹: H → Ẑ and decoder
- * f̂: Ẑ → Ĥ, both MLPs. Two details the paper leaves open, fixed here:
- * - H is standardised per dimension with statistics stored inside the autoencoder (§1.15:
- *   "store the per-dimension standardisation inside the AE").
- * - The code is standardised per latent (zero mean, unit variance over the batch in training,
- *   over the training set at inference). Without it the Jacobian penalty is minimised by scaling
- *   Ẑ up and the decoder's Jacobian down, which sparsifies nothing [inferred].
- *
- * Shapes: N samples, n_h state width ("H" below), Z code width, W hidden width.
+ * ThoughtComm's forward pass ("Thought Communication in Multiagent Collaboration", arXiv
+ * 2510.20733; docs/method-reference.md §1.3 pipeline, §1.8 agreement-based reweighting, §1.9 Eq. 11
+ * prefix adapter): the agents' states H = [H^(1) … H^(A)] (agents.ts `agentStates`) are encoded
+ * into thoughts Ẑ = f̂⁻¹(H) (autoencoder.ts `encode`); this file routes them to each agent and
+ * turns them into its prefix, which the agent reads in front of its input (agents.ts
+ * `prefixedForward`; one debate round in debate.ts):
+ *   Z̃^(i) = Ẑ ⊙ mask_i ⊙ w[α]          mask_i: thoughts relevant to agent i (recovered structure),
+ *                                        α_j: agreement level, w ∈ R^{n_a+1} learnable (§1.8)
+ *   P^(i) = g_i(Z̃^(i)) ∈ R^{m×C}        rescaled so every prefix vector has the norm of an
+ *                                        average row of agent i's embedding table
+ * chosen: one adapter g_i per agent, because our agents are trained from different
+ * initialisations and do not share an embedding space (the paper's agents are copies of one base
+ * model, §1.10); the agreement weights are shared by all agents (§1.8: one scalar per level).
+ * Letters: B batch, Z thoughts, A agents, m prefix length, C width, W adapter hidden width.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { tidy, variableFrom, type Rng } from '@telepath/core';
-import type { Activation, AutoencoderConfig } from './config.js';
+import { tidy, uniqueVariableName, variableFrom, type Rng } from '@telepath/core';
+import type { AdapterConfig } from './agents-config.js';
+import type { Structure } from './structure.js';
 
-export interface Dense { w: tf.Variable; b: tf.Variable }
+export interface PrefixAdapter { w1: tf.Variable; b1: tf.Variable; w2: tf.Variable; b2: tf.Variable; width: number; scale: number }
 
-export interface Autoencoder {
-  readonly config: AutoencoderConfig;
-  readonly stateDim: number;
-  readonly latentDim: number;
-  readonly encoder: Dense[];
-  readonly decoder: Dense[];
+export interface CommModule {
+  agents: number;
+  latentDim: number;
+  prefixLength: number;
+  /** 0/1 relevance of each thought to each agent: [A, Z] (constant, from the read-off). */
+  masks: tf.Tensor2D;
+  /** α_j of each thought: [Z] int32 (constant). */
+  alpha: tf.Tensor1D;
+  /** w_α, α = 0..A: [A + 1], learnable. */
+  agreement: tf.Variable;
+  adapters: PrefixAdapter[];
   /** Trainable variables by name. */
-  readonly params: Map<string, tf.Variable>;
-  /** Per-dimension standardisation of H: [n_h] each. */
-  readonly hMean: tf.Variable;
-  readonly hStd: tf.Variable;
-  /** Code standardisation used at inference: [Z] each (set by `fitCodeStats`). */
-  readonly codeMean: tf.Variable;
-  readonly codeStd: tf.Variable;
+  params: Map<string, tf.Variable>;
   dispose(): void;
 }
 
-/** Creates an autoencoder for states of width `stateDim`; `hStats` standardise H (from training data). */
-let instances = 0;
-
-export function createAutoencoder(cfg: AutoencoderConfig, stateDim: number, latentDim: number, hStats: { mean: Float32Array; std: Float32Array }, rng: Rng): Autoencoder {
+/**
+ * Builds the routing (from the recovered structure) and one prefix adapter per agent; `widths`
+ * and `scales` are each agent's embedding width and mean embedding norm.
+ */
+export function createComm(st: Structure, cfg: AdapterConfig, widths: number[], scales: number[], rng: Rng): CommModule {
+  const A = st.agents;
+  const Z = st.latentDim;
+  const id = uniqueVariableName('thought-comm.comm');
   const params = new Map<string, tf.Variable>();
-  // TF.js variable names are global: prefix them per instance so several autoencoders can coexist.
-  const id = `thought-comm.ae${instances++}`;
-  const layers = (prefix: string, sizes: number[]): Dense[] =>
-    sizes.slice(1).map((out, l) => {
-      const inp = sizes[l];
-      const init = rng.fork(`${prefix}.${l}`);
-      // chosen: LeCun-normal weights (std 1/√fan_in), zero biases.
-      const w = variableFrom(tf.tensor2d(init.normalArray(inp * out, 1 / Math.sqrt(inp)), [inp, out]), true, `${id}/${prefix}.${l}.w`);
-      const b = variableFrom(tf.zeros([out]), true, `${id}/${prefix}.${l}.b`);
-      params.set(`${prefix}.${l}.w`, w);
-      params.set(`${prefix}.${l}.b`, b);
-      return { w, b };
-    });
-  const encoder = layers('enc', [stateDim, ...cfg.encoderHidden, latentDim]);
-  const decoder = layers('dec', [latentDim, ...cfg.decoderHidden, stateDim]);
-  const hMean = variableFrom(tf.tensor1d(hStats.mean), false, `${id}/h.mean`);
-  const hStd = variableFrom(tf.tensor1d(hStats.std), false, `${id}/h.std`);
-  const codeMean = variableFrom(tf.zeros([latentDim]), false, `${id}/code.mean`);
-  const codeStd = variableFrom(tf.ones([latentDim]), false, `${id}/code.std`);
-  const all = [...params.values(), hMean, hStd, codeMean, codeStd];
+  const dense = (name: string, inp: number, out: number, r: Rng) => {
+    // chosen: LeCun-normal weights, zero biases (as the autoencoder, autoencoder.ts)
+    const w = variableFrom(tf.tensor2d(r.normalArray(inp * out, 1 / Math.sqrt(inp)), [inp, out]), true, `${id}/${name}.w`);
+    const b = variableFrom(tf.zeros([out]), true, `${id}/${name}.b`);
+    params.set(`${name}.w`, w);
+    params.set(`${name}.b`, b);
+    return { w, b };
+  };
+  const adapters = widths.map((C, k) => {
+    const l1 = dense(`adapter${k}.0`, Z, cfg.hidden, rng.fork(`adapter${k}.0`));
+    const l2 = dense(`adapter${k}.1`, cfg.hidden, cfg.prefixLength * C, rng.fork(`adapter${k}.1`));
+    return { w1: l1.w, b1: l1.b, w2: l2.w, b2: l2.b, width: C, scale: scales[k] };
+  });
+  const agreement = variableFrom(tf.fill([A + 1], cfg.agreementInit), true, `${id}/agreement`);
+  params.set('agreement', agreement);
+  const masks = tf.tensor2d(Float32Array.from(st.agentSupport), [A, Z], 'float32');
+  const alpha = tf.tensor1d(st.agreement, 'int32');
   return {
-    config: cfg,
-    stateDim,
-    latentDim,
-    encoder,
-    decoder,
+    agents: A,
+    latentDim: Z,
+    prefixLength: cfg.prefixLength,
+    masks,
+    alpha,
+    agreement,
+    adapters,
     params,
-    hMean,
-    hStd,
-    codeMean,
-    codeStd,
-    dispose: () => all.forEach((v) => v.dispose()),
+    dispose: () => {
+      for (const v of params.values()) v.dispose();
+      masks.dispose();
+      alpha.dispose();
+    },
   };
 }
 
-/** Per-dimension mean and std of rows [N, D] stored row-major (std floored at 1e-6). */
-export function columnStats(x: Float32Array, n: number, d: number): { mean: Float32Array; std: Float32Array } {
-  const mean = new Float32Array(d);
-  const std = new Float32Array(d);
-  for (let s = 0; s < n; s++) for (let i = 0; i < d; i++) mean[i] += x[s * d + i] / n;
-  for (let s = 0; s < n; s++) {
-    for (let i = 0; i < d; i++) {
-      const v = x[s * d + i] - mean[i];
-      std[i] += (v * v) / n;
-    }
-  }
-  for (let i = 0; i < d; i++) std[i] = Math.max(1e-6, Math.sqrt(std[i]));
-  return { mean, std };
-}
-
-export function activate(a: tf.Tensor, act: Activation): tf.Tensor {
-  switch (act) {
-    case 'tanh':
-      return tf.tanh(a);
-    case 'silu':
-      return tf.mul(a, tf.sigmoid(a));
-    case 'leakyRelu':
-      return tf.leakyRelu(a, 0.2); // third-party (§1.5): AUMEZAK "LeakyReLU(0.2)"
-  }
-}
-
-/** σ'(a), written with smooth ops (no tf.where on comparisons) so it can sit inside a gradient. */
-export function activationGrad(a: tf.Tensor, act: Activation): tf.Tensor {
-  switch (act) {
-    case 'tanh': {
-      const t = tf.tanh(a);
-      return tf.sub(1, tf.mul(t, t));
-    }
-    case 'silu': {
-      const s = tf.sigmoid(a);
-      return tf.mul(s, tf.add(1, tf.mul(a, tf.sub(1, s))));
-    }
-    case 'leakyRelu':
-      return tf.add(0.2, tf.mul(0.8, tf.step(a)));
-  }
-}
-
-function mlp(x: tf.Tensor2D, layers: Dense[], act: Activation): tf.Tensor2D {
-  let y = x;
-  layers.forEach((l, i) => {
-    y = tf.add(tf.matMul(y, l.w as tf.Tensor2D), l.b) as tf.Tensor2D;
-    if (i < layers.length - 1) y = activate(y, act) as tf.Tensor2D;
-  });
-  return y;
-}
-
-/** Standardised H: (h − mean) / std. [N, n_h] → [N, n_h] */
-export function normaliseStates(ae: Autoencoder, h: tf.Tensor2D): tf.Tensor2D {
-  return tidy(() => tf.div(tf.sub(h, ae.hMean), ae.hStd) as tf.Tensor2D);
-}
-
-/** Encoder output before code standardisation. [N, n_h] (standardised H) → [N, Z] */
-export function encodeRaw(ae: Autoencoder, hNorm: tf.Tensor2D): tf.Tensor2D {
-  return tidy(() => mlp(hNorm, ae.encoder, ae.config.activation));
-}
-
-/** Standardises a code batch with its own statistics. [N, Z] → [N, Z] */
-export function standardiseBatch(e: tf.Tensor2D): tf.Tensor2D {
+/** Agent k's routed thoughts Ẑ ⊙ mask_k ⊙ w[α]. z [B, Z] → [B, Z] */
+export function routeThoughts(c: CommModule, z: tf.Tensor2D, k: number): tf.Tensor2D {
   return tidy(() => {
-    const { mean, variance } = tf.moments(e, 0);
-    return tf.div(tf.sub(e, mean), tf.sqrt(tf.add(variance, 1e-6))) as tf.Tensor2D;
+    const mask = tf.reshape(tf.slice(c.masks, [k, 0], [1, -1]), [c.latentDim]); // [Z]
+    const weight = tf.gather(c.agreement, c.alpha); // [Z]
+    return tf.mul(z, tf.mul(mask, weight)) as tf.Tensor2D;
   });
 }
 
-/** Decoder f̂. [N, Z] → [N, n_h] (standardised H) */
-export function decode(ae: Autoencoder, z: tf.Tensor2D): tf.Tensor2D {
-  return tidy(() => mlp(z, ae.decoder, ae.config.activation));
+/** Rescales each vector of p [B, m, C] to norm `scale` (§1.9: prefixes at the embedding table's norm). */
+export function scaleToNorm(p: tf.Tensor3D, scale: number): tf.Tensor3D {
+  return tidy(() => tf.mul(tf.div(p, tf.sqrt(tf.add(tf.sum(tf.mul(p, p), -1, true), 1e-12))), scale) as tf.Tensor3D);
 }
 
-/** Inference encoder Ẑ = f̂⁻¹(H) with the stored code statistics. [N, n_h] (raw H) → [N, Z] */
-export function encode(ae: Autoencoder, h: tf.Tensor2D): tf.Tensor2D {
-  return tidy(() => tf.div(tf.sub(encodeRaw(ae, normaliseStates(ae, h)), ae.codeMean), ae.codeStd) as tf.Tensor2D);
-}
-
-/** Sets the inference code statistics from raw states [N, n_h] (e.g. the training set). */
-export function fitCodeStats(ae: Autoencoder, h: tf.Tensor2D): void {
-  tidy(() => {
-    const { mean, variance } = tf.moments(encodeRaw(ae, normaliseStates(ae, h)), 0);
-    ae.codeMean.assign(mean as tf.Tensor1D);
-    ae.codeStd.assign(tf.sqrt(tf.add(variance, 1e-6)) as tf.Tensor1D);
+/** Agent k's prefix from its routed thoughts: g_k(Z̃) rescaled. zRouted [B, Z] → [B, m, C] */
+export function prefixFromThoughts(c: CommModule, zRouted: tf.Tensor2D, k: number): tf.Tensor3D {
+  return tidy(() => {
+    const a = c.adapters[k];
+    const h = tf.add(tf.matMul(zRouted, a.w1 as tf.Tensor2D), a.b1); // [B, W]
+    const act = tf.mul(h, tf.sigmoid(h)); // chosen: SiLU, as the autoencoder's default
+    const out = tf.add(tf.matMul(act as tf.Tensor2D, a.w2 as tf.Tensor2D), a.b2); // [B, m·C]
+    return scaleToNorm(tf.reshape(out, [zRouted.shape[0], c.prefixLength, a.width]) as tf.Tensor3D, a.scale);
   });
+}
+
+/** Routing then adapter for agent k. z [B, Z] → [B, m, C] */
+export function agentPrefix(c: CommModule, z: tf.Tensor2D, k: number): tf.Tensor3D {
+  return tidy(() => prefixFromThoughts(c, routeThoughts(c, z, k), k));
 }

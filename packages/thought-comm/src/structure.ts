@@ -14,7 +14,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { ReadoutConfig } from './config.js';
 import { decoderJacobian } from './jacobian.js';
-import type { Autoencoder } from './model.js';
+import type { Autoencoder } from './autoencoder.js';
 
 export interface Structure {
   agents: number;

@@ -5,7 +5,7 @@
 import { exampleTexts, parseConfig, Rng, TinyLm, Tokenizer, type Example } from '@telepath/core';
 import type { Agent } from './agents.js';
 import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_SYNTHETIC_CONFIG, type AutoencoderConfig, type SyntheticConfig } from './config.js';
-import { createAutoencoder, type Autoencoder } from './model.js';
+import { createAutoencoder, type Autoencoder } from './autoencoder.js';
 import { agentRanges } from './synthetic.js';
 
 /** 3 agents, 1 latent shared by all, 1 per pair, 1 private each: Z = 7, n_h = 42. */

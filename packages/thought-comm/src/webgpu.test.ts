@@ -11,7 +11,7 @@ import { expectClose, onCpuAndWebgpu, toyAdditionExamples, webgpuSkipReason } fr
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adapterLoss, paperContinuations, type CommBatch } from './adapter-loss.js';
 import { DEFAULT_AGENTS_EXPERIMENT_CONFIG } from './agents-config.js';
-import { createComm } from './comm.js';
+import { createComm } from './model.js';
 import { independentRound, jointStates } from './debate.js';
 import { DEFAULT_READOUT_CONFIG } from './config.js';
 import { structureFromStrengths } from './structure.js';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Example } from '../example.js';
-import { curriculumStage, generateBalancedProsqa } from './balanced.js';
+import { curriculumPrefix, curriculumStage, generateBalancedProsqa } from './balanced.js';
 import { generateProsqa } from './generate.js';
 import { parentCounts } from './graph.js';
 import { prosqaViolations } from './invariants.js';
@@ -65,5 +65,23 @@ describe('balanced ProsQA generator', () => {
     gen.forEach((e, i) => expect(e.steps.length).toBeLessThanOrEqual(2 + curriculumStage(i, 500)));
     expect(gen.slice(0, 100).every((e) => e.steps.length === 2)).toBe(true);
     expect(Math.max(...gen.slice(400).map((e) => e.steps.length))).toBe(6);
+  });
+
+  it('opens the ordered set stage by stage as training steps pass: depth 2 only at first, all depths from curriculumSteps on', () => {
+    const gen = generateBalancedProsqa({ count: 503, seed: 3, curriculum: true });
+    const deepestAt = (step: number) => Math.max(...gen.slice(0, curriculumPrefix(step, 1000, gen.length)).map((e) => e.steps.length));
+    expect(deepestAt(0)).toBe(2);
+    expect(deepestAt(199)).toBe(2);
+    expect(deepestAt(200)).toBe(3);
+    expect(deepestAt(799)).toBe(5);
+    expect(curriculumPrefix(800, 1000, gen.length)).toBe(gen.length);
+    expect(curriculumPrefix(5000, 1000, gen.length)).toBe(gen.length);
+    expect(curriculumPrefix(0, 0, gen.length)).toBe(gen.length);
+    // Every prefix ends on a stage boundary: the next example belongs to the next stage.
+    for (const step of [0, 200, 400, 600]) {
+      const end = curriculumPrefix(step, 1000, gen.length);
+      expect(curriculumStage(end - 1, gen.length)).toBe(step / 200);
+      expect(curriculumStage(end, gen.length)).toBe(step / 200 + 1);
+    }
   });
 });

@@ -10,9 +10,9 @@
  *
  * Depth curriculum (2 → 6 hops): `depthShares` gives the share of each answer depth, and with
  * `curriculum` the set is ordered in stages — stage s of S holds depths 2..2+s in equal parts —
- * so any prefix is a shallower set than the whole. The lab samples batches uniformly from the set
- * (apps/lab run-arm.ts), which uses the depth mix but not the order; `curriculumStage` says which
- * stage an example index falls in, for a trainer that walks the set in order.
+ * so any prefix is a shallower set than the whole. `curriculumStage` says which stage an example
+ * index falls in; `curriculumPrefix` says how much of the ordered set a trainer may draw from at a
+ * training step, so that depth rises with the steps (the lab's `data.curriculumSteps`).
  */
 import { Rng } from '@telepath/core';
 import type { Example } from '../example.js';
@@ -45,6 +45,20 @@ export const DEFAULT_DEPTH_SHARES: Record<number, number> = { 2: 1, 3: 1, 4: 1, 
 export function curriculumStage(index: number, count: number): number {
   const stages = CURRICULUM_MAX_DEPTH - CURRICULUM_MIN_DEPTH + 1;
   return Math.min(stages - 1, Math.floor((index * stages) / count));
+}
+
+/**
+ * How many examples of an ordered (`curriculum`) set of `count` a trainer draws from at `step`:
+ * the end of stage ⌊step · S / curriculumSteps⌋ (S = 5 stages, depths 2..2+s), the whole set from
+ * `curriculumSteps` on. `curriculumSteps` 0 means no curriculum (the whole set at every step).
+ */
+export function curriculumPrefix(step: number, curriculumSteps: number, count: number): number {
+  if (!Number.isInteger(step) || step < 0) throw new Error(`curriculumPrefix: step must be an integer ≥ 0, got ${step}`);
+  if (curriculumSteps <= 0) return count;
+  const stages = CURRICULUM_MAX_DEPTH - CURRICULUM_MIN_DEPTH + 1;
+  const stage = Math.min(stages - 1, Math.floor((step * stages) / curriculumSteps));
+  // The first index of stage+1 (curriculumStage's inverse), or the whole set for the last stage.
+  return stage === stages - 1 ? count : Math.ceil(((stage + 1) * count) / stages);
 }
 
 /** Picks root, a target at `steps` hops and a distractor of the same in-degree; null when no such pair. */

@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, Rng, TinyLm, type LayerKv } from '@telepath/core';
 import { expectClose, expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { continueBase, controlLatents, encodePrompts } from './channel.js';
+import { continueBase, controlLatents, encodePrompts } from './model.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend, Rng } from '@telepath/core';
 import { expectClose, expectNoLeak } from '@telepath/core/testing';
 import { DEFAULT_AGENTS_EXPERIMENT_CONFIG } from './agents-config.js';
-import { agentPrefix, createComm, prefixFromThoughts, routeThoughts, scaleToNorm } from './comm.js';
+import { agentPrefix, createComm, prefixFromThoughts, routeThoughts, scaleToNorm } from './model.js';
 import { DEFAULT_READOUT_CONFIG } from './config.js';
 import { structureFromStrengths } from './structure.js';
 

@@ -1,0 +1,22 @@
+/** The references' state: the LM (owned, every parameter trained), the tokenizer and the resolved config. */
+import { parseConfig, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
+import { COT_VARIANTS, DEFAULT_COT_CONFIG, type CotConfig } from './config.js';
+
+export interface CotState extends MethodState {
+  lm: TinyLm;
+  tokenizer: Tokenizer;
+  config: CotConfig;
+}
+
+export function initState(ctx: MethodContext, config: CotConfig): CotState {
+  const c = parseConfig(DEFAULT_COT_CONFIG, config, 'cot');
+  if (!COT_VARIANTS.includes(c.variant)) throw new Error(`cot: unknown variant "${c.variant}". Expected one of: ${COT_VARIANTS.join(', ')}`);
+  return {
+    lm: ctx.lm,
+    tokenizer: ctx.tokenizer,
+    config: c,
+    trainable: () => ctx.lm.params,
+    variables: () => ctx.lm.params,
+    dispose: () => ctx.lm.dispose(),
+  };
+}
