@@ -1,0 +1,227 @@
+/**
+ * The comparison table: one row per arm (mean over seeds), one per latent control and one per
+ * further test set (Countdown's other split, "<arm> [val_target]"). Accuracy carries ± the
+ * bootstrap spread of the seed mean (questions resampled once for all seeds, then seeds:
+ * bootstrap.ts) where the records hold per-question samples, else the binomial error; each arm
+ * carries its difference from every baseline (`compareTo`) with a paired bootstrap 95 % interval,
+ * the diagnostics of its generations, reasoning length, sound written steps, decode time, training
+ * time and parameters. Built with arquero; rendered as text, markdown and CSV.
+ */
+import { Rng } from '@telepath/core';
+import { CHAIN_CLASSES } from '@telepath/tasks';
+import * as aq from 'arquero';
+import { pairedDifference, Resampler, seedMeanSpread, type Outcomes } from './bootstrap.js';
+import { diagnosticRates, diagnosticsOf, sumDiagnostics, type Diagnostics } from '../evaluation/diagnostics.js';
+import { outcomeKey } from './outcomes.js';
+import type { ArmSummary } from '../running/run-arm.js';
+
+/** How an arm's ± is computed (stated in the report's header). */
+export const SPREAD_METHOD =
+  '± is the standard deviation of the seed-mean accuracy over 2,000 bootstrap draws that resample the questions (one draw shared by every seed, so a question answered under several seeds counts once) and then the seeds; Δ is the accuracy difference from a baseline arm on the questions both answered, [lo, hi] its paired bootstrap 95 % interval (the same draws of questions and seeds for both arms). Rows marked * have no per-question records: their ± is the binomial standard error of the mean, sqrt(Σ se²) / seeds.';
+
+export interface Paired { baseline: string; diff: number; lo: number; hi: number; questions: number }
+
+export interface ArmRow {
+  arm: string;
+  method: string;
+  /** The reference the arm's weights start from (root of its initFrom chain; '' in records that predate it). */
+  startsFrom: string;
+  seeds: number;
+  accuracy: number;
+  stderr: number;
+  /** 'bootstrap' (from per-question records) or 'binomial' (summaries only). */
+  spread: 'bootstrap' | 'binomial';
+  reasoningLength: number;
+  reasoningKind: string;
+  /** Share of answers with sound written reasoning (NaN when the arm's reasoning is not checked). */
+  validReasoning: number;
+  msPerExample: number;
+  trainSeconds: number;
+  params: number;
+  /** Answers scored: questions × seeds. */
+  n: number;
+  /** Difference from each baseline arm (the same test set's row), where both have per-question records. */
+  paired: Paired[];
+  /** Seeds' diagnostics added up; null for control rows. */
+  diagnostics: Diagnostics | null;
+}
+
+export interface CompareOptions {
+  /** Per-question outcomes by row key (outcomes.ts); rows without fall back to binomial errors. */
+  outcomes?: Map<string, Outcomes>;
+  /** Baseline arm names. */
+  compareTo?: string[];
+}
+
+type Scored = { accuracy: number; stderr: number; total: number };
+const meanOf = <T>(xs: T[], f: (x: T) => number) => xs.reduce((a, x) => a + f(x), 0) / xs.length;
+
+/** Mean over seeds, with the spread and paired differences described in SPREAD_METHOD. */
+export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow[] {
+  const resampler = new Resampler(new Rng(0).fork('bootstrap'));
+  const order = [...new Set(results.map((r) => r.arm))];
+  const rows = order.flatMap((arm) => {
+    const rs = results.filter((r) => r.arm === arm);
+    const main: ArmRow = {
+      arm,
+      method: rs[0].method,
+      startsFrom: rs[0].startsFrom ?? '',
+      seeds: rs.length,
+      accuracy: 0,
+      stderr: 0,
+      spread: 'binomial',
+      reasoningLength: meanOf(rs, (r) => r.reasoningLength),
+      reasoningKind: rs[0].reasoningKind,
+      validReasoning: rs.every((r) => r.validReasoning !== undefined) ? meanOf(rs, (r) => r.validReasoning!) : Number.NaN,
+      msPerExample: meanOf(rs, (r) => r.msPerExample),
+      trainSeconds: meanOf(rs, (r) => r.trainSeconds),
+      params: rs[0].params,
+      n: 0,
+      paired: [],
+      diagnostics: sumDiagnostics(rs.map(diagnosticsOf)),
+    };
+    const scored = (key: string, xs: Scored[], extra: Partial<ArmRow>): ArmRow => {
+      const outcomes = o.outcomes?.get(key);
+      const boot = outcomes ? seedMeanSpread(outcomes, resampler) : null;
+      return {
+        ...main,
+        arm: key,
+        seeds: xs.length,
+        accuracy: meanOf(xs, (x) => x.accuracy),
+        stderr: boot ? boot.sd : Math.sqrt(xs.reduce((a, x) => a + x.stderr ** 2, 0)) / xs.length,
+        spread: boot ? 'bootstrap' : 'binomial',
+        n: xs.reduce((a, x) => a + x.total, 0),
+        ...extra,
+      };
+    };
+    const own = scored(arm, rs, {});
+    // One row per control: the same arm with its latents zeroed / shuffled / randomised (no per-question records).
+    const controls = Object.keys(rs[0].controls ?? {}).map((c) => {
+      const cs = rs.map((r) => r.controls?.[c]).filter((x): x is NonNullable<typeof x> => x !== undefined);
+      return { ...scored(`${arm} [${c}]`, cs, { validReasoning: Number.NaN, msPerExample: Number.NaN, trainSeconds: Number.NaN, diagnostics: null }) };
+    });
+    // One row per further test set.
+    const tests = Object.keys(rs[0].tests ?? {}).map((t) => {
+      const ts = rs.map((r) => r.tests?.[t]).filter((x): x is NonNullable<typeof x> => x !== undefined);
+      const diagnostics = sumDiagnostics(ts.map((x) => x.diagnostics));
+      const { checkedChains, chains } = diagnosticRates(diagnostics);
+      return scored(outcomeKey(arm, t), ts, { validReasoning: checkedChains ? (chains.sound ?? 0) : Number.NaN, diagnostics });
+    });
+    return [own, ...tests, ...controls];
+  });
+  for (const row of rows) row.paired = pairedRows(row, rows, o, resampler);
+  return rows;
+}
+
+/** The row's difference from each baseline's row on the same test set ("cot [val_target]" against "no-cot [val_target]"). */
+function pairedRows(row: ArmRow, rows: ArmRow[], o: CompareOptions, resampler: Resampler): Paired[] {
+  const suffix = / \[[^\]]+\]$/.exec(row.arm)?.[0] ?? '';
+  const mine = o.outcomes?.get(row.arm);
+  if (!mine) return [];
+  return (o.compareTo ?? []).flatMap((base) => {
+    const key = base + suffix;
+    const theirs = o.outcomes?.get(key);
+    if (!theirs || !rows.some((r) => r.arm === key)) return [];
+    const d = pairedDifference(mine, theirs, resampler);
+    return [{ baseline: base, diff: d.diff, lo: d.lo, hi: d.hi, questions: d.questions }];
+  });
+}
+
+/** A number for display; '–' where there is none (control rows have no timings of their own). */
+export function fixed(x: number, digits: number): string {
+  return Number.isFinite(x) ? x.toFixed(digits) : '–';
+}
+
+const pct = (x: number | undefined) => fixed(100 * (x ?? Number.NaN), 1);
+const signed = (x: number) => (x >= 0 ? '+' : '') + (100 * x).toFixed(1);
+
+/** "+3.1 [−0.4, +6.5]" (percentage points), or '–' without records. */
+export function pairedText(p: Paired | undefined): string {
+  return p && Number.isFinite(p.diff) ? `${signed(p.diff)} [${signed(p.lo)}, ${signed(p.hi)}]` : '–';
+}
+
+/** The baselines any row is compared with, in compareTo order. */
+function baselines(rows: ArmRow[]): string[] {
+  return [...new Set(rows.flatMap((r) => r.paired.map((p) => p.baseline)))];
+}
+
+function displayTable(rows: ArmRow[]) {
+  const checked = rows.some((r) => Number.isFinite(r.validReasoning));
+  const bases = baselines(rows);
+  return aq.from(
+    rows.map((r) => {
+      const rates = r.diagnostics ? diagnosticRates(r.diagnostics) : null;
+      return {
+        arm: r.arm,
+        method: r.method,
+        'starts from': r.startsFrom || '–',
+        seeds: r.seeds,
+        'accuracy %': `${(100 * r.accuracy).toFixed(1)} ± ${(100 * r.stderr).toFixed(1)}${r.spread === 'binomial' ? '*' : ''}`,
+        ...Object.fromEntries(bases.map((b) => [`Δ ${b} (pp, 95 %)`, pairedText(r.paired.find((p) => p.baseline === b))])),
+        'reasoning length': `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'latents' ? 'latents' : r.reasoningKind === 'tokens' ? 'tokens' : ''}`.trim(),
+        ...(checked ? { 'sound steps %': Number.isFinite(r.validReasoning) ? (100 * r.validReasoning).toFixed(1) : '–' } : {}),
+        'agrees %': pct(rates?.agrees),
+        'capped %': pct(rates?.hitCap),
+        'ms / example': fixed(r.msPerExample, 1),
+        'train s': fixed(r.trainSeconds, 0),
+        params: r.params.toLocaleString('en'),
+        n: r.n,
+      };
+    }),
+  );
+}
+
+export function tableMarkdown(rows: ArmRow[]): string {
+  return displayTable(rows).toMarkdown();
+}
+
+/** Per-row breakdown of the written chains by class and, for ProsQA, the options answered (shares in %). */
+export function diagnosticsRows(rows: ArmRow[]): Record<string, string | number>[] {
+  const withD = rows.filter((r) => r.diagnostics);
+  const classes = CHAIN_CLASSES.filter((c) => withD.some((r) => c in r.diagnostics!.chains));
+  const options = withD.some((r) => r.diagnostics!.options);
+  return withD.map((r) => {
+    const d = r.diagnostics!;
+    const rates = diagnosticRates(d);
+    return {
+      arm: r.arm,
+      'chains checked': rates.checkedChains,
+      ...Object.fromEntries(classes.map((c) => [`${c} %`, pct(rates.chains[c as keyof typeof rates.chains] ?? (rates.checkedChains ? 0 : Number.NaN))])),
+      'agrees %': pct(rates.agrees),
+      'capped %': pct(rates.hitCap),
+      ...(options ? { 'first option %': pct(rates.options?.first), 'second option %': pct(rates.options?.second), 'neither %': pct(rates.options?.neither), 'less-mentioned %': pct(rates.options?.lessMentioned) } : {}),
+    };
+  });
+}
+
+export function diagnosticsMarkdown(rows: ArmRow[]): string {
+  const d = diagnosticsRows(rows);
+  return d.length ? aq.from(d).toMarkdown() : '';
+}
+
+export function tableCsv(rows: ArmRow[]): string {
+  const bases = baselines(rows);
+  return aq
+    .from(rows.map(({ paired, diagnostics: _d, ...r }) => ({ ...r, ...Object.fromEntries(bases.flatMap((b) => { const p = paired.find((x) => x.baseline === b); return [[`diff_${b}`, p?.diff ?? ''], [`lo_${b}`, p?.lo ?? ''], [`hi_${b}`, p?.hi ?? '']]; })) })))
+    .toCSV();
+}
+
+/** Fixed-width text for the terminal. */
+export function tableText(rows: ArmRow[]): string {
+  const objs = displayTable(rows).objects() as Record<string, unknown>[];
+  if (objs.length === 0) return '(no finished arms)';
+  const head = Object.keys(objs[0]);
+  const cells = objs.map((o) => head.map((h) => String(o[h])));
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => c.map((x, i) => (i < 3 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+/** `telepath run --json`: every row (arms, their further test sets and controls) with n, the paired differences and diagnostics; `runs` has one entry per arm × seed. */
+export function resultsJson(experiment: string, results: ArmSummary[], rows: ArmRow[] = aggregate(results)): object {
+  return {
+    experiment,
+    arms: rows.map((r) => ({ arm: r.arm, method: r.method, seeds: r.seeds, accuracy: r.accuracy, stderr: r.stderr, spread: r.spread, n: r.n, paired: r.paired.map(({ baseline, diff, lo, hi }) => ({ baseline, diff, lo, hi })), ...(r.diagnostics ? { diagnostics: r.diagnostics } : {}) })),
+    runs: results.map((r) => ({ arm: r.arm, method: r.method, seed: r.seed, accuracy: r.accuracy, stderr: r.stderr, reasoningLength: r.reasoningLength, msPerExample: r.msPerExample, trainSeconds: r.trainSeconds, params: r.params, ...(r.validReasoning !== undefined ? { validReasoning: r.validReasoning } : {}) })),
+  };
+}
