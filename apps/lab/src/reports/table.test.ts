@@ -35,3 +35,36 @@ it('shows the share of sound written steps only when some arm was checked', () =
   expect(text).toContain('sound steps %');
   expect(text).toMatch(/cot .* 30\.0 /);
 });
+
+it('takes the means over seeds to the last bit as the loop it replaced did: the sum in seed order over the seeds', () => {
+  // The loop the arquero rollup replaced (table.ts before issue 27), as the reference.
+  const loopMean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+  const loopBinomial = (ses: number[]) => Math.sqrt(ses.reduce((a, x) => a + x ** 2, 0)) / ses.length;
+  const diagnostics = { total: 10, chains: {}, withChain: 0, agrees: 0, hitCap: 0 };
+  const seed = (arm: string, armIndex: number, s: number, acc: number, se: number, extra: object = {}) => ({ ...base, arm, armIndex, seed: s, accuracy: acc, stderr: se, msPerExample: 0.1 * (s + 1), trainSeconds: 1 / (s + 3), reasoningLength: 0.1 + s / 7, ...extra });
+  // Read back as from summary.json: a NaN was written as null (counted as 0 by the loop); a missing value is NaN.
+  const rs = JSON.parse(JSON.stringify([
+    seed('a', 0, 0, 0.1, 0.01, { tests: { val: { accuracy: 0.3, stderr: 0.02, correct: 3, total: 10, diagnostics } }, controls: { zero: { accuracy: 0.2, stderr: 0.03, correct: 2, total: 10 } } }),
+    seed('a', 0, 1, 0.2, 0.02, { tests: { val: { accuracy: 0.1, stderr: 0.07, correct: 1, total: 10, diagnostics } }, controls: { zero: { accuracy: 0.7, stderr: 1 / 3, correct: 7, total: 10 } } }),
+    seed('a', 0, 2, 0.3, 1 / 3, { tests: { val: { accuracy: 1 / 3, stderr: 0.1, correct: 3, total: 10, diagnostics } } }),
+    seed('b', 1, 0, 1 / 3, 0.1, { validReasoning: 0.1, msPerExample: null }),
+    seed('b', 1, 1, 0.7, 0.2, { validReasoning: 0.2 }),
+    seed('c', 2, 0, 0.15, 0.05, { validReasoning: 0.3 }),
+    seed('c', 2, 1, 0.15, 0.05),
+  ])) as ArmSummary[];
+  const rows = aggregate(rs);
+  expect(rows.map((r) => [r.arm, r.seeds, r.n])).toEqual([['a', 3, 300], ['a [val]', 3, 30], ['a [zero]', 2, 20], ['b', 2, 200], ['c', 2, 200]]);
+  const of = (arm: string) => rs.filter((r) => r.arm === arm);
+  const a = of('a');
+  expect(rows[0].accuracy).toBe(loopMean([0.1, 0.2, 0.3])); // 0.20000000000000004, where a running mean gives 0.2
+  expect(rows[0].stderr).toBe(loopBinomial([0.01, 0.02, 1 / 3]));
+  for (const k of ['msPerExample', 'trainSeconds', 'reasoningLength'] as const) expect(rows[0][k]).toBe(loopMean(a.map((r) => r[k])));
+  expect(rows[1].accuracy).toBe(loopMean([0.3, 0.1, 1 / 3]));
+  expect(rows[1].stderr).toBe(loopBinomial([0.02, 0.07, 0.1]));
+  expect(rows[2].accuracy).toBe(loopMean([0.2, 0.7]));
+  expect(rows[2].stderr).toBe(loopBinomial([0.03, 1 / 3]));
+  expect(rows[3].accuracy).toBe(loopMean([1 / 3, 0.7]));
+  expect(rows[3].validReasoning).toBe(loopMean([0.1, 0.2]));
+  expect(rows[3].msPerExample).toBe(0.2 / 2); // null counted as 0, as before
+  expect(rows[4].validReasoning).toBeNaN(); // one seed without it
+});

@@ -53,14 +53,47 @@ export interface CompareOptions {
   compareTo?: string[];
 }
 
-type Scored = { accuracy: number; stderr: number; total: number };
-const meanOf = <T>(xs: T[], f: (x: T) => number) => xs.reduce((a, x) => a + f(x), 0) / xs.length;
+/**
+ * The mean over seeds of a column, as arquero's rollup computes it: the seeds' sum in seed order over
+ * their count, so the last digits are those of a plain loop (op.mean keeps a running mean, whose
+ * last bits differ), and NaN if any seed lacks the value.
+ */
+const seedMean = (column: string) => `d => op.invalid(d['${column}']) ? NaN : op.sum(d['${column}']) / op.count()`;
+
+/**
+ * Every score of every arm × seed as one row: the arm's own test set (`name` ''), each further test
+ * set and each control (those its first seed has). Values go through Number() as the sums always
+ * took them (a null as 0, a missing value as NaN).
+ */
+function seedScores(results: ArmSummary[]) {
+  const first = new Map<string, ArmSummary>();
+  for (const r of results) if (!first.has(r.arm)) first.set(r.arm, r);
+  return results.flatMap((r) => {
+    const f = first.get(r.arm)!;
+    const score = (kind: 'own' | 'test' | 'control', name: string, x: { accuracy: number; stderr: number; total: number }) => ({ arm: r.arm, kind, name, accuracy: Number(x.accuracy), stderrSq: Number(x.stderr) ** 2, total: Number(x.total) });
+    const tests = Object.keys(f.tests ?? {}).flatMap((t) => (r.tests?.[t] !== undefined ? [score('test', t, r.tests[t])] : []));
+    const controls = Object.keys(f.controls ?? {}).flatMap((c) => (r.controls?.[c] !== undefined ? [score('control', c, r.controls[c])] : []));
+    return [score('own', '', r), ...tests, ...controls];
+  });
+}
 
 /** Mean over seeds, with the spread and paired differences described in SPREAD_METHOD. */
 export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow[] {
   const resampler = new Resampler(new Rng(0).fork('bootstrap'));
-  const order = [...new Set(results.map((r) => r.arm))];
-  const rows = order.flatMap((arm) => {
+  // Per arm: the means over its seeds of what each seed measured once.
+  const perArm = aq
+    .from(results.map((r) => ({ arm: r.arm, reasoningLength: Number(r.reasoningLength), validReasoning: Number(r.validReasoning), msPerExample: Number(r.msPerExample), trainSeconds: Number(r.trainSeconds) })))
+    .groupby('arm')
+    .rollup({ reasoningLength: seedMean('reasoningLength'), validReasoning: seedMean('validReasoning'), msPerExample: seedMean('msPerExample'), trainSeconds: seedMean('trainSeconds') })
+    .objects() as { arm: string; reasoningLength: number; validReasoning: number; msPerExample: number; trainSeconds: number }[];
+  // Per table row (the arm, a further test set, a control): seeds, mean accuracy, the binomial error of the mean sqrt(Σ se²) / seeds, answers scored.
+  const perRow = aq
+    .from(seedScores(results))
+    .groupby('arm', 'kind', 'name')
+    .rollup({ seeds: aq.op.count(), accuracy: seedMean('accuracy'), binomial: `d => op.invalid(d.stderrSq) ? NaN : Math.sqrt(op.sum(d.stderrSq)) / op.count()`, n: `d => op.invalid(d.total) ? NaN : op.sum(d.total)` })
+    .objects() as { arm: string; kind: string; name: string; seeds: number; accuracy: number; binomial: number; n: number }[];
+  const rows = perArm.flatMap((means) => {
+    const arm = means.arm;
     const rs = results.filter((r) => r.arm === arm);
     const main: ArmRow = {
       arm,
@@ -70,44 +103,32 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
       accuracy: 0,
       stderr: 0,
       spread: 'binomial',
-      reasoningLength: meanOf(rs, (r) => r.reasoningLength),
+      reasoningLength: means.reasoningLength,
       reasoningKind: rs[0].reasoningKind,
-      validReasoning: rs.every((r) => r.validReasoning !== undefined) ? meanOf(rs, (r) => r.validReasoning!) : Number.NaN,
-      msPerExample: meanOf(rs, (r) => r.msPerExample),
-      trainSeconds: meanOf(rs, (r) => r.trainSeconds),
+      validReasoning: means.validReasoning,
+      msPerExample: means.msPerExample,
+      trainSeconds: means.trainSeconds,
       params: rs[0].params,
       n: 0,
       paired: [],
       diagnostics: sumDiagnostics(rs.map(diagnosticsOf)),
     };
-    const scored = (key: string, xs: Scored[], extra: Partial<ArmRow>): ArmRow => {
-      const outcomes = o.outcomes?.get(key);
-      const boot = outcomes ? seedMeanSpread(outcomes, resampler) : null;
-      return {
-        ...main,
-        arm: key,
-        seeds: xs.length,
-        accuracy: meanOf(xs, (x) => x.accuracy),
-        stderr: boot ? boot.sd : Math.sqrt(xs.reduce((a, x) => a + x.stderr ** 2, 0)) / xs.length,
-        spread: boot ? 'bootstrap' : 'binomial',
-        n: xs.reduce((a, x) => a + x.total, 0),
-        ...extra,
-      };
-    };
-    const own = scored(arm, rs, {});
-    // One row per control: the same arm with its latents zeroed / shuffled / randomised (no per-question records).
-    const controls = Object.keys(rs[0].controls ?? {}).map((c) => {
-      const cs = rs.map((r) => r.controls?.[c]).filter((x): x is NonNullable<typeof x> => x !== undefined);
-      return { ...scored(`${arm} [${c}]`, cs, { validReasoning: Number.NaN, msPerExample: Number.NaN, trainSeconds: Number.NaN, diagnostics: null }) };
-    });
-    // One row per further test set.
-    const tests = Object.keys(rs[0].tests ?? {}).map((t) => {
-      const ts = rs.map((r) => r.tests?.[t]).filter((x): x is NonNullable<typeof x> => x !== undefined);
-      const diagnostics = sumDiagnostics(ts.map((x) => x.diagnostics));
+    const scored = (kind: string, key: (name: string) => string, extra: (name: string) => Partial<ArmRow>) =>
+      perRow.filter((x) => x.arm === arm && x.kind === kind).map((x): ArmRow => {
+        const outcomes = o.outcomes?.get(key(x.name));
+        const boot = outcomes ? seedMeanSpread(outcomes, resampler) : null;
+        return { ...main, arm: key(x.name), seeds: x.seeds, accuracy: x.accuracy, stderr: boot ? boot.sd : x.binomial, spread: boot ? 'bootstrap' : 'binomial', n: x.n, ...extra(x.name) };
+      });
+    const own = scored('own', () => arm, () => ({}));
+    // One row per further test set, with the diagnostics of its generations.
+    const tests = scored('test', (t) => outcomeKey(arm, t), (t) => {
+      const diagnostics = sumDiagnostics(rs.flatMap((r) => (r.tests?.[t] !== undefined ? [r.tests[t].diagnostics] : [])));
       const { checkedChains, chains } = diagnosticRates(diagnostics);
-      return scored(outcomeKey(arm, t), ts, { validReasoning: checkedChains ? (chains.sound ?? 0) : Number.NaN, diagnostics });
+      return { validReasoning: checkedChains ? (chains.sound ?? 0) : Number.NaN, diagnostics };
     });
-    return [own, ...tests, ...controls];
+    // One row per control: the same arm with its latents zeroed / shuffled / randomised (no per-question records).
+    const controls = scored('control', (c) => `${arm} [${c}]`, () => ({ validReasoning: Number.NaN, msPerExample: Number.NaN, trainSeconds: Number.NaN, diagnostics: null }));
+    return [...own, ...tests, ...controls];
   });
   for (const row of rows) row.paired = pairedRows(row, rows, o, resampler);
   return rows;
