@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from '@telepath/core';
+import { initBackend, Rng } from '@telepath/core';
 import { analyzeExperiment, meanSd } from './analyze-experiment.js';
 import { analyzeCommand } from '../commands/analyze.js';
 
@@ -49,6 +49,14 @@ describe('analyzeExperiment', () => {
     expect(readFileSync(join(runs, 'exp', 'analysis', 'subspace-arms.csv'), 'utf8').trim().split('\n')).toHaveLength(4);
   }, 120_000);
 
+  it('writes the table\'s note and what it could not analyse when no run could be analysed', async () => {
+    run(join(runs, 'none', 'lost', 's0'), { experiment: 'none', arm: 'lost', armIndex: 0, seed: 0, kind: 'latents' }, false);
+    const res = await analyzeExperiment(join(runs, 'none'), { varianceThreshold: 0.9, cka: false });
+    expect(res.arms).toEqual([]);
+    expect(res.markdown).toContain('(no run could be analysed)');
+    expect(res.markdown).toContain(`- ${join(basename(runs), 'none', 'lost', 's0')}: no latents.bin`);
+  });
+
   it('the CLI takes an experiment name under --runs, and refuses a directory with nothing to analyse', async () => {
     expect(await analyzeCommand(['exp', '--runs', runs, '--backend', 'cpu', '--no-cka'])).toBe(0);
     await expect(analyzeCommand([join(runs, 'exp', 'no-cot', 's0'), '--backend', 'cpu'])).rejects.toThrow(/has no latents\.bin/);
@@ -63,5 +71,23 @@ describe('meanSd', () => {
     expect(meanSd([0.5])).toBe('0.50');
     expect(meanSd([0.2, Number.NaN, 0.4])).toBe('0.30 ± 0.14 (2 of 3)');
     expect(meanSd([Number.NaN])).toBe('–');
+  });
+
+  it('writes what the two-pass loop it replaced wrote (sum / n; sd with n − 1), on 1,500 seeded lists with gaps', () => {
+    // The formula before issue 27 (arquero groupby/rollup now), as the reference.
+    const loop = (xs: number[]): string => {
+      const v = xs.filter(Number.isFinite);
+      if (v.length === 0) return '–';
+      const mean = v.reduce((a, b) => a + b, 0) / v.length;
+      const sd = v.length > 1 ? Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (v.length - 1)) : Number.NaN;
+      const text = Number.isFinite(sd) ? `${mean.toFixed(2)} ± ${sd.toFixed(2)}` : mean.toFixed(2);
+      return v.length < xs.length ? `${text} (${v.length} of ${xs.length})` : text;
+    };
+    const rng = new Rng(27);
+    for (let i = 0; i < 1500; i++) {
+      const xs = Array.from({ length: 1 + Math.floor(rng.float() * 6) }, () => (rng.float() < 0.1 ? Number.NaN : Math.round(rng.float() * 1000) / 1000));
+      expect(meanSd(xs)).toBe(loop(xs));
+    }
+    expect(meanSd([Number.POSITIVE_INFINITY, 0.5])).toBe('0.50 (1 of 2)');
   });
 });

@@ -78,7 +78,8 @@ export async function analyzeExperiment(experimentDir: string, o: ExperimentAnal
     byArm.set(s.arm, a);
   }
   const arms = [...byArm.values()];
-  const table = aq.from(arms.map(displayRow));
+  const perSeed = aq.from(arms.flatMap(csvRow));
+  const table = aq.from(overSeeds(perSeed, 'arm', Object.keys(STATS)).map((spread, i) => displayRow(arms[i], spread)));
   const note = `Subspace analysis of every latent arm of ${path.basename(experimentDir)}: each statistic is the mean ± sd over the seeds analysed (PCA at ${o.varianceThreshold} of each slot's variance); per-run tables and heatmaps are in each run's analysis/.`;
   const shown = (run: string) => path.relative(path.dirname(path.dirname(experimentDir)), run); // runs/<experiment>/<arm>/s<seed>
   const skippedNote = skipped.length ? `\n\nNot analysed:\n${skipped.map((k) => `- ${shown(k.run)}: ${k.reason}`).join('\n')}` : '';
@@ -86,31 +87,53 @@ export async function analyzeExperiment(experimentDir: string, o: ExperimentAnal
   const out = path.join(experimentDir, 'analysis');
   const files = [path.join(out, 'subspace-arms.md'), path.join(out, 'subspace-arms.csv')];
   await writeFileAtomic(files[0], markdown);
-  await writeFileAtomic(files[1], aq.from(arms.flatMap(csvRow)).toCSV());
+  await writeFileAtomic(files[1], perSeed.toCSV());
   return { arms, skipped, files, markdown };
 }
 
-/** "mean ± sd" of the finite values; "(k of n)" when some seeds had none; '–' when none had one. */
-export function meanSd(xs: number[], digits = 2): string {
-  const v = xs.filter(Number.isFinite);
-  if (v.length === 0) return '–';
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  const sd = v.length > 1 ? Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (v.length - 1)) : Number.NaN;
-  const text = Number.isFinite(sd) ? `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}` : mean.toFixed(digits);
-  return v.length < xs.length ? `${text} (${v.length} of ${xs.length})` : text;
+/** The statistics of a run that the experiment's table gives over seeds, and their headers there. */
+const STATS = { hOff: 'H_off', hOffBaseline: 'H_off of unrelated slots', silhouetteCosine: 'silhouette by slot (cosine)', ckaOff: 'mean off-diagonal CKA' } as const;
+
+/** A statistic over one group's seeds: mean and sample sd (n − 1) of its finite values, how many there were, of how many seeds. */
+interface Spread { mean: number; sd: number; finite: number; seeds: number }
+
+/**
+ * Each group's Spread of each column, in the groups' first-seen order (arquero groupby/rollup). The
+ * mean is the finite values' sum in seed order over their count, as a plain loop takes it; the sd
+ * is arquero's stdev (a running update, equal to the two-pass formula up to rounding in the last bits).
+ */
+function overSeeds(perSeed: aq.ColumnTable, by: string, columns: string[]): Record<string, Spread>[] {
+  if (perSeed.numRows() === 0) return [];
+  const col = (c: string) => `d['${c}']`;
+  const finite = perSeed.derive(Object.fromEntries(columns.map((c) => [c, `d => op.is_finite(${col(c)}) ? ${col(c)} : NaN`])));
+  const rolled = finite
+    .groupby(by)
+    .rollup({ seeds: aq.op.count(), ...Object.fromEntries(columns.flatMap((c) => [[`${c}:mean`, `d => op.sum(${col(c)}) / op.valid(${col(c)})`], [`${c}:sd`, `d => op.stdev(${col(c)})`], [`${c}:n`, `d => op.valid(${col(c)})`]])) })
+    .objects() as Record<string, number>[];
+  return rolled.map((r) => Object.fromEntries(columns.map((c) => [c, { mean: r[`${c}:mean`], sd: r[`${c}:sd`] ?? Number.NaN, finite: r[`${c}:n`], seeds: r.seeds }])));
 }
 
-function displayRow(a: ArmAnalysis) {
+/** "mean ± sd"; "(k of n)" when some seeds had no finite value; '–' when none had one. */
+function spreadText(s: Spread, digits: number): string {
+  if (s.finite === 0) return '–';
+  const text = Number.isFinite(s.sd) ? `${s.mean.toFixed(digits)} ± ${s.sd.toFixed(digits)}` : s.mean.toFixed(digits);
+  return s.finite < s.seeds ? `${text} (${s.finite} of ${s.seeds})` : text;
+}
+
+/** "mean ± sd" of the finite values of one list; "(k of n)" when some were not; '–' when none was. */
+export function meanSd(xs: number[], digits = 2): string {
+  const [spread] = overSeeds(aq.table({ group: xs.map(() => 0), x: xs }), 'group', ['x']);
+  return spread ? spreadText(spread.x, digits) : '–';
+}
+
+function displayRow(a: ArmAnalysis, spread: Record<string, Spread>) {
   const lo = Math.min(...a.slots);
   const hi = Math.max(...a.slots);
   return {
     arm: a.arm,
     seeds: a.seeds.join(', '),
     'slots analysed': lo === hi ? String(lo) : `${lo}–${hi}`,
-    H_off: meanSd(a.hOff),
-    'H_off of unrelated slots': meanSd(a.hOffBaseline),
-    'silhouette by slot (cosine)': meanSd(a.silhouetteCosine),
-    'mean off-diagonal CKA': meanSd(a.ckaOff),
+    ...Object.fromEntries(Object.entries(STATS).map(([stat, header]) => [header, spreadText(spread[stat], 2)])),
   };
 }
 
