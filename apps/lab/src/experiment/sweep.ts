@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { applySetOverrides, writeFileAtomic } from '@telepath/core';
 import * as aq from 'arquero';
+import type { TopLevelSpec } from '@telepath/analysis';
 import { experimentFromRaw, splitProfile, type ExperimentConfig } from './experiment.js';
 import type { ArmSummary } from '../running/run-arm.js';
 import { compareArms } from '../reports/report.js';
@@ -78,12 +79,12 @@ export function sweepRows(sweep: Sweep, rowsPerValue: ArmRow[][]): Record<string
 }
 
 /** Vega-Lite: accuracy against the swept value, one line per arm (controls left out), ± s.e. bars. */
-export function sweepSpec(sweep: Sweep, rowsPerValue: ArmRow[][]): object {
+export function sweepSpec(sweep: Sweep, rowsPerValue: ArmRow[][]): TopLevelSpec {
   const numeric = sweep.values.every((v) => typeof v === 'number');
   const values = rowsPerValue.flatMap((rows, i) =>
     rows.filter((r) => !r.arm.includes(' [')).map((r) => ({ arm: r.arm, x: sweep.values[i], accuracy: 100 * r.accuracy, lo: 100 * Math.max(0, r.accuracy - r.stderr), hi: 100 * Math.min(1, r.accuracy + r.stderr) })),
   );
-  const x = { field: 'x', type: numeric ? 'quantitative' : 'ordinal', title: sweep.key, ...(numeric ? { scale: { zero: false }, axis: { values: sweep.values, format: 'd' } } : { sort: sweep.values }) };
+  const x = { field: 'x', type: numeric ? ('quantitative' as const) : ('ordinal' as const), title: sweep.key, ...(numeric ? { scale: { zero: false }, axis: { values: sweep.values as number[], format: 'd' } } : { sort: sweep.values }) };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: `Accuracy against ${sweep.key} (± binomial standard error)`,
@@ -112,7 +113,7 @@ export async function writeSweepReport(sweep: Sweep, results: ArmSummary[][], ru
   await writeFileAtomic(path.join(out, 'sweep.md'), markdown);
   await writeFileAtomic(path.join(out, 'sweep.csv'), table.toCSV());
   const { renderChart } = await import('@telepath/analysis'); // heavy: loaded only for reports
-  const { svg, png } = await renderChart(sweepSpec(sweep, rowsPerValue) as Parameters<typeof renderChart>[0]);
+  const { svg, png } = await renderChart(sweepSpec(sweep, rowsPerValue));
   const chart = `accuracy-vs-${sweep.label}`;
   await fs.mkdir(out, { recursive: true });
   await writeFileAtomic(path.join(out, `${chart}.svg`), svg);

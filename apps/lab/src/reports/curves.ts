@@ -6,6 +6,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import type { TopLevelSpec } from '@telepath/analysis';
 import { samplesDir } from './outcomes.js';
 import type { ArmSummary } from '../running/run-arm.js';
 
@@ -50,7 +51,7 @@ export async function readCurves(runsDir: string, results: ArmSummary[]): Promis
 }
 
 /** Loss (log scale) or validation accuracy against steps, one line per arm × seed. */
-export function curveSpec(points: CurvePoint[], metric: CurvePoint['metric']): object {
+export function curveSpec(points: CurvePoint[], metric: CurvePoint['metric']): TopLevelSpec {
   const values = points.filter((p) => p.metric === metric).map((p) => ({ arm: p.arm, run: `${p.arm} s${p.seed}`, phase: p.phase, step: p.step, value: metric === 'val_acc' ? 100 * p.value : p.value }));
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',

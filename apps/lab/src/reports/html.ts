@@ -6,6 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import type { TopLevelSpec } from '@telepath/analysis';
 import { writeFileAtomic } from '@telepath/core';
 import { curveSpec, type CurvePoint } from './curves.js';
 import type { ArmSummary } from '../running/run-arm.js';
@@ -16,7 +17,7 @@ export interface ShownSample { arm: string; seed: number; correct: boolean; ques
 
 export interface PageExtras { curves?: CurvePoint[]; samples?: ShownSample[] }
 
-export function accuracySpec(rows: ArmRow[]): object {
+export function accuracySpec(rows: ArmRow[]): TopLevelSpec {
   const values = rows.map((r) => ({ arm: r.arm, accuracy: 100 * r.accuracy, lo: 100 * Math.max(0, r.accuracy - r.stderr), hi: 100 * Math.min(1, r.accuracy + r.stderr) }));
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
@@ -32,7 +33,7 @@ export function accuracySpec(rows: ArmRow[]): object {
   };
 }
 
-export function lengthSpec(results: ArmSummary[]): object {
+export function lengthSpec(results: ArmSummary[]): TopLevelSpec {
   const values = results.map((r) => ({ arm: r.arm, seed: r.seed, accuracy: 100 * r.accuracy, length: r.reasoningLength }));
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
@@ -75,14 +76,13 @@ export async function buildHtml(experiment: string, rows: ArmRow[], results: Arm
   await fs.mkdir(out, { recursive: true });
   // Loaded on demand: vega and resvg are heavy, and only reports need them.
   const { renderChart } = await import('@telepath/analysis');
-  type Spec = Parameters<typeof renderChart>[0];
   const charts: { name: string; svg: string }[] = [];
   const curves = extras.curves ?? [];
-  const specs: [string, object][] = [['accuracy', accuracySpec(rows)], ['length', lengthSpec(results)]];
+  const specs: [string, TopLevelSpec][] = [['accuracy', accuracySpec(rows)], ['length', lengthSpec(results)]];
   if (curves.some((p) => p.metric === 'loss')) specs.push(['loss', curveSpec(curves, 'loss')]);
   if (curves.some((p) => p.metric === 'val_acc')) specs.push(['val-acc', curveSpec(curves, 'val_acc')]);
   for (const [name, spec] of specs) {
-    const { svg, png } = await renderChart(spec as Spec);
+    const { svg, png } = await renderChart(spec);
     await writeFileAtomic(path.join(out, `${name}.svg`), svg);
     await writeFileAtomic(path.join(out, `${name}.png`), png);
     charts.push({ name, svg });
