@@ -68,3 +68,8 @@ it('takes the means over seeds to the last bit as the loop it replaced did: the 
   expect(rows[3].msPerExample).toBe(0.2 / 2); // null counted as 0, as before
   expect(rows[4].validReasoning).toBeNaN(); // one seed without it
 });
+
+it('gives no rows, and the table says so, when no arm has finished', () => {
+  expect(aggregate([])).toEqual([]);
+  expect(tableText(aggregate([]))).toBe('(no finished arms)');
+});

@@ -79,6 +79,7 @@ function seedScores(results: ArmSummary[]) {
 
 /** Mean over seeds, with the spread and paired differences described in SPREAD_METHOD. */
 export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow[] {
+  if (results.length === 0) return []; // (a table without rows has no columns to group by)
   const resampler = new Resampler(new Rng(0).fork('bootstrap'));
   // Per arm: the means over its seeds of what each seed measured once.
   const perArm = aq
