@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { ConfigError, initBackend } from '@telepath/core';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliErrorText } from './cli.js';
-import { evalCommand, evalResultBase } from './eval-command.js';
-import { validateExperiment } from './experiment.js';
-import { reportCommand } from './report.js';
-import { runExperiment } from './run-experiment.js';
-import { acquireRunLock, lockFileOf, lockState } from './run-lock.js';
-import { retrainDirOf } from './run-arm.js';
+import { evalCommand, evalResultBase } from './commands/eval.js';
+import { validateExperiment } from './experiment/experiment.js';
+import { reportCommand } from './commands/report.js';
+import { runExperiment } from './running/run-experiment.js';
+import { acquireRunLock, lockFileOf, lockState } from './running/run-lock.js';
+import { retrainDirOf } from './running/run-arm.js';
 import { MICRO_SETTINGS } from './testing.js';
 
 beforeAll(async () => {
@@ -101,7 +101,7 @@ describe('telepath on a finished micro run', () => {
     try {
       const named = new RegExp(`${summary.replace(/[.]/g, '\\.')} is truncated or not valid JSON`);
       await expect(reportCommand([join(runs, 'micro'), '--quiet'])).rejects.toThrow(named);
-      const { experimentStatus } = await import('./status.js');
+      const { experimentStatus } = await import('./commands/status.js');
       await expect(experimentStatus(validateExperiment(MICRO, 'micro.json'), runs)).rejects.toThrow(named);
     } finally {
       writeFileSync(summary, good);
@@ -214,7 +214,7 @@ describe('locks that cannot hang', () => {
   });
 
   it('status tells a stale lock from training', async () => {
-    const { experimentStatus } = await import('./status.js');
+    const { experimentStatus } = await import('./commands/status.js');
     const runs = mkdtempSync(join(tmpdir(), 'stale-'));
     const dir = join(runs, 'micro', 'cot', 's0');
     mkdirSync(dir, { recursive: true });

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initBackend, readLatentTrace } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { validateExperiment } from './experiment.js';
-import { readSummaries, writeReport } from './report.js';
-import { runExperiment } from './run-experiment.js';
-import { aggregate, tableMarkdown } from './table.js';
+import { validateExperiment } from './experiment/experiment.js';
+import { readSummaries, writeReport } from './reports/report.js';
+import { runExperiment } from './running/run-experiment.js';
+import { aggregate, tableMarkdown } from './reports/table.js';
 import { MICRO_SETTINGS } from './testing.js';
 
 beforeAll(async () => {
@@ -104,7 +104,7 @@ describe('telepath run on a micro experiment', () => {
   });
 
   it('telepath eval re-evaluates a trained arm on a Countdown JSONL file', async () => {
-    const { evalCommand, evalResultBase } = await import('./eval-command.js');
+    const { evalCommand, evalResultBase } = await import('./commands/eval.js');
     const file = join(runs, 'extra.jsonl');
     writeFileSync(file, '{"input": "3,5,7", "output": "15"}\n{"input": "2,4,6", "output": "12"}\n');
     expect(await evalCommand([join(runs, 'micro', 'cot', 's0'), '--data', file, '--backend', 'cpu'])).toBe(0);
@@ -115,7 +115,7 @@ describe('telepath run on a micro experiment', () => {
   });
 
   it('telepath eval rebuilds an arm that started from another (initFrom) from its own record, wherever the record is', async () => {
-    const { evalCommand, evalResultBase } = await import('./eval-command.js');
+    const { evalCommand, evalResultBase } = await import('./commands/eval.js');
     const { cpSync } = await import('node:fs');
     const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[0], { name: 'liu', method: 'coprocessor', initFrom: 'no-cot', config: { variant: 'liu', latentTokens: 1, steps: 2 } }] }, 'micro.json');
     await runExperiment(exp, { runsDir: runs, ...quiet });

@@ -13,9 +13,9 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { FlowProducer, Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { ExperimentConfig } from '../experiment.js';
-import { jobDir, type Plan, type PlannedJob } from '../plan.js';
-import { readReusedRow, recordReusedRow, reusedRowRef, type ReusedRowRef } from '../run-experiment.js';
+import type { ExperimentConfig } from '../experiment/experiment.js';
+import { jobDir, type Plan, type PlannedJob } from '../experiment/plan.js';
+import { readReusedRow, recordReusedRow, reusedRowRef, type ReusedRowRef } from '../running/run-experiment.js';
 import { QUEUE_FORMAT, QUEUE_NAME } from './connection.js';
 
 /** What a job carries: everything a worker needs to run it, with no experiment files of its own. */

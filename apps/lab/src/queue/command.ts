@@ -5,15 +5,15 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
-import { loadExperiment, type ExperimentConfig } from '../experiment.js';
-import { readKind } from '../kinds.js';
-import { planExperiment } from '../plan.js';
-import { loadSweep } from '../sweep.js';
+import { loadExperiment, type ExperimentConfig } from '../experiment/experiment.js';
+import { readKind } from '../experiment/kinds.js';
+import { planExperiment } from '../experiment/plan.js';
+import { loadSweep } from '../experiment/sweep.js';
 import { enqueuePlan } from './add.js';
 import { checkQueueFormat, openRedis, safeUrl } from './connection.js';
 import { formatQueueStatus, planQueueStatus, type QueueState } from './status.js';
 import { runQueueWorker } from './worker.js';
-import { stopOnCtrlC } from '../interrupt.js';
+import { stopOnCtrlC } from '../running/interrupt.js';
 
 const QUEUE_HELP = `Usage: telepath queue add experiments/<name>.json [--set key=value ...] --redis URL [--runs DIR] [--json]
        telepath queue status experiments/<name>.json [--set key=value ...] --redis URL [--runs DIR] [--json]

@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { jobDir, type Plan } from '../plan.js';
-import { lastStep } from '../status.js';
+import { jobDir, type Plan } from '../experiment/plan.js';
+import { lastStep } from '../commands/status.js';
 import { QUEUE_NAME } from './connection.js';
 
 export type QueueState = 'waiting' | 'active' | 'completed' | 'failed';

@@ -12,12 +12,12 @@
 import { rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { loadTaskData, type TaskData } from '../data.js';
-import { armData, type ExperimentConfig } from '../experiment.js';
-import { jobDir } from '../plan.js';
-import { runArm } from '../run-arm.js';
-import { recordReusedRow, type ReusedRowRef } from '../run-experiment.js';
-import { liveLockHolder, lockFileOf } from '../run-lock.js';
+import { loadTaskData, type TaskData } from '../experiment/data.js';
+import { armData, type ExperimentConfig } from '../experiment/experiment.js';
+import { jobDir } from '../experiment/plan.js';
+import { runArm } from '../running/run-arm.js';
+import { recordReusedRow, type ReusedRowRef } from '../running/run-experiment.js';
+import { liveLockHolder, lockFileOf } from '../running/run-lock.js';
 import { reusedRowsKey, type ArmJobData } from './add.js';
 import { checkQueueFormat, openRedis, QUEUE_FORMAT, QUEUE_NAME, safeUrl } from './connection.js';
 

@@ -1,0 +1,128 @@
+/**
+ * `telepath eval <run dir> --data FILE`: rebuilds a finished arm from its run record (tokenizer,
+ * model config, phase checkpoints) and evaluates it on another file of the same task. Writes
+ * eval-<file>-<hash>.json and eval-<file>-<hash>.samples.jsonl into the run directory, the hash
+ * taken from the data file's absolute path, so two files with one base name never overwrite each
+ * other's result.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeBackend, initBackend, readCheckpoint, readJsonFile, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
+import { countdownAllNumbersTask, countdownTask, DEFAULT_RENDER_OPTIONS, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, renderCountdown, toSymbolicProsqa, type Task } from '@telepath/tasks';
+import { DEFAULT_PROSQA_DATA, type CountdownData, type ProsqaData } from '../experiment/data.js';
+import { evaluatePasses } from '../evaluation/eval-passes.js';
+import { armData, type Arm, type ExperimentConfig } from '../experiment/experiment.js';
+import { methodById } from '../experiment/methods.js';
+import { buildArm, FINAL_CHECKPOINT } from '../running/run-arm.js';
+
+const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--backend NAME]
+
+Evaluates the trained arm in <run dir> (runs/<experiment>/<arm>/s<seed>) on FILE:
+  countdown  JSONL, one {"input": "a,b,c", "output": "target"} per line
+  gsm8k      GSM8K's JSONL ({"question", "answer"} with <<…>> annotations and ####)
+  prosqa     the ProsQA JSON format
+Writes eval-<file>-<hash>.json and eval-<file>-<hash>.samples.jsonl into the run directory
+(<hash>: 8 hex digits of the sha256 of FILE's absolute path).`;
+
+export async function evalCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { data: { type: 'string' }, max: { type: 'string', default: '0' }, json: { type: 'boolean', default: false }, backend: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1 || !values.data) {
+    console.error(`telepath eval: expected a run directory and --data FILE\n\n${HELP}`);
+    return 2;
+  }
+  const dir = path.resolve(positionals[0]);
+  const configFile = path.join(dir, 'config.resolved.json');
+  if (!existsSync(configFile)) throw new Error(`${dir} is not a run directory (no config.resolved.json)`);
+  if (!existsSync(path.join(dir, 'summary.json'))) throw new Error(`${dir}: this run has not finished training and evaluation; finish it with telepath run first`);
+  const resolved = (await readJsonFile(configFile)) as Pick<ExperimentConfig, 'task' | 'data' | 'lm' | 'train' | 'eval'> & { experiment: string; arm: Arm; seed: number };
+  const { examples, task } = await loadEvalFile(resolved.task, armData(resolved, resolved.arm), values.data);
+  if (examples.length === 0) throw new Error(`${values.data}: no examples to evaluate (an empty file); an accuracy of 0/0 would mean nothing`);
+  const max = Number(values.max);
+  if (!Number.isInteger(max) || max < 0) throw new Error(`telepath eval --max: expected an integer ≥ 0 (0: every example), got ${JSON.stringify(values.max)}`);
+  const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
+  console.error(describeBackend(info));
+  const method = methodById(resolved.arm.method, `${configFile} arm`);
+  // The record keeps the arm, not the experiment's other arms: an initFrom source is looked for
+  // among this experiment's runs, beside this run directory.
+  const exp = { ...resolved, name: resolved.experiment, arms: [] } as unknown as ExperimentConfig;
+  const final = path.join(dir, FINAL_CHECKPOINT);
+  // final.ckpt holds every variable the arm ended with, frozen ones and init-time measurements
+  // included, so the arm it started from is not needed. Records written before final.ckpt existed:
+  // the initFrom source, then each phase's checkpoint.
+  const hasFinal = existsSync(final);
+  const runsDir = path.dirname(path.dirname(path.dirname(dir)));
+  const checkpoint = hasFinal ? await readCheckpoint(final) : null;
+  let { state, lm } = await buildArm(method, dir, exp, hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir);
+  // Values a method measures at init from the LM it starts from (CoLaR's embStd, the coprocessor's
+  // latentScale) are variables in final.ckpt. A final.ckpt written before they were lacks them:
+  // build from the recorded initFrom, so init measures them on the LM the arm trained from.
+  const missing = checkpoint ? [...state.variables().keys()].filter((k) => !checkpoint.tensors.has(`param/${k}`)) : [];
+  if (missing.length > 0 && resolved.arm.initFrom) {
+    state.dispose();
+    console.error(`[telepath] ${final} has no ${missing.join(', ')} (written before they were checkpointed); measuring them on ${resolved.arm.initFrom}'s trained LM, as training did`);
+    ({ state, lm } = await buildArm(method, dir, exp, resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir));
+  }
+  try {
+    if (checkpoint) {
+      const params = new Map([...state.variables()].filter(([k]) => !missing.includes(k)));
+      restoreCheckpoint(final, checkpoint, { params, modelConfig: lm.config });
+    } else {
+      for (const { phase } of method.phases(resolved.arm.config)) {
+        const file = path.join(dir, `${phase}.ckpt`);
+        restoreCheckpoint(file, await readCheckpoint(file), { params: state.trainable(phase), modelConfig: lm.config });
+      }
+    }
+    const subset = max > 0 ? examples.slice(0, max) : examples;
+    const maxNewTokens = resolved.eval.maxNewTokens || ((resolved.arm.config.maxNewTokens as number | undefined) ?? 64);
+    const ev = await evaluatePasses(method, resolved.arm.config, state, subset, task, { ...resolved.eval, maxNewTokens }, { label: `eval ${path.basename(values.data)}`, seed: resolved.seed });
+    if (ev === 'interrupted') return 130;
+    const base = evalResultBase(values.data);
+    const { samples, ...summary } = ev;
+    const out = { run: dir, data: path.resolve(values.data), arm: resolved.arm.name, seed: resolved.seed, ...summary };
+    await writeFileAtomic(path.join(dir, `${base}.json`), JSON.stringify(out, null, 2) + '\n');
+    await writeFileAtomic(path.join(dir, `${base}.samples.jsonl`), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    if (values.json) console.log(JSON.stringify(out));
+    else console.log(`${resolved.arm.name} s${resolved.seed} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example${ev.passes ? ` (mean of ${ev.passes.n} decoding passes, 95 % interval ± ${(100 * ev.passes.ci95).toFixed(1)})` : ''}`);
+    return 0;
+  } finally {
+    state.dispose();
+  }
+}
+
+/** eval-<file name>-<8 hex of the sha256 of its absolute path>: one result per data file. */
+export function evalResultBase(dataFile: string): string {
+  const hash = createHash('sha256').update(path.resolve(dataFile)).digest('hex').slice(0, 8);
+  return `eval-${path.basename(dataFile).replace(/[^A-Za-z0-9._-]/g, '_')}-${hash}`;
+}
+
+async function loadEvalFile(taskName: string, data: object, file: string): Promise<{ examples: Example[]; task: Task }> {
+  switch (taskName) {
+    case 'countdown': {
+      const { rules, numberFormat = 'plain' } = data as CountdownData;
+      // Questions in the number format the arm was trained on (solutions: none in a test file).
+      const examples = (await loadCountdownJsonl(file)).examples.map((e) => renderCountdown(e, { ...DEFAULT_RENDER_OPTIONS, numberFormat }));
+      return { examples, task: rules === 'all-numbers' ? countdownAllNumbersTask : countdownTask };
+    }
+    case 'gsm8k':
+      return { examples: (await loadGsm8kJsonlFile(file)).examples, task: gsm8kTask };
+    case 'prosqa': {
+      let text: string;
+      try {
+        text = await fs.readFile(file, 'utf8');
+      } catch (e) {
+        throw new Error(`cannot read ${file}: ${(e as Error).message}`);
+      }
+      const { rendering, reasoning } = { ...DEFAULT_PROSQA_DATA, ...(data as Partial<ProsqaData>) };
+      const examples = parseProsqaJson(text, file, `file:${path.basename(file)}`, []);
+      return { examples: rendering === 'symbolic' ? examples.map((e) => toSymbolicProsqa(e, reasoning)) : examples, task: prosqaTask };
+    }
+    default:
+      throw new Error(`telepath eval --data: files of task "${taskName}" are not supported (countdown, gsm8k, prosqa are)`);
+  }
+}

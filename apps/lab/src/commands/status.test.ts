@@ -1,0 +1,63 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { main } from '../cli.js';
+import { loadExperiment } from '../experiment/experiment.js';
+import { lockFileOf } from '../running/run-lock.js';
+import { experimentStatus, formatStatus } from './status.js';
+import { MICRO_SETTINGS } from '../testing.js';
+
+const cot = (variant: string, steps: number) => ({ method: 'cot', config: { variant, steps } });
+
+it('reads done, training, stopped and not-started arms from the records and locks, reused arms from their source', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'status-'));
+  const runs = join(folder, 'runs');
+  const write = (name: string, arms: object[]) => {
+    const file = join(folder, `${name}.json`);
+    writeFileSync(file, JSON.stringify({ name, ...MICRO_SETTINGS, arms }));
+    return file;
+  };
+  const micro = write('micro', [{ name: 'a', ...cot('no-cot', 2) }, { name: 'b', ...cot('cot', 4) }, { name: 'c', ...cot('cot', 4) }, { name: 'd', ...cot('cot', 4) }]);
+  const other = write('other', [{ name: 'x', reuse: 'micro/a' }, { name: 'y', reuse: 'micro/d' }]);
+  const log = console.log;
+  console.log = () => {};
+  try {
+    expect(await main(['run', micro, '--runs', runs, '--backend', 'cpu', '--quiet', '--set', 'arms=[{"name":"a","method":"cot","config":{"variant":"no-cot","steps":2}}]'])).toBe(0);
+  } finally {
+    console.log = log;
+  }
+  // b stopped after logging step 2 of 4; c held by a live process (this one) at step 3.
+  const dirOf = (arm: string) => join(runs, 'micro', arm, 's0');
+  for (const [arm, step] of [['b', 2], ['c', 3]] as const) {
+    mkdirSync(dirOf(arm), { recursive: true });
+    writeFileSync(join(dirOf(arm), 'metrics.jsonl'), `{"step":1,"sft/loss":2.5}\n{"step":${step},"sft/loss":2.1}\n{"step":${step},"sft/lr":0.001}\n`);
+  }
+  writeFileSync(lockFileOf(dirOf('c')), JSON.stringify({ pid: process.pid, host: hostname(), since: '2026-11-30T00:00:00.000Z' }));
+
+  const states = await experimentStatus(await loadExperiment(micro), runs);
+  expect(states.map((s) => [s.arm, s.state])).toEqual([['a', 'done'], ['b', 'stopped'], ['c', 'training'], ['d', 'not started']]);
+  expect(states[0].detail).toMatch(/^\d+\.\d % ± \d+\.\d$/);
+  expect(states[1].detail).toBe('sft step 2 / 4');
+  expect(states[2].detail).toBe(`pid ${process.pid} since 2026-11-30T00:00:00.000Z, sft step 3 / 4`);
+  expect(formatStatus('micro', states).split('\n')[0]).toBe('micro: 1/4 done, 1 training, 1 stopped, 1 not started');
+
+  const reused = await experimentStatus(await loadExperiment(other), runs);
+  expect(reused.map((s) => [s.arm, s.state, s.detail])).toEqual([
+    ['x', 'done', `${states[0].detail} (reused: micro/a)`],
+    ['y', 'not started', '(reused: micro/d)'],
+  ]);
+});
+
+it('telepath status refuses a kind experiment and a missing file argument', async () => {
+  const err = console.error;
+  const printed: string[] = [];
+  console.error = (s: string) => printed.push(s);
+  try {
+    expect(await main(['status'])).toBe(2);
+    expect(await main(['status', join(process.cwd(), '../../experiments/thought-comm-synthetic.json')])).toBe(2);
+  } finally {
+    console.error = err;
+  }
+  expect(printed.join('\n')).toMatch(/expected one experiment file, got 0[\s\S]*is a "kind" experiment/);
+});

@@ -1,0 +1,127 @@
+/**
+ * `telepath status <experiment.json>`: where every arm × seed of an experiment stands, read from
+ * its run records and locks (no data, no backend): done (its accuracy), training (the process and
+ * its last logged step), stopped (its last logged step — the same `telepath run` resumes it), or
+ * not started. A reused arm is looked up in the experiment that trains it.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import { hostname } from 'node:os';
+import * as path from 'node:path';
+import { readJsonFile } from '@telepath/core';
+import { parseArgs } from 'node:util';
+import { loadExperiment, type Arm, type ExperimentConfig } from '../experiment/experiment.js';
+import { jobDir, planExperiment, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
+import { methodById } from '../experiment/methods.js';
+import { readKind } from '../experiment/kinds.js';
+import type { ArmSummary } from '../running/run-arm.js';
+import { lockState } from '../running/run-lock.js';
+import { loadSweep } from '../experiment/sweep.js';
+
+export type ArmStateName = 'done' | 'training' | 'stale lock' | 'stopped' | 'not started';
+
+export interface ArmState {
+  arm: string;
+  seed: number;
+  state: ArmStateName;
+  /** Accuracy when done, the last logged step otherwise; where a reused arm trains. */
+  detail: string;
+}
+
+const HELP = `Usage: telepath status <experiment.json> [--set key=value ...] [--runs DIR]
+
+Where every arm × seed of the experiment stands, from its run records and locks:
+  done          finished (accuracy ± s.e.)
+  training      a live process holds its lock (pid, last logged step of the phase)
+  stale lock    its lock's process is gone (exited, pid reused, machine restarted, or no heartbeat
+                from another host for 10 min); the next telepath run takes it over and resumes
+  stopped       started and interrupted; the same telepath run resumes it from its checkpoint
+  not started
+A reused arm is looked up in the experiment that trains it. A sweep lists each of its experiments.`;
+
+export async function statusCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { set: { type: 'string', multiple: true, default: [] }, runs: { type: 'string', default: 'runs' }, help: { type: 'boolean', short: 'h', default: false } },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    console.error(`telepath status: expected one experiment file, got ${positionals.length}\n\n${HELP}`);
+    return 2;
+  }
+  const file = positionals[0];
+  if (await readKind(file, values.set!)) {
+    console.error(`telepath status: ${file} is a "kind" experiment; status reads arm experiments (its records are under ${values.runs}/<name>/)`);
+    return 2;
+  }
+  const sweep = await loadSweep(file, values.set);
+  const experiments = sweep ? sweep.experiments : [await loadExperiment(file, values.set)];
+  for (const exp of experiments) {
+    const states = await experimentStatus(exp, path.resolve(values.runs!));
+    console.log(formatStatus(exp.name, states));
+  }
+  return 0;
+}
+
+export async function experimentStatus(exp: ExperimentConfig, runsDir: string): Promise<ArmState[]> {
+  const plan = planExperiment(exp);
+  const jobs = new Map(plan.jobs.map((j) => [j.id, j]));
+  const rows = [...plan.rows].sort((a, b) => exp.seeds.indexOf(a.seed) - exp.seeds.indexOf(b.seed)); // seed by seed, arms in order
+  return Promise.all(rows.map((row) => armState(row, jobs.get(row.job)!, runsDir)));
+}
+
+async function armState(row: PlannedRow, job: PlannedJob, runsDir: string): Promise<ArmState> {
+  const { arm, seed } = row;
+  const dir = jobDir(runsDir, job);
+  const where = row.reusedFrom ? ` (reused: ${row.reusedFrom})` : '';
+  const summaryFile = path.join(dir, 'summary.json');
+  if (existsSync(summaryFile)) {
+    const s = await readJsonFile<ArmSummary>(summaryFile);
+    return { arm: arm.name, seed, state: 'done', detail: `${(100 * s.accuracy).toFixed(1)} % ± ${(100 * s.stderr).toFixed(1)}${where}` };
+  }
+  const lock = await lockState(dir);
+  const step = await lastStep(dir, job.arm);
+  if (lock.state === 'live') return { arm: arm.name, seed, state: 'training', detail: `pid ${lock.holder.pid}${lock.holder.host === hostname() ? '' : ` on ${lock.holder.host}`} since ${lock.holder.since}${step ? `, ${step}` : ''}${where}` };
+  if (lock.state === 'stale') return { arm: arm.name, seed, state: 'stale lock', detail: `${lock.why}${step ? `; ${step}` : ''}${where}` };
+  if (step) return { arm: arm.name, seed, state: 'stopped', detail: `${step}${where}` };
+  return { arm: arm.name, seed, state: 'not started', detail: where.trim() };
+}
+
+/** "sft step 125 / 200" from the last training line of metrics.jsonl, or null before any. */
+export async function lastStep(dir: string, arm: Arm): Promise<string | null> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(dir, 'metrics.jsonl'), 'utf8');
+  } catch {
+    return null;
+  }
+  const lines = text.trim().split('\n').reverse();
+  for (const line of lines) {
+    let rec: Record<string, unknown>;
+    try {
+      rec = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue; // a line cut by a crash
+    }
+    const lossKey = Object.keys(rec).find((k) => k.endsWith('/loss'));
+    if (!lossKey || typeof rec.step !== 'number') continue;
+    const phase = lossKey.slice(0, -'/loss'.length);
+    const phases = methodById(arm.method, `arm ${arm.name}`).phases(arm.config);
+    const total = phases.find((p) => p.phase === phase)?.steps;
+    const evaluating = rec.step === total && phases[phases.length - 1].phase === phase;
+    return `${phase} step ${rec.step}${total ? ` / ${total}` : ''}${evaluating ? ' (training done; evaluating)' : ''}`;
+  }
+  return null;
+}
+
+export function formatStatus(name: string, states: ArmState[]): string {
+  const count = (s: ArmStateName) => states.filter((x) => x.state === s).length;
+  const stale = count('stale lock') ? `, ${count('stale lock')} with a stale lock` : '';
+  const head = `${name}: ${count('done')}/${states.length} done, ${count('training')} training${stale}, ${count('stopped')} stopped, ${count('not started')} not started`;
+  const width = Math.max(3, ...states.map((s) => s.arm.length));
+  const rows = states.map((s) => `  ${s.arm.padEnd(width)}  s${String(s.seed).padEnd(3)} ${s.state.padEnd(11)}  ${s.detail}`.trimEnd());
+  return [head, ...rows].join('\n');
+}

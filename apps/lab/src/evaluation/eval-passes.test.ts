@@ -1,0 +1,91 @@
+/**
+ * Repeated evaluation of stochastic decoding (CoLaR: 5 passes, mean ± 95 % CI).
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { colar } from '@telepath/colar';
+import { initBackend, type Example, type LatentMethod, type MethodState } from '@telepath/core';
+import type { Task } from '@telepath/tasks';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evaluatePasses, passStats } from './eval-passes.js';
+import { validateExperiment } from '../experiment/experiment.js';
+import { runExperiment } from '../running/run-experiment.js';
+import { MICRO_SETTINGS } from '../testing.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+/** Answers right with probability one half, from the rng evaluation hands it. */
+const coin: LatentMethod<{ passes: number }, MethodState> = {
+  id: 'colar',
+  paper: { title: 'test', arxiv: null, sections: [] },
+  defaults: { passes: 1 },
+  init: () => ({ trainable: () => new Map(), variables: () => new Map(), dispose: () => {} }),
+  phases: () => [],
+  loss: () => { throw new Error('not trained'); },
+  generate: async (_s, batch, o) => batch.map((ex) => ({ id: ex.id, answer: o.rng.float() < 0.5 ? ex.answer : 'wrong', text: '', reasoningLength: 1, reasoningKind: 'latents' as const })),
+  evalPasses: (c) => c.passes,
+};
+const task = { isCorrect: (ex: Example, text: string) => text === `### ${ex.answer}` } as unknown as Task;
+const examples: Example[] = Array.from({ length: 40 }, (_, i) => ({ id: `q${i}`, question: `q${i}`, steps: [], answer: String(i) }));
+const settings = { batchSize: 8, maxNewTokens: 4, temperature: 1, topP: 1, maxExamples: 0, controls: [] } as never;
+
+describe('evaluation passes', () => {
+  it('passStats: mean, sample sd and 1.96·sd/√n', () => {
+    const s = passStats([0.2, 0.4, 0.3, 0.5, 0.1]);
+    expect(s.mean).toBeCloseTo(0.3, 12);
+    expect(s.sd).toBeCloseTo(Math.sqrt(0.025), 12);
+    expect(s.ci95).toBeCloseTo((1.96 * Math.sqrt(0.025)) / Math.sqrt(5), 12);
+    expect(passStats([0.4]).sd).toBe(0);
+  });
+
+  it('5 passes draw 5 different streams; accuracy is their mean; pass 1 is the single-pass evaluation', async () => {
+    const state = coin.init({} as never, { passes: 5 });
+    const five = await evaluatePasses(coin, { passes: 5 }, state, examples, task, settings, { seed: 3, quiet: true });
+    const one = await evaluatePasses(coin, { passes: 1 }, state, examples, task, settings, { seed: 3, quiet: true });
+    if (five === 'interrupted' || one === 'interrupted') throw new Error('interrupted');
+    expect(five.passes!.n).toBe(5);
+    expect(new Set(five.passes!.accuracies).size).toBeGreaterThan(1);
+    expect(five.passes!.accuracies[0]).toBe(one.accuracy);
+    expect(five.accuracy).toBeCloseTo(five.passes!.accuracies.reduce((a, b) => a + b, 0) / 5, 12);
+    expect(five.samples).toEqual(one.samples);
+    expect(one.passes).toBeUndefined();
+    const control = await evaluatePasses(coin, { passes: 5 }, state, examples, task, settings, { seed: 3, quiet: true, control: 'zero' });
+    expect(control !== 'interrupted' && control.passes).toBeUndefined(); // controls: one pass
+  });
+
+  it('a CoLaR arm (sampled decoding) is evaluated over 5 passes and records their mean and spread; an RL arm records its GRPO groups', async () => {
+    expect(colar.evalPasses!(colar.defaults)).toBe(5);
+    expect(colar.evalPasses!({ ...colar.defaults, decoding: 'greedy' })).toBe(1);
+    const runs = mkdtempSync(join(tmpdir(), 'lab-passes-'));
+    const exp = validateExperiment({
+      name: 'passes',
+      ...MICRO_SETTINGS,
+      arms: [
+        { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4 } },
+        { name: 'colar', method: 'colar', initFrom: 'cot', config: { sftSteps: 2, compressionFactor: 2, maxLatents: 6 } },
+        { name: 'colar-rl', method: 'colar', initFrom: 'colar', config: { sftSteps: 0, rlSteps: 2, compressionFactor: 2, maxLatents: 6, groupSize: 2, rolloutQuestions: 2, rlMinibatch: 2, evalPasses: 2 } },
+      ],
+    }, 'passes.json');
+    await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
+    const summary = JSON.parse(readFileSync(join(runs, 'passes', 'colar', 's0', 'summary.json'), 'utf8'));
+    expect(summary.passes.n).toBe(5);
+    expect(summary.passes.accuracies).toHaveLength(5);
+    expect(summary.accuracy).toBeCloseTo(summary.passes.mean, 12);
+    // The RL arm records its GRPO groups: 2 steps of minibatch 2 = one buffer of 2 questions × G 2.
+    const rl = JSON.parse(readFileSync(join(runs, 'passes', 'colar-rl', 's0', 'summary.json'), 'utf8'));
+    expect(rl.passes.n).toBe(2);
+    expect(rl.trainingStats.rlGroups).toBe(2);
+    expect(rl.trainingStats.rlGroupsWithSignal).toBeGreaterThanOrEqual(0);
+    expect(rl.trainingStats.rlGroupsWithSignal).toBeLessThanOrEqual(2);
+    expect(summary.trainingStats).toBeUndefined(); // no RL phase
+    // Every row says where its weights start: the root of the initFrom chain.
+    expect([summary.startsFrom, rl.startsFrom]).toEqual(['cot', 'cot']);
+    expect(readFileSync(join(runs, 'passes', 'table.md'), 'utf8')).toContain('|starts from|');
+    const cot = JSON.parse(readFileSync(join(runs, 'passes', 'cot', 's0', 'summary.json'), 'utf8'));
+    expect(cot.passes).toBeUndefined();
+    expect(cot.startsFrom).toBe('scratch');
+  }, 60_000);
+});

@@ -1,0 +1,134 @@
+/**
+ * Evaluation of a trained arm (or a heuristic): generate answers batch by batch, score them with
+ * the task, diagnose each written chain (`diagnoseChain` of @telepath/tasks), note generations cut
+ * off by the token cap, time the decoding per example, and report accuracy with its binomial
+ * standard error. Every sample keeps its question id and correctness (samples.jsonl), from which
+ * reports rebuild paired intervals.
+ */
+import { Rng, SPECIAL_TOKENS, type Example, type Generation, type GenerateOptions, type LatentControl, type LatentMethod, type MethodState } from '@telepath/core';
+import { diagnoseChain, type ChainDiagnosis, type Task } from '@telepath/tasks';
+import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from './diagnostics.js';
+import { Progress } from '../running/progress.js';
+import type { EvalSettings } from '../experiment/experiment.js';
+
+export interface ScoredSample {
+  id: string;
+  question: string;
+  gold: string;
+  prediction: string;
+  correct: boolean;
+  reasoningLength: number;
+  text: string;
+  /** The task's verdict on written reasoning (token reasoning and tasks with `checkReasoning` only). */
+  reasoning?: { ok: boolean; reason: string };
+  /** What the written chain says beside the answer (chain class, agreement, ProsQA's option). */
+  diagnosis?: ChainDiagnosis;
+  /** The generation ended without `<eos>`: cut off by the token cap or the context end. */
+  hitCap?: boolean;
+}
+
+export interface EvalResult {
+  accuracy: number;
+  /** Binomial standard error sqrt(p(1 − p) / n). */
+  stderr: number;
+  correct: number;
+  total: number;
+  reasoningLength: number;
+  reasoningKind: Generation['reasoningKind'];
+  msPerExample: number;
+  /** Share of samples whose written reasoning the task judges sound; null when not checked. */
+  validReasoning: number | null;
+  /** How often each verdict occurred (e.g. {"ok": 12, "wrong-arithmetic": 180}); {} when not checked. */
+  reasoningVerdicts: Record<string, number>;
+  diagnostics: Diagnostics;
+  samples: ScoredSample[];
+}
+
+/** A generation, plus the written chain for answerers whose chain is not in `text` before `###` (heuristics). */
+export type Answerer = (batch: Example[], o: GenerateOptions) => Promise<(Generation & { chain?: string | null })[]>;
+
+export interface EvalOptions {
+  label?: string;
+  seed?: number;
+  shouldStop?: () => boolean;
+  quiet?: boolean;
+  control?: LatentControl;
+  /** Decoding pass k > 0 of a repeated evaluation draws from its own stream (eval-passes.ts). */
+  pass?: number;
+}
+
+/** The written chain of a generation: the text before `###` of token reasoning; null for latent or no reasoning. */
+function chainOf(g: Generation & { chain?: string | null }): string | null {
+  if (g.chain !== undefined) return g.chain;
+  return g.reasoningKind === 'tokens' ? g.text.split('###')[0].replaceAll(SPECIAL_TOKENS.eos, '') : null;
+}
+
+export async function evaluate<C, S extends MethodState>(
+  method: LatentMethod<C, S>,
+  state: S,
+  examples: Example[],
+  task: Task,
+  settings: EvalSettings & { maxNewTokens: number },
+  o: EvalOptions = {},
+): Promise<EvalResult | 'interrupted'> {
+  return evaluateAnswers((batch, g) => method.generate(state, batch, g), examples, task, settings, o, method.id);
+}
+
+export async function evaluateAnswers(answer: Answerer, examples: Example[], task: Task, settings: Pick<EvalSettings, 'batchSize' | 'temperature' | 'topP'> & { maxNewTokens: number }, o: EvalOptions = {}, who = 'answerer'): Promise<EvalResult | 'interrupted'> {
+  const progress = o.quiet ? undefined : new Progress(o.label ?? 'eval', examples.length);
+  const rng = new Rng(o.seed ?? 0).fork(o.pass ? `eval/pass${o.pass}` : 'eval');
+  const samples: ScoredSample[] = [];
+  let decodeMs = 0;
+  let reasoningKind: Generation['reasoningKind'] = 'none';
+  for (let i = 0; i < examples.length; i += settings.batchSize) {
+    if (o.shouldStop?.()) return 'interrupted';
+    await new Promise<void>((resolve) => setImmediate(resolve)); // timers run between batches: a queue worker renews its job's lock
+    const batch = examples.slice(i, i + settings.batchSize);
+    const t0 = performance.now();
+    const gens = await answer(batch, { maxNewTokens: settings.maxNewTokens, temperature: settings.temperature, topP: settings.topP, rng: rng.fork(`batch/${i}`), control: o.control ?? 'none' });
+    decodeMs += performance.now() - t0;
+    gens.forEach((g, j) => {
+      const ex = batch[j];
+      if (g.id !== ex.id) throw new Error(`${who}.generate returned answers out of order (${g.id} for ${ex.id})`);
+      reasoningKind = g.reasoningKind;
+      const chain = chainOf(g);
+      const checked = chain !== null && task.checkReasoning ? task.checkReasoning(ex, chain) : undefined;
+      const output = `### ${g.answer}`;
+      samples.push({
+        id: ex.id,
+        question: ex.question,
+        gold: ex.answer,
+        prediction: g.answer,
+        correct: task.isCorrect(ex, output),
+        reasoningLength: g.reasoningLength,
+        text: g.text,
+        ...(checked ? { reasoning: { ok: checked.ok, reason: checked.reason } } : {}),
+        diagnosis: diagnoseChain(task, ex, chain, output),
+        hitCap: !g.text.includes(SPECIAL_TOKENS.eos),
+      });
+    });
+    const correct = samples.filter((s) => s.correct).length;
+    progress?.update(samples.length, `acc ${((100 * correct) / samples.length).toFixed(1)}%`);
+  }
+  const total = samples.length;
+  const correct = samples.filter((s) => s.correct).length;
+  const p = total ? correct / total : 0;
+  const checked = samples.filter((s) => s.reasoning);
+  const reasoningVerdicts: Record<string, number> = {};
+  for (const s of checked) reasoningVerdicts[s.reasoning!.reason] = (reasoningVerdicts[s.reasoning!.reason] ?? 0) + 1;
+  const diagnostics = emptyDiagnostics();
+  for (const s of samples) tallyDiagnosis(diagnostics, s.diagnosis!, s.hitCap!);
+  return {
+    accuracy: p,
+    stderr: total ? Math.sqrt((p * (1 - p)) / total) : 0,
+    correct,
+    total,
+    reasoningLength: total ? samples.reduce((a, s) => a + s.reasoningLength, 0) / total : 0,
+    reasoningKind,
+    msPerExample: total ? decodeMs / total : 0,
+    validReasoning: checked.length ? checked.filter((s) => s.reasoning!.ok).length / checked.length : null,
+    reasoningVerdicts,
+    diagnostics,
+    samples,
+  };
+}

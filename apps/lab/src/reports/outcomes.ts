@@ -1,0 +1,59 @@
+/**
+ * Per-question correctness of every arm × seed, read back from the run records (samples.jsonl,
+ * samples.<test set>.jsonl: each line has the question `id` and `correct`), for the bootstrap.
+ * A reused arm's samples are in the run that trained it (`reusedFrom`). Runs without samples
+ * (none written, or removed) are left out; the table then falls back to binomial errors.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { samplesFile } from '../evaluation/arm-eval.js';
+import type { Outcomes } from './bootstrap.js';
+import type { ArmSummary } from '../running/run-arm.js';
+
+/** Key of a table row's outcomes: the arm, and the test set ('' = the main one). */
+export const outcomeKey = (arm: string, testSet = '') => (testSet ? `${arm} [${testSet}]` : arm);
+
+/** Where an arm × seed's samples are: `<runs>/<experiment>/<arm>/s<seed>`, or the reused source's. */
+export function samplesDir(runsDir: string, r: ArmSummary): string {
+  const [exp, arm] = r.reusedFrom ? r.reusedFrom.split('/') : [r.experiment, r.arm];
+  return path.join(runsDir, exp, arm, `s${r.seed}`);
+}
+
+async function readCorrect(file: string): Promise<Map<string, boolean> | null> {
+  if (!existsSync(file)) return null;
+  const out = new Map<string, boolean>();
+  for (const [i, line] of (await fs.readFile(file, 'utf8')).split('\n').entries()) {
+    if (line.trim() === '') continue;
+    let s: { id?: unknown; correct?: unknown };
+    try {
+      s = JSON.parse(line) as typeof s;
+    } catch (e) {
+      throw new Error(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
+    }
+    if (typeof s.id !== 'string' || typeof s.correct !== 'boolean') throw new Error(`${file}:${i + 1}: expected "id" (string) and "correct" (boolean)`);
+    out.set(s.id, s.correct);
+  }
+  return out;
+}
+
+/** Outcomes per row key; a row appears only when every one of its seeds has its samples. */
+export async function readOutcomes(runsDir: string, results: ArmSummary[]): Promise<Map<string, Outcomes>> {
+  const out = new Map<string, Outcomes>();
+  const missing = new Set<string>();
+  for (const r of results) {
+    for (const testSet of ['', ...Object.keys(r.tests ?? {})]) {
+      const key = outcomeKey(r.arm, testSet);
+      const correct = await readCorrect(path.join(samplesDir(runsDir, r), samplesFile(testSet)));
+      if (!correct) {
+        missing.add(key);
+        continue;
+      }
+      const o = out.get(key) ?? { seeds: [], correct: [] };
+      o.seeds.push(r.seed);
+      o.correct.push(correct);
+      out.set(key, o);
+    }
+  }
+  for (const k of missing) out.delete(k);
+  return out;
+}

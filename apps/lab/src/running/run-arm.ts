@@ -1,0 +1,399 @@
+/**
+ * One arm × one seed: build the tokenizer and LM, train every phase of the method with
+ * checkpoints, evaluate, and write the run record under runs/<experiment>/<arm>/s<seed>/.
+ * A finished run (summary.json present) is skipped unless forced; an unfinished one resumes from
+ * its checkpoints; Ctrl-C stops after the current step with a checkpoint written. A forced retrain
+ * builds its record beside the finished one (`<dir>.retrain`) and swaps it in when complete, so a
+ * retrain killed midway loses nothing.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import {
+  configDifferences,
+  currentBackend,
+  readCheckpoint,
+  readJsonFile,
+  restoreCheckpoint,
+  saveCheckpoint,
+  encodeExample,
+  Rng,
+  RunRecord,
+  TinyLm,
+  lmConfig,
+  runTokenizer,
+  saveGpt2,
+  train,
+  writeFileAtomic,
+  writeLatentTrace,
+  type Example,
+  type LatentControl,
+  type LatentMethod,
+  type LmConfig,
+  type MethodState,
+  type RewardFn,
+  type PretrainedTokenizer,
+  type Tokenizer,
+  type TrainStep,
+} from '@telepath/core';
+import type { Task } from '@telepath/tasks';
+import { curveLogger, evaluateTestSets, type TestSetResult } from '../evaluation/arm-eval.js';
+import type { TaskData } from '../experiment/data.js';
+import type { Diagnostics } from '../evaluation/diagnostics.js';
+import { evaluate, type Answerer } from '../evaluation/evaluate.js';
+import { addPasses, type PassStats } from '../evaluation/eval-passes.js';
+import { HEURISTIC, heuristicAnswerer, runHeuristicArm } from './heuristic-arm.js';
+import { missingFromRecord, nothingMissing, upgradeRecord } from './upgrade-record.js';
+import { armData, type Arm, type ExperimentConfig } from '../experiment/experiment.js';
+import { methodById } from '../experiment/methods.js';
+import { PRETRAINED_EXPORT, pretrainedLm } from './pretrained-lm.js';
+import { Progress } from './progress.js';
+import { armRunDir, runDirOf, startingPoint } from '../experiment/plan.js';
+import { acquireRunLock } from './run-lock.js';
+
+export { runDirOf };
+
+export interface ArmSummary {
+  experiment: string;
+  arm: string;
+  /** Position of the arm in the experiment config (reports keep this order). */
+  armIndex: number;
+  method: string;
+  seed: number;
+  accuracy: number;
+  stderr: number;
+  correct: number;
+  total: number;
+  reasoningLength: number;
+  reasoningKind: string;
+  msPerExample: number;
+  trainSeconds: number;
+  params: number;
+  backend: string;
+  /** Share of answers whose written reasoning the task judged sound, and the verdicts (CoT-like arms on tasks that check reasoning). */
+  validReasoning?: number;
+  reasoningVerdicts?: Record<string, number>;
+  /** "<experiment>/<arm>" when this row is another experiment's arm (an arm with `reuse`). */
+  reusedFrom?: string;
+  /** Stochastic decoding evaluated several times (LatentMethod.evalPasses): accuracy is their mean; each pass's accuracy, sd and 95 % interval. */
+  passes?: PassStats;
+  /** The arm its weights start from at the root of its initFrom chain (e.g. "cot" for CoLaR's RL arms), or "scratch". */
+  startsFrom?: string;
+  /** The method's training counts (LatentMethod.trainingStats), e.g. CoLaR's rlGroups and rlGroupsWithSignal. */
+  trainingStats?: Record<string, number>;
+  /** Accuracy of the same arm with its latents replaced (latent methods only). */
+  controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
+  /** Chain classes, agreement, token-cap hits, ProsQA option rates (absent in records written before them). */
+  diagnostics?: Diagnostics;
+  /** Further test sets (Countdown's other split), by name; their samples are in samples.<name>.jsonl. */
+  tests?: Record<string, TestSetResult>;
+  /** What was added to a finished record later, without retraining (upgrade-record.ts). */
+  upgraded?: string[];
+}
+
+export interface RunArmOptions {
+  exp: ExperimentConfig;
+  arm: Arm;
+  seed: number;
+  data: TaskData;
+  runsDir: string;
+  force?: boolean;
+  shouldStop?: () => boolean;
+  quiet?: boolean;
+  /** Where notices go (a finished arm recorded with another config); default stderr. */
+  warn?: (line: string) => void;
+}
+
+/** All the variables a trained arm ends with (see runArm). */
+export const FINAL_CHECKPOINT = 'final.ckpt';
+
+/** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
+const CONTEXT_MARGIN = 32;
+
+/** Trains and evaluates one arm × seed (or reads its record); with `deferIfBusy`, 'busy' when another live process holds it, instead of waiting. */
+export async function runArm(o: RunArmOptions & { deferIfBusy: true }): Promise<ArmSummary | 'interrupted' | 'busy'>;
+export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'>;
+export async function runArm(o: RunArmOptions & { deferIfBusy?: boolean }): Promise<ArmSummary | 'interrupted' | 'busy'> {
+  const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
+  const summaryFile = path.join(dir, 'summary.json');
+  const retrained = existsSync(path.join(retrainDirOf(dir), 'summary.json')); // to swap in (finishSwap)
+  const missing = async () => missingFromRecord(o.data, await readJsonFile<ArmSummary>(summaryFile), dir, o.arm.method === HEURISTIC || existsSync(path.join(dir, FINAL_CHECKPOINT)));
+  if (!o.force && !retrained && existsSync(summaryFile) && nothingMissing(await missing())) return readFinished(o, dir);
+  const lock = await acquireRunLock(dir, {
+    shouldStop: o.shouldStop,
+    noWait: o.deferIfBusy ?? false,
+    onWait: (h, why) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: ${dir} is being trained (since ${h.since}) by ${why}; waiting for it`),
+  });
+  if (lock === 'busy') return 'busy';
+  if (!lock) return 'interrupted';
+  try {
+    await finishSwap(dir);
+    if (!o.force && existsSync(summaryFile)) {
+      // Finished (perhaps by the process it waited for); a record that predates the diagnostics or a test set gains them.
+      const [finished, gaps] = [await readFinished(o, dir), await missing()];
+      return nothingMissing(gaps) ? finished : upgradeRecord(finished, dir, gaps, { data: o.data, eval: { ...o.exp.eval, maxNewTokens: maxNewTokensOf(o.exp, o.arm) }, answerer: () => finalAnswerer(o, dir), log: o.warn ?? ((l) => console.error(l)) });
+    }
+    return await runLockedArm(o, dir);
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * A finished arm's record. One made with another config than the experiment's now (an edited
+ * config file, a --set) is still read — retraining is --force's decision — but the difference is
+ * named, so a table never silently mixes settings. Keys the record lacks (settings added since it
+ * was written) are not named.
+ */
+async function readFinished(o: RunArmOptions, dir: string): Promise<ArmSummary> {
+  const recorded = await readJsonFile(path.join(dir, 'config.resolved.json'));
+  const changed = configDifferences(recorded, JSON.parse(JSON.stringify(resolvedConfig(o.exp, o.arm, o.seed))), { skipNewKeys: true });
+  if (changed.length > 0) (o.warn ?? console.error)(`[telepath] ${o.arm.name} s${o.seed}: its record (${dir}) was made with another config than this one (${changed.join('; ')}); showing that record — --force retrains it`);
+  return readJsonFile<ArmSummary>(path.join(dir, 'summary.json'));
+}
+
+/** Where `--force` retrains the arm of `dir`: beside it, swapped in only when complete. */
+export function retrainDirOf(dir: string): string {
+  return `${dir}.retrain`;
+}
+
+/**
+ * Puts a complete retrain in place of the finished record: the old one moves aside, the new one
+ * takes its name, the old one goes. A crash between the two renames leaves no record at `dir`
+ * (never a wrong one); `finishSwap` completes the swap on the next run, as it does for a retrain
+ * that finished but was not swapped in yet.
+ */
+async function swapIn(dir: string): Promise<void> {
+  const replaced = `${dir}.replaced`;
+  await fs.rm(replaced, { recursive: true, force: true });
+  if (existsSync(dir)) await fs.rename(dir, replaced);
+  await fs.rename(retrainDirOf(dir), dir);
+  await fs.rm(replaced, { recursive: true, force: true });
+}
+
+/** Completes a swap a crash interrupted, before or between its renames (see swapIn); called with the arm's lock held. */
+async function finishSwap(dir: string): Promise<void> {
+  if (existsSync(path.join(retrainDirOf(dir), 'summary.json'))) await swapIn(dir);
+  else if (existsSync(dir)) await fs.rm(`${dir}.replaced`, { recursive: true, force: true });
+}
+
+/** What a run directory records as its config: everything that decides the arm's result. */
+export function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
+  const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one
+  return { experiment: exp.name, task: exp.task, data: armData(exp, arm), lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
+}
+
+async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSummary | 'interrupted'> {
+  const { exp, arm, seed, data } = o;
+  const config = resolvedConfig(exp, arm, seed);
+  // A forced retrain works beside the finished record; one killed earlier resumes if its config is this one.
+  const dir = o.force ? retrainDirOf(finalDir) : finalDir;
+  if (o.force && existsSync(dir) && configDifferences(await readJsonFile(path.join(dir, 'config.resolved.json')).catch(() => null), JSON.parse(JSON.stringify(config))).length > 0) await fs.rm(dir, { recursive: true, force: true });
+  if (data.test.length === 0) throw new Error(`${exp.name} arm ${arm.name}: the test set is empty (data ${JSON.stringify(exp.data)}); an accuracy of 0/0 would mean nothing`);
+  if (arm.method === HEURISTIC) {
+    const done = await runHeuristicArm(o, dir, config);
+    if (done === 'interrupted' || !o.force) return done;
+    await swapIn(finalDir);
+    return readJsonFile<ArmSummary>(path.join(finalDir, 'summary.json'));
+  }
+  if (data.train.length === 0) throw new Error(`${exp.name} arm ${arm.name}: the training set is empty (data ${JSON.stringify(exp.data)}); nothing to train on`);
+
+  const method = methodById(arm.method, `arm ${arm.name}`);
+  const record = await RunRecord.open(dir, config, { resume: true, datasets: data.hashes });
+  const built = await buildArm(method, dir, exp, arm, seed, data, [...data.train, ...data.test], o.runsDir, rewardFromTask(data.task));
+  const { state, lm } = built;
+  try {
+    const rng = new Rng(seed);
+    const timing = await readTiming(dir);
+    const maxNewTokens = maxNewTokensOf(exp, arm);
+    const answer: Answerer = (batch, g) => method.generate(state, batch, g);
+    for (const { phase, steps, optim } of method.phases(arm.config)) {
+      const bar = o.quiet ? undefined : new Progress(`${arm.name} s${seed} ${phase}`, steps);
+      const curve = curveLogger(answer, data, { ...exp.eval, maxNewTokens }, record, phase, steps, seed);
+      const res = await train({
+        params: state.trainable(phase),
+        rng: rng.fork(`train/${phase}`),
+        modelConfig: lm.config,
+        checkpointPath: path.join(dir, `${phase}.ckpt`),
+        config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: { ...exp.train.optim, ...optim } },
+        loss: (at) => method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, phase, rng: at.rng }),
+        // The same batch as the loss (an equal, fresh step rng), prepared before the gradient tape.
+        ...(method.prepare ? { prepare: (at: TrainStep) => method.prepare!(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, phase, rng: at.rng }) } : {}),
+        onLog: async (l) => {
+          void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
+          bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
+          await curve.onStep(l.step);
+        },
+        shouldStop: o.shouldStop,
+        // Steps past the checkpoint a crashed run resumes from were logged once already; they run again.
+        onStart: async (start) => {
+          await record.dropMetrics((l) => Object.keys(l).some((k) => k.startsWith(`${phase}/`)) && (l.step as number) > start);
+        },
+      });
+      await record.flush();
+      // Every segment of the phase, before a crash too (core keeps the seconds in the checkpoint),
+      // less this segment's validation-curve evaluations; max: a record whose checkpoints predate
+      // that keeps the time timing.json already holds.
+      timing[phase] = Math.max(timing[phase] ?? 0, res.seconds - curve.seconds);
+      await writeFileAtomic(path.join(dir, 'timing.json'), JSON.stringify(timing) + '\n');
+      if (res.interrupted) return 'interrupted';
+    }
+    // Every variable the arm ends with, frozen ones included (a phase checkpoint holds only what that
+    // phase trained, e.g. CoLaR's SFT leaves out the embeddings): what a later arm's initFrom loads.
+    await saveCheckpoint({ path: path.join(dir, FINAL_CHECKPOINT), params: state.variables(), modelConfig: lm.config, step: 0 });
+    if (built.hf) await saveGpt2(path.join(dir, PRETRAINED_EXPORT), lm, { hf: built.hf, tokenizer: built.tokenizer as PretrainedTokenizer });
+    const sets = await evaluateTestSets(answer, data, { ...exp.eval, maxNewTokens }, dir, { label: `${arm.name} s${seed}`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
+    if (sets === 'interrupted') return 'interrupted';
+    const { test } = sets;
+    // Stochastic decoders (CoLaR) are scored over several passes; the first is the one whose samples are recorded.
+    const ev = await addPasses(method, arm.config, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet }, sets.main);
+    if (ev === 'interrupted') return 'interrupted';
+    const controls: NonNullable<ArmSummary['controls']> = {};
+    if (ev.reasoningKind === 'latents') {
+      for (const control of exp.eval.controls as LatentControl[]) {
+        const c = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval [${control}]`, seed, shouldStop: o.shouldStop, quiet: o.quiet, control });
+        if (c === 'interrupted') return 'interrupted';
+        controls[control] = { accuracy: c.accuracy, stderr: c.stderr, correct: c.correct, total: c.total };
+      }
+    }
+    if (method.trace) await writeLatentTrace(path.join(dir, 'latents.bin'), await method.trace(state, test.slice(0, 256)), { method: arm.method, arm: arm.name });
+    const summary: ArmSummary = {
+      experiment: exp.name,
+      arm: arm.name,
+      armIndex: exp.arms.findIndex((a) => a.name === arm.name),
+      method: arm.method,
+      seed,
+      accuracy: ev.accuracy,
+      stderr: ev.stderr,
+      correct: ev.correct,
+      total: ev.total,
+      reasoningLength: ev.reasoningLength,
+      reasoningKind: ev.reasoningKind,
+      msPerExample: ev.msPerExample,
+      trainSeconds: Object.values(timing).reduce((a, b) => a + b, 0),
+      params: [...state.variables().values()].reduce((a, v) => a + v.size, 0),
+      backend: currentBackend()?.backend ?? 'unknown',
+      ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
+      ...(Object.keys(controls).length ? { controls } : {}),
+      diagnostics: ev.diagnostics,
+      ...(Object.keys(sets.tests).length ? { tests: sets.tests } : {}),
+      startsFrom: startingPoint(exp, arm),
+      ...(ev.passes ? { passes: ev.passes } : {}),
+      ...(method.trainingStats && Object.keys(method.trainingStats(state)).length ? { trainingStats: method.trainingStats(state) } : {}),
+    };
+    await record.dropMetrics((l) => 'test/acc' in l); // a run killed between this line and summary.json
+    await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
+    await record.finish(summary);
+    if (o.force) await swapIn(finalDir);
+    return readJsonFile<ArmSummary>(path.join(finalDir, 'summary.json')); // as recorded, like a skipped arm's
+  } finally {
+    state.dispose();
+  }
+}
+
+/** The generation cap of an arm: the experiment's eval.maxNewTokens, else the arm's own, else 64. */
+function maxNewTokensOf(exp: ExperimentConfig, arm: Arm): number {
+  return exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
+}
+
+/** The answers of a finished arm: its rule, or its method with the weights of final.ckpt. */
+async function finalAnswerer(o: RunArmOptions, dir: string): Promise<{ answer: Answerer; dispose(): void }> {
+  if (o.arm.method === HEURISTIC) return { answer: heuristicAnswerer(o.data.task.name, o.arm.config.rule as string), dispose: () => {} };
+  const method = methodById(o.arm.method, `arm ${o.arm.name}`);
+  const { state, lm } = await buildArm(method, dir, o.exp, { ...o.arm, initFrom: '' }, o.seed, o.data, [...o.data.train, ...o.data.test], o.runsDir);
+  const final = path.join(dir, FINAL_CHECKPOINT);
+  restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
+  return { answer: (batch, g) => method.generate(state, batch, g), dispose: () => state.dispose() };
+}
+
+/**
+ * The reward RL phases get: 1 when the task scores the answer correct, else 0 — the same scoring
+ * as evaluation (`isCorrect` on "### answer"). A scorer that throws on a malformed sample (e.g.
+ * Countdown's expression tokenizer on a lone ".") scores it 0 instead of ending the run.
+ */
+export function rewardFromTask(task: Task): RewardFn {
+  return (ex, answer) => {
+    try {
+      return task.isCorrect(ex, `### ${answer}`) ? 1 : 0;
+    } catch {
+      return 0;
+    }
+  };
+}
+
+/** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
+export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>, all: Example[], runsDir: string, reward?: RewardFn) {
+  const rng = new Rng(seed);
+  const { tokenizer, lm, hf } = exp.lm.pretrained ? await pretrainedLm(exp.lm.pretrained, dir, exp, arm, all) : { ...(await scratchLm(dir, exp, arm, data, all, rng)), hf: undefined };
+  const source = arm.initFrom ? await readSource(armRunDir(runsDir, exp, arm.initFrom, seed), dir) : null;
+  if (source) restoreFrom(source, lm.params, lm.config);
+  const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown', ...(reward ? { reward } : {}) }, arm.config);
+  // From an arm of the same method, the method's own variables (CoLaR's latent head, soft tokens,
+  // a coprocessor) start from the source too, so e.g. CoLaR's speeds can share one SFT run.
+  if (source?.method === arm.method) restoreFrom(source, new Map([...state.variables()].filter(([k]) => !lm.params.has(k) && source.ck.tensors.has(`param/${k}`))), lm.config);
+  return { tokenizer, lm, state, hf };
+}
+
+/** A from-scratch LM sized to the data, with the run's own tokenizer built from the training split. */
+async function scratchLm(dir: string, exp: ExperimentConfig, arm: Arm, data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>, all: Example[], rng: Rng): Promise<{ tokenizer: Tokenizer; lm: TinyLm }> {
+  // vocabularyFrom: arms that differ only in how the reasoning is written share one tokenizer (an initFrom between them).
+  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.vocabularyFrom ?? data.train, data.vocabulary);
+  const modelFile = path.join(dir, 'model.json');
+  let lmConfig: LmConfig;
+  if (existsSync(modelFile)) lmConfig = await readJsonFile<LmConfig>(modelFile);
+  else {
+    const longest = Math.max(...all.map((ex) => {
+      const e = encodeExample(tokenizer, ex);
+      return e.prompt.length + e.reasoning.length + e.answer.length;
+    }));
+    const lm = { ...exp.lm, ...arm.lm };
+    lmConfig = { ...lm, vocabSize: tokenizer.size, contextLength: lm.contextLength || longest + CONTEXT_MARGIN };
+    await writeFileAtomic(modelFile, JSON.stringify(lmConfig, null, 2) + '\n');
+  }
+  return { tokenizer, lm: new TinyLm(lmConfig, rng.fork('lm')) };
+}
+
+interface InitSource { file: string; ck: Awaited<ReturnType<typeof readCheckpoint>>; method: string }
+
+/**
+ * The weights a finished earlier arm (same seed) ended with (its final.ckpt): its tokenizer and
+ * model config must equal this arm's.
+ */
+async function readSource(source: string, dir: string): Promise<InitSource> {
+  if (!existsSync(path.join(source, 'summary.json'))) throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
+  for (const f of ['tokenizer.json', 'model.json']) {
+    // model.json through lmConfig, so one written before a setting existed reads with its default.
+    const read = async (d: string) => JSON.stringify(f === 'model.json' ? lmConfig(await readJsonFile(path.join(d, f))) : await readJsonFile(path.join(d, f)));
+    const [a, b] = await Promise.all([read(source), read(dir)]);
+    if (a !== b) throw new Error(`initFrom: ${f} of ${source} differs from this arm's (${dir}); both arms must use the same data and LM settings`);
+  }
+  const resolved = await readJsonFile<{ arm: Arm }>(path.join(source, 'config.resolved.json'));
+  let file = path.join(source, FINAL_CHECKPOINT);
+  if (!existsSync(file)) {
+    // Runs recorded before final.ckpt existed: their last phase's checkpoint.
+    const phases = methodById(resolved.arm.method, `initFrom ${source}`).phases(resolved.arm.config);
+    file = path.join(source, `${phases[phases.length - 1].phase}.ckpt`);
+  }
+  return { file, ck: await readCheckpoint(file), method: resolved.arm.method };
+}
+
+/** Assigns `params` from the source checkpoint (every one must be there, with its shape). */
+function restoreFrom(source: InitSource, params: ReturnType<MethodState['variables']>, modelConfig: LmConfig): void {
+  if (params.size === 0) return;
+  const tensors = new Map([...source.ck.tensors].filter(([k]) => k.startsWith('param/') && params.has(k.slice('param/'.length))));
+  restoreCheckpoint(source.file, { meta: source.ck.meta, tensors }, { params, modelConfig });
+}
+
+/** The step's training batch: the task's own stream where it has one, else drawn from `train`; both from the step's rng. */
+export function trainBatch(data: Pick<TaskData, 'train' | 'trainBatch'>, rng: Rng, step: number, batchSize: number): Example[] {
+  return data.trainBatch ? data.trainBatch(rng, step, batchSize) : sampleBatch(data.train, rng, batchSize);
+}
+
+/** A training batch drawn with the step's rng (so resumed runs see the same batches). */
+export function sampleBatch(train: Example[], rng: Rng, batchSize: number): Example[] {
+  return Array.from({ length: batchSize }, () => train[rng.int(train.length)]);
+}
+
+async function readTiming(dir: string): Promise<Record<string, number>> {
+  const file = path.join(dir, 'timing.json');
+  return existsSync(file) ? readJsonFile<Record<string, number>>(file) : {};
+}

@@ -1,0 +1,127 @@
+/**
+ * `telepath run`: every job of an experiment's plan (plan.ts), in order, then the comparison table.
+ * Finished arms are read back from their records; unfinished ones resume; arms another process is
+ * training are taken last (two runs of one experiment share its arms instead of queueing).
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { writeFileAtomic } from '@telepath/core';
+import { loadTaskData, type TaskData } from '../experiment/data.js';
+import { armData, type ExperimentConfig } from '../experiment/experiment.js';
+import { jobDir, planExperiment, runDirOf, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
+import { runArm, type ArmSummary } from './run-arm.js';
+import { COMPARISON_FILE, compareArms } from '../reports/report.js';
+import { liveLockHolder } from './run-lock.js';
+import { tableCsv, tableMarkdown, type ArmRow } from '../reports/table.js';
+
+export interface RunExperimentOptions { runsDir: string; force?: boolean; shouldStop?: () => boolean; quiet?: boolean; log?: (line: string) => void }
+
+export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptions): Promise<{ results: ArmSummary[]; rows: ArmRow[]; interrupted: boolean }> {
+  const log = o.log ?? ((l: string) => console.error(l));
+  log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
+  const data = dataLoader(exp.task);
+  const first = await data(exp.data);
+  log(`[telepath] data: ${first.train.length} train${first.trainBatch ? ' (batches drawn per step: a sample of the stream, warm-up facts or a curriculum)' : ''}, ${first.test.length} test examples`);
+  // The plan's jobs in order (each after the job it starts from); one that another process is
+  // training (or that starts from such a job) is left for a second pass, where it waits for that
+  // process and reads its record.
+  const plan = planExperiment(exp);
+  const byId = new Map(plan.jobs.map((j) => [j.id, j]));
+  const done = new Map<string, ArmSummary>();
+  const deferred: PlannedJob[] = [];
+  // Two workers started together may both find a job free; the one that loses the race for its
+  // lock (runArm's 'busy') defers it too, rather than waiting while other arms could train.
+  for (const job of plan.jobs) {
+    const r = (await busyElsewhere(job)) ? 'busy' : await runJob(job, true);
+    if (r === 'busy') {
+      log(`[telepath] ${job.exp === exp ? '' : `${job.exp.name}/`}${job.arm.name} s${job.seed}: another process is training it or the arm it starts from; going on with the next arm, back to it at the end`);
+      deferred.push(job);
+    } else if (!r) return stopped();
+  }
+  for (const job of deferred) {
+    if (!(await runJob(job, false))) return stopped();
+  }
+  const results = finished();
+  const dir = path.join(o.runsDir, exp.name);
+  // The baselines, for reports rebuilt from the records later.
+  await writeFileAtomic(path.join(dir, COMPARISON_FILE), JSON.stringify({ name: exp.name, task: exp.task, compareTo: exp.compareTo }, null, 2) + '\n');
+  const rows = await compareArms(results, o.runsDir, exp.compareTo);
+  await writeFileAtomic(path.join(dir, 'table.md'), tableMarkdown(rows) + '\n');
+  await writeFileAtomic(path.join(dir, 'table.csv'), tableCsv(rows));
+  return { results, rows, interrupted: false };
+
+  async function stopped() {
+    const results = finished();
+    return { results, rows: await compareArms(results, o.runsDir, exp.compareTo), interrupted: true };
+  }
+
+  /** The experiment's rows whose jobs have run, a reused arm's shown (and recorded) under its name here. */
+  function finished(): ArmSummary[] {
+    return plan.rows.filter((r) => done.has(r.job)).map((r) => (r.reusedFrom ? asReusedRow(reusedRowRef(exp, r), done.get(r.job)!) : done.get(r.job)!));
+  }
+
+  /** Runs the job: true when done, false when interrupted, 'busy' (only with `deferIfBusy`) when another process holds it. */
+  async function runJob(job: PlannedJob, deferIfBusy: boolean): Promise<boolean | 'busy'> {
+    const { exp: owner, arm, seed } = job;
+    let r: ArmSummary | 'interrupted' | 'busy';
+    try {
+      // Only this experiment's own arms are forced; a reused arm's source is never retrained from here.
+      const armOptions = { exp: owner, arm, seed, data: await data(armData(owner, arm)), runsDir: o.runsDir, force: o.force && owner.name === exp.name, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log };
+      r = deferIfBusy ? await runArm({ ...armOptions, deferIfBusy: true }) : await runArm(armOptions);
+    } catch (e) {
+      throw new Error(`${owner.name} ${arm.name} s${seed}: ${(e as Error).message}`, { cause: e });
+    }
+    if (r === 'busy') return 'busy';
+    if (r === 'interrupted') {
+      log(`[telepath] interrupted during ${arm.name} s${seed}; checkpoints are saved — run the same command again to resume`);
+      return false;
+    }
+    log(`[telepath] ${owner === exp ? '' : `${owner.name}/`}${arm.name} s${seed}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
+    done.set(job.id, r);
+    for (const row of plan.rows.filter((x) => x.job === job.id && x.reusedFrom)) await recordReusedRow(o.runsDir, reusedRowRef(exp, row), r);
+    return true;
+  }
+
+  /** Whether the job is unfinished and locked by a live process, or starts from such a job. */
+  async function busyElsewhere(job: PlannedJob): Promise<boolean> {
+    const dir = jobDir(o.runsDir, job);
+    if (existsSync(path.join(dir, 'summary.json'))) return false;
+    if (await liveLockHolder(dir)) return true;
+    return job.after ? busyElsewhere(byId.get(job.after)!) : false;
+  }
+}
+
+/** A reused arm's row, enough to show a source's summary under it: what `queue add` hands the worker that trains the source. */
+export interface ReusedRowRef { experiment: string; arm: string; armIndex: number; seed: number; reusedFrom: string }
+
+export function reusedRowRef(exp: ExperimentConfig, row: PlannedRow): ReusedRowRef {
+  return { experiment: exp.name, arm: row.arm.name, armIndex: exp.arms.indexOf(row.arm), seed: row.seed, reusedFrom: row.reusedFrom! };
+}
+
+/** The source's summary under the reused arm's name. */
+export function asReusedRow(ref: ReusedRowRef, source: ArmSummary): ArmSummary {
+  return { ...source, experiment: ref.experiment, arm: ref.arm, armIndex: ref.armIndex, reusedFrom: ref.reusedFrom };
+}
+
+/** Writes a reused arm's summary into its experiment's run directory too, so `report` finds it. */
+export async function recordReusedRow(runsDir: string, ref: ReusedRowRef, source: ArmSummary): Promise<void> {
+  const file = path.join(runDirOf(runsDir, ref.experiment, ref.arm, ref.seed), 'summary.json');
+  await writeFileAtomic(file, JSON.stringify(asReusedRow(ref, source), null, 2) + '\n');
+}
+
+export async function readReusedRow(dir: string): Promise<ArmSummary> {
+  return JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8')) as ArmSummary;
+}
+
+type DataLoader = (data: object) => Promise<TaskData>;
+
+/** Task data by data settings, each loaded once (arms may override the experiment's data). */
+function dataLoader(task: ExperimentConfig['task']): DataLoader {
+  const cache = new Map<string, Promise<TaskData>>();
+  return (data) => {
+    const key = JSON.stringify(data);
+    if (!cache.has(key)) cache.set(key, loadTaskData(task, data));
+    return cache.get(key)!;
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Finished runs recorded before the diagnostics and the further test sets existed gain them
+ * without retraining when `telepath run` reads them back:
+ * - diagnostics: recomputed from the recorded samples (their text and answer) and the task's
+ *   questions, matched by id (skipped when a sample's question is not in the data any more);
+ * - further test sets (Countdown's other split): evaluated with the arm's final weights
+ *   (final.ckpt; skipped for runs that predate it), samples to samples.<name>.jsonl.
+ * The summary is rewritten atomically with the added fields and `upgraded` saying what was added
+ * and when; nothing it already held changes.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { SPECIAL_TOKENS, writeFileAtomic } from '@telepath/core';
+import { diagnoseChain } from '@telepath/tasks';
+import { samplesFile, type TestSetResult } from '../evaluation/arm-eval.js';
+import type { TaskData } from '../experiment/data.js';
+import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from '../evaluation/diagnostics.js';
+import { evaluateAnswers, type Answerer } from '../evaluation/evaluate.js';
+import type { ExperimentConfig } from '../experiment/experiment.js';
+import type { ArmSummary } from './run-arm.js';
+
+interface Missing { diagnostics: boolean; tests: string[] }
+
+/** What a finished record lacks that can be added: `canEvaluate` when the arm's final weights (or rule) are at hand. */
+export function missingFromRecord(data: TaskData, s: ArmSummary, dir: string, canEvaluate: boolean): Missing {
+  return {
+    diagnostics: !s.diagnostics && existsSync(path.join(dir, samplesFile())),
+    tests: canEvaluate ? Object.keys(data.extraTests ?? {}).filter((k) => !s.tests?.[k]) : [],
+  };
+}
+
+export const nothingMissing = (m: Missing) => !m.diagnostics && m.tests.length === 0;
+
+interface RecordedSample { id: string; prediction: string; text: string; reasoningLength: number }
+
+/** Diagnostics of recorded samples, or null when one of their questions is not in `data.test`. */
+async function diagnosticsFromSamples(dir: string, data: TaskData, reasoningKind: string): Promise<Diagnostics | null> {
+  const byId = new Map(data.test.map((ex) => [ex.id, ex]));
+  const lines = (await fs.readFile(path.join(dir, samplesFile()), 'utf8')).split('\n').filter((l) => l.trim() !== '');
+  const d = emptyDiagnostics();
+  for (const line of lines) {
+    const s = JSON.parse(line) as RecordedSample;
+    const ex = byId.get(s.id);
+    if (!ex) return null;
+    const chain = reasoningKind === 'tokens' ? s.text.split('###')[0].replaceAll(SPECIAL_TOKENS.eos, '') : null;
+    tallyDiagnosis(d, diagnoseChain(data.task, ex, chain, `### ${s.prediction}`), !s.text.includes(SPECIAL_TOKENS.eos));
+  }
+  return d;
+}
+
+export async function upgradeRecord(
+  s: ArmSummary,
+  dir: string,
+  missing: Missing,
+  o: { data: TaskData; eval: ExperimentConfig['eval'] & { maxNewTokens: number }; answerer: () => Promise<{ answer: Answerer; dispose(): void }>; log: (line: string) => void },
+): Promise<ArmSummary> {
+  const added: string[] = [];
+  const out: ArmSummary = { ...s };
+  if (missing.diagnostics) {
+    const d = await diagnosticsFromSamples(dir, o.data, s.reasoningKind);
+    if (d) {
+      out.diagnostics = d;
+      added.push('diagnostics');
+    }
+  }
+  if (missing.tests.length) {
+    const { answer, dispose } = await o.answerer();
+    try {
+      const tests: Record<string, TestSetResult> = { ...(s.tests ?? {}) };
+      for (const name of missing.tests) {
+        const examples = o.eval.maxExamples > 0 ? o.data.extraTests![name].slice(0, o.eval.maxExamples) : o.data.extraTests![name];
+        const r = await evaluateAnswers(answer, examples, o.data.task, o.eval, { seed: s.seed, quiet: true });
+        if (r === 'interrupted') break;
+        await writeFileAtomic(path.join(dir, samplesFile(name)), r.samples.map((x) => JSON.stringify(x)).join('\n') + '\n');
+        tests[name] = { accuracy: r.accuracy, stderr: r.stderr, correct: r.correct, total: r.total, diagnostics: r.diagnostics };
+        added.push(`tests.${name}`);
+      }
+      out.tests = tests;
+    } finally {
+      dispose();
+    }
+  }
+  if (added.length === 0) return s;
+  const upgraded = [...((s as { upgraded?: string[] }).upgraded ?? []), `${added.join(', ')} added from the record on ${new Date().toISOString().slice(0, 10)}`];
+  const record = { ...out, upgraded };
+  await writeFileAtomic(path.join(dir, 'summary.json'), JSON.stringify(record, null, 2) + '\n');
+  o.log(`[telepath] ${s.arm} s${s.seed}: added ${added.join(', ')} to its record (${dir}) without retraining`);
+  return record;
+}
