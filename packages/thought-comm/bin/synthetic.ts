@@ -56,7 +56,7 @@ if (values.help) {
   process.exit(0);
 }
 
-// "kind" is the lab's dispatch key (apps/lab/src/kinds.ts), not part of the experiment config.
+// "kind" is the lab's dispatch key (apps/lab/src/experiment/kinds.ts), not part of the experiment config.
 const { kind: _kind, ...raw } = JSON.parse(await fs.readFile(values.config ?? DEFAULT_CONFIG, 'utf8')) as Record<string, unknown>;
 const overrides: Record<string, unknown> = { ...raw };
 if (values.quick) {
