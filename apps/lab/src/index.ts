@@ -1,9 +1,11 @@
 export { main } from './cli.js';
 export { METHODS, PLANNED_METHODS, methodById } from './experiment/methods.js';
-export { loadExperiment, validateExperiment, type Arm, type ExperimentConfig } from './experiment/experiment.js';
+export { validateExperiment, type Arm, type ExperimentConfig } from './experiment/experiment.js';
+export { loadExperiment } from './experiment/load-experiment.js';
 export { loadTaskData, TASK_NAMES, type TaskData, type LabTaskName } from './experiment/data.js';
 export { runExperiment } from './running/run-experiment.js';
-export { runArm, runDirOf, type ArmSummary } from './running/run-arm.js';
+export { runArm, runDirOf } from './running/run-arm.js';
+export type { ArmSummary } from './running/arm-summary.js';
 export { evaluate, type EvalResult } from './evaluation/evaluate.js';
 export { aggregate, tableMarkdown, tableCsv, tableText, resultsJson, type ArmRow } from './reports/table.js';
 export { reportCommand } from './commands/report.js';

@@ -20,12 +20,13 @@ import * as tf from '@tensorflow/tfjs-core';
 import { DEFAULT_OPTIM_CONFIG, encodeExample, loadGpt2, Rng, RunRecord, runTokenizer, TinyLm, train, writeFileAtomic, writeTensorFile, type BuildOptions, type Example, type LmConfig, type RewardFn } from '@telepath/core';
 import { adapterLoss, paperContinuations, type CommBatch } from './adapter-loss.js';
 import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
-import { agentLoss, embeddingNorm, type Agent, type AgentResponse } from './agents.js';
+import { agentLoss, embeddingNorm, type Agent } from './agents.js';
 import { createComm } from './model.js';
-import { independentRound, jointStates, runDebate, scoreRound, type RoundScore } from './debate.js';
+import { independentRound, roundStates, runDebate, scoreRound, type RoundScore } from './debate.js';
+import { summariseStructure } from './agents-report.js';
 import { fitAutoencoder } from './fit.js';
 import { encode } from './autoencoder.js';
-import { maskName, readStructure, relevantThoughts, type Structure } from './structure.js';
+import { readStructure } from './structure.js';
 import { peerVocabularyExamples, runTextDebate, withTrainingPeers } from './text-debate.js';
 
 export interface AgentsTaskData {
@@ -150,7 +151,7 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     const layer = stateLayerOf(c, lmConfig.layers);
     const C = lmConfig.width;
     const A = c.agents;
-    const hPool = await statesOf(agents, pool0, layer, c.eval.batchSize); // [P, A·C]
+    const hPool = await roundStates(agents, pool0, layer, c.eval.batchSize); // [P, A·C]
     const ranges: [number, number][] = agents.map((_, k) => [k * C, (k + 1) * C]);
     await writeTensorFile(path.join(dir, 'states.bin'), { pool: { dtype: 'float32', shape: [pool.length, A * C], values: hPool } }, { stateLayer: layer, agentRanges: ranges, exampleIds: pool.map((e) => e.id) });
     const fit = await timed('autoencoder', () =>
@@ -221,32 +222,4 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
   } finally {
     for (const d of disposables) d.dispose();
   }
-}
-
-/** Concatenated states of every agent for a round's transcripts, batched (one asynchronous read per batch): [N, A·C] row-major. */
-async function statesOf(agents: Agent[], round: AgentResponse[], layer: number, batchSize: number): Promise<Float32Array> {
-  const N = round[0].transcripts.length;
-  const parts: Float32Array[] = [];
-  for (let i = 0; i < N; i += batchSize) {
-    const h = jointStates(agents, round.map((r) => r.transcripts.slice(i, i + batchSize)), agents.map(() => null), layer);
-    try {
-      parts.push((await h.data()) as Float32Array);
-    } finally {
-      h.dispose();
-    }
-  }
-  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-/** Thoughts per set of agents and thoughts routed to each agent (AgentsSeedSummary.structure). */
-export function summariseStructure(st: Structure, rule: string): AgentsSeedSummary['structure'] {
-  const thoughtsByAgents: Record<string, number> = {};
-  for (const mask of st.latentAgents) thoughtsByAgents[maskName(mask, st.agents)] = (thoughtsByAgents[maskName(mask, st.agents)] ?? 0) + 1;
-  return { rule, thoughtsByAgents, routedPerAgent: Array.from({ length: st.agents }, (_, k) => relevantThoughts(st, k).length) };
 }

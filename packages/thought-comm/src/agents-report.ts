@@ -5,6 +5,7 @@
  * over seeds; SE = sqrt(Σ se_i²)/k with se_i = sqrt(p(1−p)/n).
  */
 import type { AgentsSeedSummary } from './agents-experiment.js';
+import { maskName, relevantThoughts, type Structure } from './structure.js';
 
 export interface AgentsRow {
   /** e.g. "single agent (agent 0)", "majority vote, no communication", "thought-comm task, round 1 [random]". */
@@ -88,4 +89,11 @@ export function agentsTableText(rows: AgentsRow[]): string {
 /** The `--json` shape: rows plus each seed's summary. */
 export function agentsJson(name: string, seeds: AgentsSeedSummary[]): object {
   return { experiment: name, kind: 'thought-comm-agents', rows: agentsRows(seeds), seeds };
+}
+
+/** Thoughts per set of agents and thoughts routed to each agent (AgentsSeedSummary.structure). */
+export function summariseStructure(st: Structure, rule: string): AgentsSeedSummary['structure'] {
+  const thoughtsByAgents: Record<string, number> = {};
+  for (const mask of st.latentAgents) thoughtsByAgents[maskName(mask, st.agents)] = (thoughtsByAgents[maskName(mask, st.agents)] ?? 0) + 1;
+  return { rule, thoughtsByAgents, routedPerAgent: Array.from({ length: st.agents }, (_, k) => relevantThoughts(st, k).length) };
 }

@@ -138,3 +138,24 @@ export function scoreRound(examples: Example[], answers: string[][], isCorrect: 
     n,
   };
 }
+
+/** Concatenated states of every agent for a round's transcripts, batched (one asynchronous read per batch): [N, A·C] row-major. */
+export async function roundStates(agents: Agent[], round: AgentResponse[], layer: number, batchSize: number): Promise<Float32Array> {
+  const N = round[0].transcripts.length;
+  const parts: Float32Array[] = [];
+  for (let i = 0; i < N; i += batchSize) {
+    const h = jointStates(agents, round.map((r) => r.transcripts.slice(i, i + batchSize)), agents.map(() => null), layer);
+    try {
+      parts.push((await h.data()) as Float32Array);
+    } finally {
+      h.dispose();
+    }
+  }
+  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

@@ -15,7 +15,7 @@ import { DEFAULT_PROSQA_DATA, type CountdownData, type ProsqaData } from '../exp
 import { evaluatePasses } from '../evaluation/eval-passes.js';
 import { armData, type Arm, type ExperimentConfig } from '../experiment/experiment.js';
 import { methodById } from '../experiment/methods.js';
-import { buildArm, FINAL_CHECKPOINT } from '../running/run-arm.js';
+import { buildArm, FINAL_CHECKPOINT } from '../running/build-arm.js';
 
 const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--backend NAME]
 

@@ -3,7 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { main } from '../cli.js';
-import { loadExperiment } from '../experiment/experiment.js';
+import { loadExperiment } from '../experiment/load-experiment.js';
 import { lockFileOf } from '../running/run-lock.js';
 import { experimentStatus, formatStatus } from './status.js';
 import { MICRO_SETTINGS } from '../testing.js';

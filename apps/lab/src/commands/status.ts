@@ -9,11 +9,12 @@ import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { readJsonFile } from '@telepath/core';
 import { parseArgs } from 'node:util';
-import { loadExperiment, type Arm, type ExperimentConfig } from '../experiment/experiment.js';
+import type { Arm, ExperimentConfig } from '../experiment/experiment.js';
+import { loadExperiment } from '../experiment/load-experiment.js';
 import { jobDir, planExperiment, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
 import { methodById } from '../experiment/methods.js';
 import { readKind } from '../experiment/kinds.js';
-import type { ArmSummary } from '../running/run-arm.js';
+import type { ArmSummary } from '../running/arm-summary.js';
 import { lockState } from '../running/run-lock.js';
 import { loadSweep } from '../experiment/sweep.js';
 

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_COUNTDOWN_DATA, loadTaskData, type TaskData } from './data.js';
 import { armData, validateExperiment } from './experiment.js';
 import { runExperiment } from '../running/run-experiment.js';
-import { trainBatch } from '../running/run-arm.js';
+import { trainBatch } from '../running/batches.js';
 import { MICRO_SETTINGS } from '../testing.js';
 
 beforeAll(async () => {

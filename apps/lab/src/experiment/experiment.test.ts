@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { armData, loadExperiment, validateExperiment } from './experiment.js';
+import { armData, validateExperiment } from './experiment.js';
+import { loadExperiment } from './load-experiment.js';
 
 const BASE = { name: 'x', task: 'countdown', data: { n: 3 }, arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 5 } }] };
 

@@ -26,7 +26,7 @@ import {
   runSyntheticExperiment,
 } from '@telepath/thought-comm';
 import { checkTaskName, loadTaskData, parseData } from './data.js';
-import { rewardFromTask } from '../running/run-arm.js';
+import { rewardFromTask } from '../running/build-arm.js';
 
 export interface KindRunOptions {
   /** The config file (for error messages). */

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { loadExperiment } from './experiment.js';
+import { loadExperiment } from './load-experiment.js';
 import { readKind } from './kinds.js';
 import { loadSweep } from './sweep.js';
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli.js';
-import { loadExperiment, validateExperiment } from './experiment.js';
+import { validateExperiment } from './experiment.js';
+import { loadExperiment } from './load-experiment.js';
 import { loadSweep } from './sweep.js';
 import { MICRO_SETTINGS } from '../testing.js';
 

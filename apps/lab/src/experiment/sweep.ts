@@ -10,8 +10,9 @@ import * as path from 'node:path';
 import { applySetOverrides, writeFileAtomic } from '@telepath/core';
 import * as aq from 'arquero';
 import type { TopLevelSpec } from '@telepath/analysis';
-import { experimentFromRaw, splitProfile, type ExperimentConfig } from './experiment.js';
-import type { ArmSummary } from '../running/run-arm.js';
+import type { ExperimentConfig } from './experiment.js';
+import { experimentFromRaw, splitProfile } from './load-experiment.js';
+import type { ArmSummary } from '../running/arm-summary.js';
 import { compareArms } from '../reports/report.js';
 import type { ArmRow } from '../reports/table.js';
 

@@ -5,7 +5,8 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
-import { loadExperiment, type ExperimentConfig } from '../experiment/experiment.js';
+import type { ExperimentConfig } from '../experiment/experiment.js';
+import { loadExperiment } from '../experiment/load-experiment.js';
 import { readKind } from '../experiment/kinds.js';
 import { planExperiment } from '../experiment/plan.js';
 import { loadSweep } from '../experiment/sweep.js';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { initBackend } from '@telepath/core';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadExperiment } from '../experiment/experiment.js';
+import { loadExperiment } from '../experiment/load-experiment.js';
 import { runExperiment } from '../running/run-experiment.js';
 import { MICRO_SETTINGS } from '../testing.js';
 import { queueCommand } from './command.js';

@@ -10,7 +10,8 @@ import * as aq from 'arquero';
 import { writeFileAtomic } from '@telepath/core';
 import type { SubspaceSummary } from '@telepath/analysis';
 import { readSummaries } from './report.js';
-import { runDirOf, type ArmSummary } from '../running/run-arm.js';
+import type { ArmSummary } from '../running/arm-summary.js';
+import { runDirOf } from '../running/run-arm.js';
 
 export interface ExperimentAnalysisOptions {
   /** PCA explained-variance threshold per slot. */

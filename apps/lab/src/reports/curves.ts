@@ -8,7 +8,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { TopLevelSpec } from '@telepath/analysis';
 import { samplesDir } from './outcomes.js';
-import type { ArmSummary } from '../running/run-arm.js';
+import type { ArmSummary } from '../running/arm-summary.js';
 
 export interface CurvePoint { arm: string; seed: number; phase: string; step: number; metric: 'loss' | 'val_acc'; value: number }
 

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { TopLevelSpec } from '@telepath/analysis';
 import { writeFileAtomic } from '@telepath/core';
 import { curveSpec, type CurvePoint } from './curves.js';
-import type { ArmSummary } from '../running/run-arm.js';
+import type { ArmSummary } from '../running/arm-summary.js';
 import { diagnosticsRows, fixed, pairedText, SPREAD_METHOD, type ArmRow } from './table.js';
 
 /** A sample shown on the page. */

@@ -8,7 +8,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { samplesFile } from '../evaluation/arm-eval.js';
 import type { Outcomes } from './bootstrap.js';
-import type { ArmSummary } from '../running/run-arm.js';
+import type { ArmSummary } from '../running/arm-summary.js';
 
 /** Key of a table row's outcomes: the arm, and the test set ('' = the main one). */
 export const outcomeKey = (arm: string, testSet = '') => (testSet ? `${arm} [${testSet}]` : arm);

@@ -12,7 +12,7 @@ import { readJsonFile, writeFileAtomic } from '@telepath/core';
 import { readCurves } from './curves.js';
 import { buildHtml, type ShownSample } from './html.js';
 import { readOutcomes, samplesDir } from './outcomes.js';
-import type { ArmSummary } from '../running/run-arm.js';
+import type { ArmSummary } from '../running/arm-summary.js';
 import { aggregate, diagnosticsMarkdown, SPREAD_METHOD, tableCsv, tableMarkdown, type ArmRow } from './table.js';
 
 /** Where `telepath run` records the experiment's baselines for later reports. */

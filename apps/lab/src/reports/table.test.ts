@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { ArmSummary } from '../running/run-arm.js';
+import type { ArmSummary } from '../running/arm-summary.js';
 import { aggregate, tableText } from './table.js';
 
 const base = { experiment: 'e', method: 'soft-embedding', total: 100, reasoningLength: 4, reasoningKind: 'latents', msPerExample: 2, trainSeconds: 10, params: 5, backend: 'cpu', correct: 0 };

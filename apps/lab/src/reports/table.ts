@@ -13,7 +13,7 @@ import * as aq from 'arquero';
 import { pairedDifference, Resampler, seedMeanSpread, type Outcomes } from './bootstrap.js';
 import { diagnosticRates, diagnosticsOf, sumDiagnostics, type Diagnostics } from '../evaluation/diagnostics.js';
 import { outcomeKey } from './outcomes.js';
-import type { ArmSummary } from '../running/run-arm.js';
+import type { ArmSummary } from '../running/arm-summary.js';
 
 /** How an arm's ± is computed (stated in the report's header). */
 export const SPREAD_METHOD =

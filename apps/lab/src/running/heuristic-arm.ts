@@ -9,7 +9,8 @@ import { currentBackend, RunRecord, SPECIAL_TOKENS, parseConfig, type Generation
 import { taskHeuristics, type TaskName } from '@telepath/tasks';
 import { evaluateTestSets } from '../evaluation/arm-eval.js';
 import type { Answerer } from '../evaluation/evaluate.js';
-import type { ArmSummary, RunArmOptions } from './run-arm.js';
+import type { ArmSummary } from './arm-summary.js';
+import type { RunArmOptions } from './run-arm.js';
 
 export const HEURISTIC = 'heuristic';
 

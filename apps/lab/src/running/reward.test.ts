@@ -9,7 +9,7 @@ import { initBackend } from '@telepath/core';
 import { countdownTask, generateCountdown } from '@telepath/tasks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateExperiment } from '../experiment/experiment.js';
-import { rewardFromTask } from './run-arm.js';
+import { rewardFromTask } from './build-arm.js';
 import { runExperiment } from './run-experiment.js';
 import { MICRO_SETTINGS } from '../testing.js';
 

@@ -11,84 +11,35 @@ import * as path from 'node:path';
 import {
   configDifferences,
   currentBackend,
-  readCheckpoint,
   readJsonFile,
-  restoreCheckpoint,
   saveCheckpoint,
-  encodeExample,
   Rng,
   RunRecord,
-  TinyLm,
-  lmConfig,
-  runTokenizer,
   saveGpt2,
   train,
   writeFileAtomic,
   writeLatentTrace,
-  type Example,
   type LatentControl,
-  type LatentMethod,
-  type LmConfig,
-  type MethodState,
-  type RewardFn,
   type PretrainedTokenizer,
-  type Tokenizer,
   type TrainStep,
 } from '@telepath/core';
-import type { Task } from '@telepath/tasks';
-import { curveLogger, evaluateTestSets, type TestSetResult } from '../evaluation/arm-eval.js';
+import { curveLogger, evaluateTestSets } from '../evaluation/arm-eval.js';
 import type { TaskData } from '../experiment/data.js';
-import type { Diagnostics } from '../evaluation/diagnostics.js';
 import { evaluate, type Answerer } from '../evaluation/evaluate.js';
-import { addPasses, type PassStats } from '../evaluation/eval-passes.js';
-import { HEURISTIC, heuristicAnswerer, runHeuristicArm } from './heuristic-arm.js';
+import { addPasses } from '../evaluation/eval-passes.js';
+import { HEURISTIC, runHeuristicArm } from './heuristic-arm.js';
 import { missingFromRecord, nothingMissing, upgradeRecord } from './upgrade-record.js';
 import { armData, type Arm, type ExperimentConfig } from '../experiment/experiment.js';
 import { methodById } from '../experiment/methods.js';
-import { PRETRAINED_EXPORT, pretrainedLm } from './pretrained-lm.js';
+import { PRETRAINED_EXPORT } from './pretrained-lm.js';
 import { Progress } from './progress.js';
-import { armRunDir, runDirOf, startingPoint } from '../experiment/plan.js';
+import { runDirOf, startingPoint } from '../experiment/plan.js';
 import { acquireRunLock } from './run-lock.js';
+import type { ArmSummary } from './arm-summary.js';
+import { trainBatch } from './batches.js';
+import { buildArm, finalAnswerer, FINAL_CHECKPOINT, maxNewTokensOf, rewardFromTask } from './build-arm.js';
 
 export { runDirOf };
-
-export interface ArmSummary {
-  experiment: string;
-  arm: string;
-  /** Position of the arm in the experiment config (reports keep this order). */
-  armIndex: number;
-  method: string;
-  seed: number;
-  accuracy: number;
-  stderr: number;
-  correct: number;
-  total: number;
-  reasoningLength: number;
-  reasoningKind: string;
-  msPerExample: number;
-  trainSeconds: number;
-  params: number;
-  backend: string;
-  /** Share of answers whose written reasoning the task judged sound, and the verdicts (CoT-like arms on tasks that check reasoning). */
-  validReasoning?: number;
-  reasoningVerdicts?: Record<string, number>;
-  /** "<experiment>/<arm>" when this row is another experiment's arm (an arm with `reuse`). */
-  reusedFrom?: string;
-  /** Stochastic decoding evaluated several times (LatentMethod.evalPasses): accuracy is their mean; each pass's accuracy, sd and 95 % interval. */
-  passes?: PassStats;
-  /** The arm its weights start from at the root of its initFrom chain (e.g. "cot" for CoLaR's RL arms), or "scratch". */
-  startsFrom?: string;
-  /** The method's training counts (LatentMethod.trainingStats), e.g. CoLaR's rlGroups and rlGroupsWithSignal. */
-  trainingStats?: Record<string, number>;
-  /** Accuracy of the same arm with its latents replaced (latent methods only). */
-  controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
-  /** Chain classes, agreement, token-cap hits, ProsQA option rates (absent in records written before them). */
-  diagnostics?: Diagnostics;
-  /** Further test sets (Countdown's other split), by name; their samples are in samples.<name>.jsonl. */
-  tests?: Record<string, TestSetResult>;
-  /** What was added to a finished record later, without retraining (upgrade-record.ts). */
-  upgraded?: string[];
-}
 
 export interface RunArmOptions {
   exp: ExperimentConfig;
@@ -102,12 +53,6 @@ export interface RunArmOptions {
   /** Where notices go (a finished arm recorded with another config); default stderr. */
   warn?: (line: string) => void;
 }
-
-/** All the variables a trained arm ends with (see runArm). */
-export const FINAL_CHECKPOINT = 'final.ckpt';
-
-/** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
-const CONTEXT_MARGIN = 32;
 
 /** Trains and evaluates one arm × seed (or reads its record); with `deferIfBusy`, 'busy' when another live process holds it, instead of waiting. */
 export async function runArm(o: RunArmOptions & { deferIfBusy: true }): Promise<ArmSummary | 'interrupted' | 'busy'>;
@@ -291,108 +236,6 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
 }
 
 /** The generation cap of an arm: the experiment's eval.maxNewTokens, else the arm's own, else 64. */
-function maxNewTokensOf(exp: ExperimentConfig, arm: Arm): number {
-  return exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
-}
-
-/** The answers of a finished arm: its rule, or its method with the weights of final.ckpt. */
-async function finalAnswerer(o: RunArmOptions, dir: string): Promise<{ answer: Answerer; dispose(): void }> {
-  if (o.arm.method === HEURISTIC) return { answer: heuristicAnswerer(o.data.task.name, o.arm.config.rule as string), dispose: () => {} };
-  const method = methodById(o.arm.method, `arm ${o.arm.name}`);
-  const { state, lm } = await buildArm(method, dir, o.exp, { ...o.arm, initFrom: '' }, o.seed, o.data, [...o.data.train, ...o.data.test], o.runsDir);
-  const final = path.join(dir, FINAL_CHECKPOINT);
-  restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
-  return { answer: (batch, g) => method.generate(state, batch, g), dispose: () => state.dispose() };
-}
-
-/**
- * The reward RL phases get: 1 when the task scores the answer correct, else 0 — the same scoring
- * as evaluation (`isCorrect` on "### answer"). A scorer that throws on a malformed sample (e.g.
- * Countdown's expression tokenizer on a lone ".") scores it 0 instead of ending the run.
- */
-export function rewardFromTask(task: Task): RewardFn {
-  return (ex, answer) => {
-    try {
-      return task.isCorrect(ex, `### ${answer}`) ? 1 : 0;
-    } catch {
-      return 0;
-    }
-  };
-}
-
-/** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
-export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>, all: Example[], runsDir: string, reward?: RewardFn) {
-  const rng = new Rng(seed);
-  const { tokenizer, lm, hf } = exp.lm.pretrained ? await pretrainedLm(exp.lm.pretrained, dir, exp, arm, all) : { ...(await scratchLm(dir, exp, arm, data, all, rng)), hf: undefined };
-  const source = arm.initFrom ? await readSource(armRunDir(runsDir, exp, arm.initFrom, seed), dir) : null;
-  if (source) restoreFrom(source, lm.params, lm.config);
-  const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown', ...(reward ? { reward } : {}) }, arm.config);
-  // From an arm of the same method, the method's own variables (CoLaR's latent head, soft tokens,
-  // a coprocessor) start from the source too, so e.g. CoLaR's speeds can share one SFT run.
-  if (source?.method === arm.method) restoreFrom(source, new Map([...state.variables()].filter(([k]) => !lm.params.has(k) && source.ck.tensors.has(`param/${k}`))), lm.config);
-  return { tokenizer, lm, state, hf };
-}
-
-/** A from-scratch LM sized to the data, with the run's own tokenizer built from the training split. */
-async function scratchLm(dir: string, exp: ExperimentConfig, arm: Arm, data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>, all: Example[], rng: Rng): Promise<{ tokenizer: Tokenizer; lm: TinyLm }> {
-  // vocabularyFrom: arms that differ only in how the reasoning is written share one tokenizer (an initFrom between them).
-  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.vocabularyFrom ?? data.train, data.vocabulary);
-  const modelFile = path.join(dir, 'model.json');
-  let lmConfig: LmConfig;
-  if (existsSync(modelFile)) lmConfig = await readJsonFile<LmConfig>(modelFile);
-  else {
-    const longest = Math.max(...all.map((ex) => {
-      const e = encodeExample(tokenizer, ex);
-      return e.prompt.length + e.reasoning.length + e.answer.length;
-    }));
-    const lm = { ...exp.lm, ...arm.lm };
-    lmConfig = { ...lm, vocabSize: tokenizer.size, contextLength: lm.contextLength || longest + CONTEXT_MARGIN };
-    await writeFileAtomic(modelFile, JSON.stringify(lmConfig, null, 2) + '\n');
-  }
-  return { tokenizer, lm: new TinyLm(lmConfig, rng.fork('lm')) };
-}
-
-interface InitSource { file: string; ck: Awaited<ReturnType<typeof readCheckpoint>>; method: string }
-
-/**
- * The weights a finished earlier arm (same seed) ended with (its final.ckpt): its tokenizer and
- * model config must equal this arm's.
- */
-async function readSource(source: string, dir: string): Promise<InitSource> {
-  if (!existsSync(path.join(source, 'summary.json'))) throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
-  for (const f of ['tokenizer.json', 'model.json']) {
-    // model.json through lmConfig, so one written before a setting existed reads with its default.
-    const read = async (d: string) => JSON.stringify(f === 'model.json' ? lmConfig(await readJsonFile(path.join(d, f))) : await readJsonFile(path.join(d, f)));
-    const [a, b] = await Promise.all([read(source), read(dir)]);
-    if (a !== b) throw new Error(`initFrom: ${f} of ${source} differs from this arm's (${dir}); both arms must use the same data and LM settings`);
-  }
-  const resolved = await readJsonFile<{ arm: Arm }>(path.join(source, 'config.resolved.json'));
-  let file = path.join(source, FINAL_CHECKPOINT);
-  if (!existsSync(file)) {
-    // Runs recorded before final.ckpt existed: their last phase's checkpoint.
-    const phases = methodById(resolved.arm.method, `initFrom ${source}`).phases(resolved.arm.config);
-    file = path.join(source, `${phases[phases.length - 1].phase}.ckpt`);
-  }
-  return { file, ck: await readCheckpoint(file), method: resolved.arm.method };
-}
-
-/** Assigns `params` from the source checkpoint (every one must be there, with its shape). */
-function restoreFrom(source: InitSource, params: ReturnType<MethodState['variables']>, modelConfig: LmConfig): void {
-  if (params.size === 0) return;
-  const tensors = new Map([...source.ck.tensors].filter(([k]) => k.startsWith('param/') && params.has(k.slice('param/'.length))));
-  restoreCheckpoint(source.file, { meta: source.ck.meta, tensors }, { params, modelConfig });
-}
-
-/** The step's training batch: the task's own stream where it has one, else drawn from `train`; both from the step's rng. */
-export function trainBatch(data: Pick<TaskData, 'train' | 'trainBatch'>, rng: Rng, step: number, batchSize: number): Example[] {
-  return data.trainBatch ? data.trainBatch(rng, step, batchSize) : sampleBatch(data.train, rng, batchSize);
-}
-
-/** A training batch drawn with the step's rng (so resumed runs see the same batches). */
-export function sampleBatch(train: Example[], rng: Rng, batchSize: number): Example[] {
-  return Array.from({ length: batchSize }, () => train[rng.int(train.length)]);
-}
-
 async function readTiming(dir: string): Promise<Record<string, number>> {
   const file = path.join(dir, 'timing.json');
   return existsSync(file) ? readJsonFile<Record<string, number>>(file) : {};

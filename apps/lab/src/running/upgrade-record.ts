@@ -17,7 +17,7 @@ import type { TaskData } from '../experiment/data.js';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from '../evaluation/diagnostics.js';
 import { evaluateAnswers, type Answerer } from '../evaluation/evaluate.js';
 import type { ExperimentConfig } from '../experiment/experiment.js';
-import type { ArmSummary } from './run-arm.js';
+import type { ArmSummary } from './arm-summary.js';
 
 interface Missing { diagnostics: boolean; tests: string[] }
 
