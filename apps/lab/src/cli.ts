@@ -58,7 +58,9 @@ export async function main(argv: string[]): Promise<number> {
     case 'worker':
       return workerCommand(rest);
     default:
-      console.error(`telepath: unknown command "${command}". Expected one of: run, status, eval, report, analyze, lm, list, queue, worker\n\n${HELP}`);
+      console.error(
+        `telepath: unknown command "${command}". Expected one of: run, status, eval, report, analyze, lm, list, queue, worker\n\n${HELP}`,
+      );
       return 2;
   }
 }

@@ -22,8 +22,15 @@ beforeAll(async () => {
 });
 
 const quiet = { quiet: true, log: () => {} };
-const MICRO = { name: 'micro', ...MICRO_SETTINGS, arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4 } }] };
-const withArm = (config: object) => ({ ...MICRO, arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4, ...config } }] });
+const MICRO = {
+  name: 'micro',
+  ...MICRO_SETTINGS,
+  arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4 } }],
+};
+const withArm = (config: object) => ({
+  ...MICRO,
+  arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4, ...config } }],
+});
 const countdownLine = '{"input": "3,5,7", "output": "15"}\n{"input": "2,4,6", "output": "12"}\n';
 
 describe('settings that would train or evaluate nothing, or diverge, are refused up front', () => {
@@ -31,9 +38,18 @@ describe('settings that would train or evaluate nothing, or diverge, are refused
     [withArm({ steps: -5 }), /arms\[0\] \(cot\) config.*steps|phase sft: steps must be an integer ≥ 0, got -5/],
     [withArm({ steps: 10.5 }), /phase sft: steps must be an integer ≥ 0, got 10\.5/],
     [withArm({ steps: 0 }), /arms\[0\] \(cot\): trains 0 steps from a random init/],
-    [{ ...MICRO, train: { ...MICRO.train, optim: { lr: -1 } } }, /train\.optim\.lr must be a finite number > 0, got -1/],
-    [{ ...MICRO, train: { ...MICRO.train, optim: { clipNorm: -1 } } }, /train\.optim\.clipNorm \(0: no clipping\) must be a finite number ≥ 0, got -1/],
-    [{ ...MICRO, train: { ...MICRO.train, checkpointEvery: 0 } }, /train\.checkpointEvery must be an integer ≥ 1, got 0/],
+    [
+      { ...MICRO, train: { ...MICRO.train, optim: { lr: -1 } } },
+      /train\.optim\.lr must be a finite number > 0, got -1/,
+    ],
+    [
+      { ...MICRO, train: { ...MICRO.train, optim: { clipNorm: -1 } } },
+      /train\.optim\.clipNorm \(0: no clipping\) must be a finite number ≥ 0, got -1/,
+    ],
+    [
+      { ...MICRO, train: { ...MICRO.train, checkpointEvery: 0 } },
+      /train\.checkpointEvery must be an integer ≥ 1, got 0/,
+    ],
     [{ ...MICRO, data: { ...MICRO.data, testCount: 0 } }, /data\.testCount must be an integer ≥ 1, got 0/],
     [{ ...MICRO, data: { ...MICRO.data, trainCount: 2.5 } }, /data\.trainCount must be an integer ≥ 1, got 2\.5/],
     [{ ...MICRO, eval: { ...MICRO.eval, topP: 0 } }, /eval\.topP must be a finite number > 0 and ≤ 1, got 0/],
@@ -41,8 +57,19 @@ describe('settings that would train or evaluate nothing, or diverge, are refused
     expect(() => validateExperiment(raw, 'micro.json')).toThrow(message);
   });
 
-  it('zero steps from an earlier arm\'s weights is still allowed (it evaluates them)', () => {
-    expect(() => validateExperiment({ ...MICRO, arms: [MICRO.arms[0], { name: 'again', method: 'cot', initFrom: 'cot', config: { variant: 'cot', steps: 0 } }] }, 'micro.json')).not.toThrow();
+  it("zero steps from an earlier arm's weights is still allowed (it evaluates them)", () => {
+    expect(() =>
+      validateExperiment(
+        {
+          ...MICRO,
+          arms: [
+            MICRO.arms[0],
+            { name: 'again', method: 'cot', initFrom: 'cot', config: { variant: 'cot', steps: 0 } },
+          ],
+        },
+        'micro.json',
+      ),
+    ).not.toThrow();
   });
 });
 
@@ -63,7 +90,9 @@ describe('telepath on a finished micro run', () => {
     const file = join(runs, 'flip.jsonl');
     writeFileSync(file, countdownLine);
     try {
-      await expect(evalCommand([dir, '--data', file, '--backend', 'cpu'])).rejects.toThrow(/final\.ckpt is corrupt .*sha256/);
+      await expect(evalCommand([dir, '--data', file, '--backend', 'cpu'])).rejects.toThrow(
+        /final\.ckpt is corrupt .*sha256/,
+      );
     } finally {
       writeFileSync(ckpt, good);
     }
@@ -72,7 +101,9 @@ describe('telepath on a finished micro run', () => {
   it('eval refuses an empty --data file instead of reporting 0.0 % (0/0)', async () => {
     const file = join(runs, 'empty.jsonl');
     writeFileSync(file, '');
-    await expect(evalCommand([dir, '--data', file, '--backend', 'cpu'])).rejects.toThrow(/empty\.jsonl: no examples to evaluate/);
+    await expect(evalCommand([dir, '--data', file, '--backend', 'cpu'])).rejects.toThrow(
+      /empty\.jsonl: no examples to evaluate/,
+    );
   });
 
   it('two eval --data files with the same base name keep separate results', async () => {
@@ -89,7 +120,8 @@ describe('telepath on a finished micro run', () => {
       vi.restoreAllMocks();
     }
     expect(evalResultBase(a)).not.toBe(evalResultBase(b));
-    const read = (f: string) => JSON.parse(readFileSync(join(dir, `${evalResultBase(f)}.json`), 'utf8')) as { data: string; total: number };
+    const read = (f: string) =>
+      JSON.parse(readFileSync(join(dir, `${evalResultBase(f)}.json`), 'utf8')) as { data: string; total: number };
     expect([read(a).data, read(a).total]).toEqual([a, 2]);
     expect([read(b).data, read(b).total]).toEqual([b, 1]);
   });
@@ -114,7 +146,9 @@ describe('telepath on a finished micro run', () => {
     mkdirSync(join(runs, 'micro', 'no-cot', 's0'), { recursive: true });
     writeFileSync(join(runs, 'micro', 'no-cot', 's0', 'summary.json'), readFileSync(join(dir, 'summary.json')));
     try {
-      await expect(reportCommand([join(runs, 'micro'), '--quiet'])).rejects.toThrow(/2 arm × seed record\(s\) missing.*cot s1 \(.*cot\/s1\/summary\.json: not finished\); no-cot s1 \(no .*no-cot\/s1\)/);
+      await expect(reportCommand([join(runs, 'micro'), '--quiet'])).rejects.toThrow(
+        /2 arm × seed record\(s\) missing.*cot s1 \(.*cot\/s1\/summary\.json: not finished\); no-cot s1 \(no .*no-cot\/s1\)/,
+      );
       const warn = vi.spyOn(console, 'error').mockImplementation(() => {});
       expect(await reportCommand([join(runs, 'micro'), '--quiet', '--allow-missing'])).toBe(0);
       expect(warn.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('missing'))).toHaveLength(2);
@@ -147,7 +181,9 @@ describe('telepath on a finished micro run', () => {
     // A crash before the swap: the old record at dir, the complete retrain beside it.
     const { cpSync } = await import('node:fs');
     cpSync(dir, retrainDirOf(dir), { recursive: true });
-    const retrained = JSON.parse(readFileSync(join(retrainDirOf(dir), 'summary.json'), 'utf8')) as { finishedAt: string };
+    const retrained = JSON.parse(readFileSync(join(retrainDirOf(dir), 'summary.json'), 'utf8')) as {
+      finishedAt: string;
+    };
     writeFileSync(join(retrainDirOf(dir), 'summary.json'), JSON.stringify({ ...retrained, finishedAt: 'retrained' }));
     const swapped = await runExperiment(exp, { runsDir: runs, ...quiet });
     expect(finishedAt(swapped.results[0])).toBe('retrained');
@@ -168,7 +204,13 @@ describe('a crash mid-training, then resume', () => {
     };
     await expect(runExperiment(exp, { runsDir: runs, shouldStop: crash, ...quiet })).rejects.toThrow('killed');
     const dir = join(runs, 'micro', 'cot', 's0');
-    const steps = () => readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>).filter((l) => 'sft/loss' in l).map((l) => l.step);
+    const steps = () =>
+      readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, number>)
+        .filter((l) => 'sft/loss' in l)
+        .map((l) => l.step);
     expect(steps()).toEqual([1, 2, 3]);
     writeFileSync(join(dir, 'metrics.jsonl'), readFileSync(join(dir, 'metrics.jsonl'), 'utf8') + '{"step": 4, "sft/lo'); // and a torn line
     const { readCheckpoint } = await import('@telepath/core');
@@ -190,7 +232,9 @@ describe('locks that cannot hang', () => {
     const dir = lockedDir();
     writeFileSync(lockFileOf(dir), JSON.stringify({ pid: process.pid, host: hostname(), since: 'then', started: '1' }));
     const s = await lockState(dir);
-    expect(s.state === 'stale' && s.why).toBe(`pid ${process.pid} now belongs to another process (started at another time)`);
+    expect(s.state === 'stale' && s.why).toBe(
+      `pid ${process.pid} now belongs to another process (started at another time)`,
+    );
     const lock = await acquireRunLock(dir, { pollMs: 5, shouldStop: () => true });
     expect(lock).not.toBeNull();
     expect(JSON.parse(readFileSync(lockFileOf(dir), 'utf8')).since).not.toBe('then');
@@ -202,12 +246,20 @@ describe('locks that cannot hang', () => {
     const dir = lockedDir();
     writeFileSync(lockFileOf(dir), JSON.stringify({ pid: 4242, host: 'elsewhere', since: 'then' }));
     const waits: string[] = [];
-    expect(await acquireRunLock(dir, { pollMs: 5, onWait: (_h, why) => waits.push(why), shouldStop: () => true })).toBeNull();
-    expect(waits[0]).toMatch(new RegExp(`^pid 4242 on host elsewhere, last heartbeat \\d+ s ago \\(taken over after 10 min without one; if that process is gone, rm ${lockFileOf(dir).replace(/[.]/g, '\\.')}\\)$`));
+    expect(
+      await acquireRunLock(dir, { pollMs: 5, onWait: (_h, why) => waits.push(why), shouldStop: () => true }),
+    ).toBeNull();
+    expect(waits[0]).toMatch(
+      new RegExp(
+        `^pid 4242 on host elsewhere, last heartbeat \\d+ s ago \\(taken over after 10 min without one; if that process is gone, rm ${lockFileOf(dir).replace(/[.]/g, '\\.')}\\)$`,
+      ),
+    );
     const old = new Date(Date.now() - 11 * 60_000);
     utimesSync(lockFileOf(dir), old, old);
     const s = await lockState(dir);
-    expect(s.state === 'stale' && s.why).toMatch(/^held by pid 4242 on host elsewhere, whose last heartbeat was 6\d\d s ago$/);
+    expect(s.state === 'stale' && s.why).toMatch(
+      /^held by pid 4242 on host elsewhere, whose last heartbeat was 6\d\d s ago$/,
+    );
     const lock = await acquireRunLock(dir, { pollMs: 5, shouldStop: () => true });
     expect(JSON.parse(readFileSync(lockFileOf(dir), 'utf8')).host).toBe(hostname());
     await lock!.release();
@@ -220,7 +272,10 @@ describe('locks that cannot hang', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(lockFileOf(dir), JSON.stringify({ pid: process.pid, host: hostname(), since: 'then', started: '1' }));
     const [state] = await experimentStatus(validateExperiment(MICRO, 'micro.json'), runs);
-    expect([state.state, state.detail]).toEqual(['stale lock', `pid ${process.pid} now belongs to another process (started at another time)`]);
+    expect([state.state, state.detail]).toEqual([
+      'stale lock',
+      `pid ${process.pid} now belongs to another process (started at another time)`,
+    ]);
   });
 });
 
@@ -233,7 +288,9 @@ describe('errors for users', () => {
       userError = e;
     }
     expect(userError).toBeInstanceOf(ConfigError);
-    expect(cliErrorText(userError)).toBe('telepath: micro.json: unknown config key "trian". Expected one of: name, description, task, data, seeds, lm, train, eval, arms, compareTo, profiles, sweep, why');
+    expect(cliErrorText(userError)).toBe(
+      'telepath: micro.json: unknown config key "trian". Expected one of: name, description, task, data, seeds, lm, train, eval, arms, compareTo, profiles, sweep, why',
+    );
     const wrapped = new Error(`micro cot s0: ${(userError as Error).message}`, { cause: userError });
     expect(cliErrorText(wrapped).split('\n')).toHaveLength(1);
     const bug = new TypeError('x is undefined');

@@ -38,7 +38,17 @@ describe('telepath run on a micro experiment', () => {
     expect(first.results.map((r) => r.arm)).toEqual(['no-cot', 'cot']);
     for (const arm of ['no-cot', 'cot']) {
       const dir = join(runs, 'micro', arm, 's0');
-      for (const f of ['config.resolved.json', 'env.json', 'metrics.jsonl', 'samples.jsonl', 'summary.json', 'tokenizer.json', 'model.json', 'sft.ckpt']) expect(existsSync(join(dir, f)), `${arm}/${f}`).toBe(true);
+      for (const f of [
+        'config.resolved.json',
+        'env.json',
+        'metrics.jsonl',
+        'samples.jsonl',
+        'summary.json',
+        'tokenizer.json',
+        'model.json',
+        'sft.ckpt',
+      ])
+        expect(existsSync(join(dir, f)), `${arm}/${f}`).toBe(true);
       const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
       expect(summary.total).toBe(6);
       expect(summary.accuracy).toBeGreaterThanOrEqual(0);
@@ -71,10 +81,22 @@ describe('telepath run on a micro experiment', () => {
 
   it('reads a finished arm recorded with another config, and says which keys differ', async () => {
     const lines: string[] = [];
-    const same = await runExperiment(validateExperiment(MICRO, 'micro.json'), { runsDir: runs, quiet: true, log: (l) => lines.push(l) });
+    const same = await runExperiment(validateExperiment(MICRO, 'micro.json'), {
+      runsDir: runs,
+      quiet: true,
+      log: (l) => lines.push(l),
+    });
     expect(lines.filter((l) => l.includes('another config'))).toEqual([]);
-    const edited = { ...MICRO, eval: { ...MICRO.eval, batchSize: 2 }, arms: [MICRO.arms[0], { ...MICRO.arms[1], config: { ...MICRO.arms[1].config, maxNewTokens: 30 } }] };
-    const again = await runExperiment(validateExperiment(edited, 'micro.json'), { runsDir: runs, quiet: true, log: (l) => lines.push(l) });
+    const edited = {
+      ...MICRO,
+      eval: { ...MICRO.eval, batchSize: 2 },
+      arms: [MICRO.arms[0], { ...MICRO.arms[1], config: { ...MICRO.arms[1].config, maxNewTokens: 30 } }],
+    };
+    const again = await runExperiment(validateExperiment(edited, 'micro.json'), {
+      runsDir: runs,
+      quiet: true,
+      log: (l) => lines.push(l),
+    });
     expect(again.results).toEqual(same.results); // the records, not a retraining
     const notices = lines.filter((l) => l.includes('another config'));
     expect(notices).toHaveLength(2);
@@ -92,13 +114,30 @@ describe('telepath run on a micro experiment', () => {
     expect(existsSync(join(dir, 'summary.json'))).toBe(false);
     const resumed = await runExperiment(exp, { runsDir: other, ...quiet });
     expect(resumed.interrupted).toBe(false);
-    const losses = (root: string) => readFileSync(join(root, 'micro', 'cot', 's0', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => 'sft/loss' in m).map((m) => m['sft/loss'] as number);
+    const losses = (root: string) =>
+      readFileSync(join(root, 'micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((m) => 'sft/loss' in m)
+        .map((m) => m['sft/loss'] as number);
     const a = losses(runs);
     const b = losses(other);
     expect(b).toHaveLength(a.length);
     b.forEach((x, i) => expect(Math.abs(x - a[i])).toBeLessThan(1e-5));
-    const { trainSeconds: _t1, msPerExample: _m1, finishedAt: _f1, ...r1 } = resumed.results[0] as typeof resumed.results[0] & { finishedAt: string };
-    const { trainSeconds: _t2, msPerExample: _m2, finishedAt: _f2, armIndex: _a2, ...r2 } = first.results[1] as typeof first.results[1] & { finishedAt: string };
+    const {
+      trainSeconds: _t1,
+      msPerExample: _m1,
+      finishedAt: _f1,
+      ...r1
+    } = resumed.results[0] as (typeof resumed.results)[0] & { finishedAt: string };
+    const {
+      trainSeconds: _t2,
+      msPerExample: _m2,
+      finishedAt: _f2,
+      armIndex: _a2,
+      ...r2
+    } = first.results[1] as (typeof first.results)[1] & { finishedAt: string };
     delete (r1 as { armIndex?: number }).armIndex;
     expect(r1).toEqual(r2);
   });
@@ -117,47 +156,112 @@ describe('telepath run on a micro experiment', () => {
   it('telepath eval rebuilds an arm that started from another (initFrom) from its own record, wherever the record is', async () => {
     const { evalCommand, evalResultBase } = await import('./commands/eval.js');
     const { cpSync } = await import('node:fs');
-    const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[0], { name: 'liu', method: 'coprocessor', initFrom: 'no-cot', config: { variant: 'liu', latentTokens: 1, steps: 2 } }] }, 'micro.json');
+    const exp = validateExperiment(
+      {
+        ...MICRO,
+        arms: [
+          MICRO.arms[0],
+          {
+            name: 'liu',
+            method: 'coprocessor',
+            initFrom: 'no-cot',
+            config: { variant: 'liu', latentTokens: 1, steps: 2 },
+          },
+        ],
+      },
+      'micro.json',
+    );
     await runExperiment(exp, { runsDir: runs, ...quiet });
     // Moved away from the run of its Base (no-cot): its final.ckpt holds the frozen Base too.
     const moved = join(mkdtempSync(join(tmpdir(), 'lab-moved-')), 'exp', 'liu', 's0');
     cpSync(join(runs, 'micro', 'liu', 's0'), moved, { recursive: true });
-    const samples = readFileSync(join(moved, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { question: string; gold: string; prediction: string });
+    const samples = readFileSync(join(moved, 'samples.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { question: string; gold: string; prediction: string });
     const file = join(runs, 'test-again.jsonl');
-    const asInput = (q: string) => { const m = /^Make (\d+) from ([\d ]+)\.$/.exec(q)!; return { input: m[2].split(' ').join(','), output: m[1] }; };
+    const asInput = (q: string) => {
+      const m = /^Make (\d+) from ([\d ]+)\.$/.exec(q)!;
+      return { input: m[2].split(' ').join(','), output: m[1] };
+    };
     writeFileSync(file, samples.map((s) => JSON.stringify(asInput(s.question))).join('\n') + '\n');
     expect(await evalCommand([moved, '--data', file, '--backend', 'cpu'])).toBe(0);
-    const again = readFileSync(join(moved, `${evalResultBase(file)}.samples.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prediction: string });
+    const again = readFileSync(join(moved, `${evalResultBase(file)}.samples.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { prediction: string });
     expect(again.map((s) => s.prediction)).toEqual(samples.map((s) => s.prediction));
   });
 
-  it('initialises an arm from an earlier arm\'s trained LM (initFrom)', async () => {
-    const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1], { name: 'cot-again', method: 'cot', initFrom: 'cot', config: { variant: 'cot', steps: 0 } }] }, 'micro.json');
+  it("initialises an arm from an earlier arm's trained LM (initFrom)", async () => {
+    const exp = validateExperiment(
+      {
+        ...MICRO,
+        arms: [
+          MICRO.arms[1],
+          { name: 'cot-again', method: 'cot', initFrom: 'cot', config: { variant: 'cot', steps: 0 } },
+        ],
+      },
+      'micro.json',
+    );
     const res = await runExperiment(exp, { runsDir: runs, ...quiet });
     // Zero further steps from the CoT weights: the same answers as the CoT arm itself.
     const samples = (arm: string) => readFileSync(join(runs, 'micro', arm, 's0', 'samples.jsonl'), 'utf8');
     expect(samples('cot-again')).toBe(samples('cot'));
     expect(res.results[1].accuracy).toBe(res.results[0].accuracy);
-    expect(() => validateExperiment({ ...MICRO, arms: [{ ...MICRO.arms[0], initFrom: 'cot' }, MICRO.arms[1]] }, 'micro.json')).toThrow(/"initFrom": "cot" must name an earlier arm/);
+    expect(() =>
+      validateExperiment({ ...MICRO, arms: [{ ...MICRO.arms[0], initFrom: 'cot' }, MICRO.arms[1]] }, 'micro.json'),
+    ).toThrow(/"initFrom": "cot" must name an earlier arm/);
   });
 
-  it('initFrom an arm of the same method also restores the method\'s own variables (soft tokens)', async () => {
-    const soft = { name: 'soft', method: 'soft-embedding', config: { variant: 'soft-tokens', latentTokens: 2, steps: 3 } };
-    const again = { name: 'soft-again', method: 'soft-embedding', initFrom: 'soft', config: { variant: 'soft-tokens', latentTokens: 2, steps: 0 } };
-    const fresh = { name: 'soft-fresh', method: 'soft-embedding', initFrom: 'cot', config: { variant: 'soft-tokens', latentTokens: 2, steps: 0 } };
-    const exp = validateExperiment({ ...MICRO, eval: { ...MICRO.eval, controls: [] }, arms: [MICRO.arms[1], soft, again, fresh] }, 'micro.json');
+  it("initFrom an arm of the same method also restores the method's own variables (soft tokens)", async () => {
+    const soft = {
+      name: 'soft',
+      method: 'soft-embedding',
+      config: { variant: 'soft-tokens', latentTokens: 2, steps: 3 },
+    };
+    const again = {
+      name: 'soft-again',
+      method: 'soft-embedding',
+      initFrom: 'soft',
+      config: { variant: 'soft-tokens', latentTokens: 2, steps: 0 },
+    };
+    const fresh = {
+      name: 'soft-fresh',
+      method: 'soft-embedding',
+      initFrom: 'cot',
+      config: { variant: 'soft-tokens', latentTokens: 2, steps: 0 },
+    };
+    const exp = validateExperiment(
+      { ...MICRO, eval: { ...MICRO.eval, controls: [] }, arms: [MICRO.arms[1], soft, again, fresh] },
+      'micro.json',
+    );
     await runExperiment(exp, { runsDir: runs, ...quiet });
     const samples = (arm: string) => readFileSync(join(runs, 'micro', arm, 's0', 'samples.jsonl'), 'utf8');
-    const latents = async (arm: string) => (await readLatentTrace(join(runs, 'micro', arm, 's0', 'latents.bin'))).slots.map((sl) => [...sl.vectors]);
+    const latents = async (arm: string) =>
+      (await readLatentTrace(join(runs, 'micro', arm, 's0', 'latents.bin'))).slots.map((sl) => [...sl.vectors]);
     expect(samples('soft-again')).toBe(samples('soft'));
     expect(await latents('soft-again')).toEqual(await latents('soft')); // same soft tokens → same latent states
     expect(await latents('soft-fresh')).not.toEqual(await latents('soft')); // from CoT: only the LM, fresh soft tokens
   });
 
-  it('initFrom carries the frozen weights too (CoLaR\'s SFT does not train the embeddings)', async () => {
-    const colar = { name: 'colar', method: 'colar', initFrom: 'cot', config: { sftSteps: 2, compressionFactor: 2, maxLatents: 8 } };
-    const again = { name: 'colar-again', method: 'colar', initFrom: 'colar', config: { sftSteps: 0, compressionFactor: 2, maxLatents: 8 } };
-    const exp = validateExperiment({ ...MICRO, eval: { ...MICRO.eval, controls: [] }, arms: [MICRO.arms[1], colar, again] }, 'micro.json');
+  it("initFrom carries the frozen weights too (CoLaR's SFT does not train the embeddings)", async () => {
+    const colar = {
+      name: 'colar',
+      method: 'colar',
+      initFrom: 'cot',
+      config: { sftSteps: 2, compressionFactor: 2, maxLatents: 8 },
+    };
+    const again = {
+      name: 'colar-again',
+      method: 'colar',
+      initFrom: 'colar',
+      config: { sftSteps: 0, compressionFactor: 2, maxLatents: 8 },
+    };
+    const exp = validateExperiment(
+      { ...MICRO, eval: { ...MICRO.eval, controls: [] }, arms: [MICRO.arms[1], colar, again] },
+      'micro.json',
+    );
     await runExperiment(exp, { runsDir: runs, ...quiet });
     const samples = (arm: string) => readFileSync(join(runs, 'micro', arm, 's0', 'samples.jsonl'), 'utf8');
     expect(samples('colar-again')).toBe(samples('colar'));
@@ -176,7 +280,9 @@ describe('telepath run on a micro experiment', () => {
   it('gives clear errors for an unwritable run directory and a corrupt record', async () => {
     const blocker = join(mkdtempSync(join(tmpdir(), 'lab-bad-')), 'file');
     writeFileSync(blocker, 'not a directory');
-    await expect(runExperiment(validateExperiment(MICRO, 'micro.json'), { runsDir: blocker, ...quiet })).rejects.toThrow(/^micro no-cot s0: cannot write to run directory .*file\/micro\/no-cot\/s0/);
+    await expect(
+      runExperiment(validateExperiment(MICRO, 'micro.json'), { runsDir: blocker, ...quiet }),
+    ).rejects.toThrow(/^micro no-cot s0: cannot write to run directory .*file\/micro\/no-cot\/s0/);
     const corrupt = mkdtempSync(join(tmpdir(), 'lab-corrupt-'));
     mkdirSync(join(corrupt, 'micro', 'cot', 's0'), { recursive: true });
     writeFileSync(join(corrupt, 'micro', 'cot', 's0', 'summary.json'), '{"arm": ');

@@ -22,7 +22,17 @@ const TARGET = join(ROOT, 'docs', 'notebooks', 'data', 'sample-run', 'latents.bi
 
 /** chosen: small enough to commit (≈ 100 KB) yet with a visible structure in every metric */
 export const SAMPLE_LATENTS: SyntheticSlotsOptions = {
-  slots: 8, rows: 96, width: 32, sharedRank: 6, privateRank: 2, sharedStd: 1, privateStd: 1, noise: 0.05, separation: 2, sharedCorrelation: 0.7, seed: 2510,
+  slots: 8,
+  rows: 96,
+  width: 32,
+  sharedRank: 6,
+  privateRank: 2,
+  sharedStd: 1,
+  privateStd: 1,
+  noise: 0.05,
+  separation: 2,
+  sharedCorrelation: 0.7,
+  seed: 2510,
 };
 
 const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
@@ -35,7 +45,11 @@ async function main(): Promise<void> {
     try {
       await writeLatentTrace(join(dir, 'latents.bin'), trace, meta);
       const same = existsSync(TARGET) && sha(TARGET) === sha(join(dir, 'latents.bin'));
-      console.log(same ? `sample latents: ${TARGET} is up to date` : `sample latents: ${TARGET} differs from a fresh build; rerun without --check`);
+      console.log(
+        same
+          ? `sample latents: ${TARGET} is up to date`
+          : `sample latents: ${TARGET} differs from a fresh build; rerun without --check`,
+      );
       process.exitCode = same ? 0 : 1;
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -44,7 +58,9 @@ async function main(): Promise<void> {
   }
   await writeLatentTrace(TARGET, trace, meta);
   const back = await readLatentTrace(TARGET);
-  console.log(`sample latents: wrote ${TARGET} (${readFileSync(TARGET).length} bytes, ${back.slots.length} slots × [${back.slots[0].rows}, ${back.slots[0].width}], sha256 ${sha(TARGET).slice(0, 12)}…)`);
+  console.log(
+    `sample latents: wrote ${TARGET} (${readFileSync(TARGET).length} bytes, ${back.slots.length} slots × [${back.slots[0].rows}, ${back.slots[0].width}], sha256 ${sha(TARGET).slice(0, 12)}…)`,
+  );
 }
 
 await main();

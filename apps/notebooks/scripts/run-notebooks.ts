@@ -28,17 +28,28 @@ const KERNELS = join(APP, 'jupyter');
 const APT = 'jupyter-nbconvert jupyter-client python3-nbclient';
 const CELL_TIMEOUT_S = 600;
 
-interface Outcome { name: string; ok: boolean; seconds: number }
+interface Outcome {
+  name: string;
+  ok: boolean;
+  seconds: number;
+}
 
 function results(outcomes: Outcome[], skipped: number): void {
   const passed = outcomes.filter((o) => o.ok).length;
   const failed = outcomes.length - passed;
-  writeFileSync(join(APP, '.vitest-results.json'), `${JSON.stringify({ numPassedTests: passed, numFailedTests: failed, numPendingTests: skipped, numTodoTests: 0, numTotalTests: outcomes.length + skipped, success: failed === 0 })}\n`);
+  writeFileSync(
+    join(APP, '.vitest-results.json'),
+    `${JSON.stringify({ numPassedTests: passed, numFailedTests: failed, numPendingTests: skipped, numTodoTests: 0, numTotalTests: outcomes.length + skipped, success: failed === 0 })}\n`,
+  );
 }
 
 function findPython(): string | undefined {
-  const candidates = [process.env.TELEPATH_JUPYTER_PYTHON, '/usr/bin/python3', 'python3'].filter((c): c is string => !!c);
-  return candidates.find((py) => spawnSync(py, ['-c', 'import nbconvert, nbclient, jupyter_client'], { stdio: 'ignore' }).status === 0);
+  const candidates = [process.env.TELEPATH_JUPYTER_PYTHON, '/usr/bin/python3', 'python3'].filter(
+    (c): c is string => !!c,
+  );
+  return candidates.find(
+    (py) => spawnSync(py, ['-c', 'import nbconvert, nbclient, jupyter_client'], { stdio: 'ignore' }).status === 0,
+  );
 }
 
 function nodeSupportsRequireEsm(): boolean {
@@ -48,21 +59,60 @@ function nodeSupportsRequireEsm(): boolean {
 
 /** Error text a failed run left in the cells: stderr streams and error outputs. */
 function cellErrors(executed: string): string[] {
-  const nb = JSON.parse(readFileSync(executed, 'utf8')) as { cells: { cell_type: string; source: string | string[]; outputs?: { output_type: string; name?: string; text?: string | string[]; ename?: string; evalue?: string; traceback?: string[] }[] }[] };
+  const nb = JSON.parse(readFileSync(executed, 'utf8')) as {
+    cells: {
+      cell_type: string;
+      source: string | string[];
+      outputs?: {
+        output_type: string;
+        name?: string;
+        text?: string | string[];
+        ename?: string;
+        evalue?: string;
+        traceback?: string[];
+      }[];
+    }[];
+  };
   const text = (t: string | string[] | undefined) => (Array.isArray(t) ? t.join('') : (t ?? ''));
   const out: string[] = [];
   nb.cells.forEach((c, i) => {
     for (const o of c.outputs ?? []) {
-      const msg = o.output_type === 'error' ? `${o.ename}: ${o.evalue}\n${(o.traceback ?? []).join('\n')}` : o.output_type === 'stream' && o.name === 'stderr' ? text(o.text) : '';
-      if (msg.trim()) out.push(`cell ${i + 1}:\n  ${text(c.source).split('\n').slice(0, 3).join('\n  ')}\n  → ${msg.trim().split('\n').join('\n    ')}`);
+      const msg =
+        o.output_type === 'error'
+          ? `${o.ename}: ${o.evalue}\n${(o.traceback ?? []).join('\n')}`
+          : o.output_type === 'stream' && o.name === 'stderr'
+            ? text(o.text)
+            : '';
+      if (msg.trim())
+        out.push(
+          `cell ${i + 1}:\n  ${text(c.source).split('\n').slice(0, 3).join('\n  ')}\n  → ${msg.trim().split('\n').join('\n    ')}`,
+        );
     }
   });
   return out;
 }
 
-function execute(py: string, notebook: string, env: NodeJS.ProcessEnv, allowErrors: boolean, output: string): { status: number | null; stderr: string } {
-  const args = ['-m', 'nbconvert', '--to', 'notebook', '--execute', notebook, '--output-dir', OUT, '--output', output,
-    `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`, '--ExecutePreprocessor.kernel_name=tslab'];
+function execute(
+  py: string,
+  notebook: string,
+  env: NodeJS.ProcessEnv,
+  allowErrors: boolean,
+  output: string,
+): { status: number | null; stderr: string } {
+  const args = [
+    '-m',
+    'nbconvert',
+    '--to',
+    'notebook',
+    '--execute',
+    notebook,
+    '--output-dir',
+    OUT,
+    '--output',
+    output,
+    `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
+    '--ExecutePreprocessor.kernel_name=tslab',
+  ];
   if (allowErrors) args.push('--allow-errors');
   const r = spawnSync(py, args, { cwd: NOTEBOOKS, env, encoding: 'utf8' });
   return { status: r.status, stderr: r.stderr ?? '' };
@@ -70,10 +120,16 @@ function execute(py: string, notebook: string, env: NodeJS.ProcessEnv, allowErro
 
 function main(): number {
   const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-  const all = readdirSync(NOTEBOOKS).filter((f) => f.endsWith('.ipynb')).sort();
+  const all = readdirSync(NOTEBOOKS)
+    .filter((f) => f.endsWith('.ipynb'))
+    .sort();
   const notebooks = only.length ? all.filter((f) => only.some((o) => f.includes(o))) : all;
-  if (notebooks.length === 0) throw new Error(`no notebooks matched in ${NOTEBOOKS} (have: ${all.join(', ') || 'none'})`);
-  if (!nodeSupportsRequireEsm()) throw new Error(`notebooks need Node ≥ 20.19 or ≥ 22.12 (require of ESM packages in the CommonJS kernel); this is ${process.version}`);
+  if (notebooks.length === 0)
+    throw new Error(`no notebooks matched in ${NOTEBOOKS} (have: ${all.join(', ') || 'none'})`);
+  if (!nodeSupportsRequireEsm())
+    throw new Error(
+      `notebooks need Node ≥ 20.19 or ≥ 22.12 (require of ESM packages in the CommonJS kernel); this is ${process.version}`,
+    );
   const py = findPython();
   if (!py) {
     const msg = `notebooks: no Python with nbconvert, nbclient and jupyter_client found (tried $TELEPATH_JUPYTER_PYTHON, /usr/bin/python3, python3); install Debian packages: apt-get install -y ${APT}`;
@@ -93,7 +149,12 @@ function main(): number {
       const outDir = join(OUT, name);
       rmSync(outDir, { recursive: true, force: true });
       mkdirSync(outDir, { recursive: true });
-      const env = { ...process.env, JUPYTER_PATH: KERNELS, JUPYTER_RUNTIME_DIR: runtime, TELEPATH_NOTEBOOK_OUT: outDir };
+      const env = {
+        ...process.env,
+        JUPYTER_PATH: KERNELS,
+        JUPYTER_RUNTIME_DIR: runtime,
+        TELEPATH_NOTEBOOK_OUT: outDir,
+      };
       const t = performance.now();
       const r = execute(py, nb, env, false, `${name}.ipynb`);
       const seconds = (performance.now() - t) / 1000;
@@ -102,17 +163,25 @@ function main(): number {
         console.log(`notebooks: ✓ ${nb} (${seconds.toFixed(1)} s) → ${join('apps/notebooks/out', `${name}.ipynb`)}`);
         continue;
       }
-      console.error(`notebooks: ✗ ${nb} (${seconds.toFixed(1)} s), nbconvert exit ${r.status}\n${r.stderr.trim().split('\n').slice(-8).join('\n')}`);
+      console.error(
+        `notebooks: ✗ ${nb} (${seconds.toFixed(1)} s), nbconvert exit ${r.status}\n${r.stderr.trim().split('\n').slice(-8).join('\n')}`,
+      );
       const again = execute(py, nb, env, true, `${name}.errors.ipynb`);
       const errors = again.status === 0 ? cellErrors(join(OUT, `${name}.errors.ipynb`)) : [];
-      console.error(errors.length ? `notebooks: cell errors in ${nb}:\n${errors.join('\n')}` : `notebooks: no cell error text recovered (rerun exit ${again.status})`);
+      console.error(
+        errors.length
+          ? `notebooks: cell errors in ${nb}:\n${errors.join('\n')}`
+          : `notebooks: no cell error text recovered (rerun exit ${again.status})`,
+      );
     }
   } finally {
     rmSync(runtime, { recursive: true, force: true });
   }
   results(outcomes, 0);
   const failed = outcomes.filter((o) => !o.ok);
-  console.log(`notebooks: ${outcomes.length - failed.length} passed, ${failed.length} failed, ${outcomes.reduce((a, o) => a + o.seconds, 0).toFixed(1)} s`);
+  console.log(
+    `notebooks: ${outcomes.length - failed.length} passed, ${failed.length} failed, ${outcomes.reduce((a, o) => a + o.seconds, 0).toFixed(1)} s`,
+  );
   return failed.length ? 1 : 0;
 }
 

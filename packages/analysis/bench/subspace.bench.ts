@@ -24,14 +24,32 @@ const N = Number(values.rows);
 const C = Number(values.width);
 await initBackend([values.backend as BackendCandidate], { quiet: true });
 let t = performance.now();
-const trace = syntheticSlots({ slots: S, rows: N, width: C, sharedRank: 16, privateRank: 8, noise: 0.1, separation: 2, sharedCorrelation: 0.5, seed: 1 });
-console.log(`data: ${S} slots × ${N} × ${C} generated in ${((performance.now() - t) / 1000).toFixed(1)} s; backend ${currentBackend()?.backend}`);
+const trace = syntheticSlots({
+  slots: S,
+  rows: N,
+  width: C,
+  sharedRank: 16,
+  privateRank: 8,
+  noise: 0.1,
+  separation: 2,
+  sharedCorrelation: 0.5,
+  seed: 1,
+});
+console.log(
+  `data: ${S} slots × ${N} × ${C} generated in ${((performance.now() - t) / 1000).toFixed(1)} s; backend ${currentBackend()?.backend}`,
+);
 for (let r = 0; r < Number(values.repeats); r++) {
   t = performance.now();
   const a = await analyzeTrace(trace, { cka: !values['no-cka'] });
   const total = performance.now() - t;
   const gflop = (2 * N * C * C * (values['no-cka'] ? S : (S * (S + 1)) / 2)) / 1e9;
-  const stages = Object.entries(a.timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`).join(', ');
-  console.log(`run ${r + 1}: ${(total / 1000).toFixed(2)} s (${stages}); products ${gflop.toFixed(1)} GFLOP at ${(gflop / (a.timings.products / 1000)).toFixed(1)} GFLOP/s; load ${loadavg()[0].toFixed(1)}`);
-  console.log(`  H_off ${a.summary.hOff.toFixed(3)}, mean k ${a.summary.meanK}, sil cos ${a.summary.silhouetteCosine.toFixed(3)}, euc ${a.summary.silhouetteEuclidean.toFixed(3)} on ${a.summary.silhouetteEuclideanUsed}, CKA off ${a.summary.ckaOff.toFixed(3)}`);
+  const stages = Object.entries(a.timings)
+    .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`)
+    .join(', ');
+  console.log(
+    `run ${r + 1}: ${(total / 1000).toFixed(2)} s (${stages}); products ${gflop.toFixed(1)} GFLOP at ${(gflop / (a.timings.products / 1000)).toFixed(1)} GFLOP/s; load ${loadavg()[0].toFixed(1)}`,
+  );
+  console.log(
+    `  H_off ${a.summary.hOff.toFixed(3)}, mean k ${a.summary.meanK}, sil cos ${a.summary.silhouetteCosine.toFixed(3)}, euc ${a.summary.silhouetteEuclidean.toFixed(3)} on ${a.summary.silhouetteEuclideanUsed}, CKA off ${a.summary.ckaOff.toFixed(3)}`,
+  );
 }

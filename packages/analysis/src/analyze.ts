@@ -8,7 +8,15 @@ import type { LatentTrace } from '@telepath/core';
 import { principalAngles, subspaceAffinity } from './angles.js';
 import { ckaMatrixFromProducts } from './cka.js';
 import { crossCaptureFromProducts } from './cross-capture.js';
-import { DEFAULT_PCA_OPTIONS, participationRatio, participationRatioOfMatrix, pcaBasis, pcaFromScatter, pooledScatter, type PcaOptions } from './pca.js';
+import {
+  DEFAULT_PCA_OPTIONS,
+  participationRatio,
+  participationRatioOfMatrix,
+  pcaBasis,
+  pcaFromScatter,
+  pooledScatter,
+  type PcaOptions,
+} from './pca.js';
 import { slotProducts } from './products.js';
 import { DEFAULT_MAX_PER_SLOT, silhouette } from './silhouette.js';
 import { checkSlots, meanOffDiagonal } from './slots.js';
@@ -107,7 +115,8 @@ export async function analyzeTrace(trace: LatentTrace, opts: Partial<AnalysisOpt
   const o = { ...DEFAULT_ANALYSIS_OPTIONS, ...opts };
   const slots = trace.slots;
   checkSlots(slots, { sameWidth: true, minRows: 2 });
-  if (slots.length < 2) throw new Error(`analyzeTrace: ${slots.length} slot(s); the subspace analysis needs at least 2`);
+  if (slots.length < 2)
+    throw new Error(`analyzeTrace: ${slots.length} slot(s); the subspace analysis needs at least 2`);
   const S = slots.length;
   const C = slots[0].width;
   const timings: Record<string, number> = {};
@@ -124,16 +133,28 @@ export async function analyzeTrace(trace: LatentTrace, opts: Partial<AnalysisOpt
   lap('pca');
   const cc = crossCaptureFromProducts(products, pcas);
   const cka = withCka ? ckaMatrixFromProducts(products) : null;
-  const affinity = cc.projectors.map((pi, i) => cc.projectors.map((pj, j) => subspaceAffinity(pi, pcas[i].k, pj, pcas[j].k)));
+  const affinity = cc.projectors.map((pi, i) =>
+    cc.projectors.map((pj, j) => subspaceAffinity(pi, pcas[i].k, pj, pcas[j].k)),
+  );
   lap('crossCapture');
   const m = Math.min(o.angleComponents, C);
   const bases = pcas.map((p) => pcaBasis(p, m));
-  const angles = bases.map((a, i) => bases.map((b, j) => (i === j ? new Array<number>(m).fill(0) : principalAngles(a, m, b, m, C).map(deg))));
+  const angles = bases.map((a, i) =>
+    bases.map((b, j) => (i === j ? new Array<number>(m).fill(0) : principalAngles(a, m, b, m, C).map(deg))),
+  );
   lap('angles');
   const silCos = await silhouette(slots, { metric: 'cosine' });
   const silEuc = await silhouette(slots, { metric: 'euclidean', maxPerSlot: o.silhouetteMaxPerSlot, seed: o.seed });
   lap('silhouette');
-  const pooledPr = participationRatioOfMatrix(pooledScatter(products.scatter, products.means, slots.map((s) => s.rows), C), C);
+  const pooledPr = participationRatioOfMatrix(
+    pooledScatter(
+      products.scatter,
+      products.means,
+      slots.map((s) => s.rows),
+      C,
+    ),
+    C,
+  );
   const offRow = (mat: number[][], i: number) => mean(mat[i].filter((_, j) => j !== i));
   const offCol = (mat: number[][], j: number) => mean(mat.map((r) => r[j]).filter((_, i) => i !== j));
   const slotStats: SlotStats[] = slots.map((s, i) => {
@@ -144,18 +165,49 @@ export async function analyzeTrace(trace: LatentTrace, opts: Partial<AnalysisOpt
       norms += Math.sqrt(n2);
     }
     return {
-      slot: s.name, rows: s.rows, width: C, k: pcas[i].k, top1: pcas[i].explained[0], pr: participationRatio(pcas[i].eigenvalues),
-      variance: pcas[i].totalVariance, meanNorm: norms / s.rows, captures: offRow(cc.matrix, i), capturedBy: offCol(cc.matrix, i),
-      silCosine: silCos.perSlot[i], silEuclidean: silEuc.perSlot[i], cka: cka ? offRow(cka, i) : Number.NaN,
+      slot: s.name,
+      rows: s.rows,
+      width: C,
+      k: pcas[i].k,
+      top1: pcas[i].explained[0],
+      pr: participationRatio(pcas[i].eigenvalues),
+      variance: pcas[i].totalVariance,
+      meanNorm: norms / s.rows,
+      captures: offRow(cc.matrix, i),
+      capturedBy: offCol(cc.matrix, i),
+      silCosine: silCos.perSlot[i],
+      silEuclidean: silEuc.perSlot[i],
+      cka: cka ? offRow(cka, i) : Number.NaN,
     };
   });
   const pairs = angles.flatMap((row, i) => row.filter((_, j) => j !== i).map((a) => a[0] ?? Number.NaN));
   const summary: SubspaceSummary = {
-    source: trace.source, slots: S, width: C, rows: slots.map((s) => s.rows), varianceThreshold: o.pca.varianceThreshold,
-    meanK: mean(pcas.map((p) => p.k)), hOff: cc.hOff, hOffBaseline: mean(pcas.map((p) => p.k)) / C,
-    silhouetteCosine: silCos.score, silhouetteEuclidean: silEuc.score, silhouetteEuclideanUsed: silEuc.used, silhouetteEuclideanExact: silEuc.exact,
-    pooledPr, ckaOff: cka ? meanOffDiagonal(cka) : Number.NaN, affinityOff: meanOffDiagonal(affinity), firstAngleDeg: mean(pairs),
+    source: trace.source,
+    slots: S,
+    width: C,
+    rows: slots.map((s) => s.rows),
+    varianceThreshold: o.pca.varianceThreshold,
+    meanK: mean(pcas.map((p) => p.k)),
+    hOff: cc.hOff,
+    hOffBaseline: mean(pcas.map((p) => p.k)) / C,
+    silhouetteCosine: silCos.score,
+    silhouetteEuclidean: silEuc.score,
+    silhouetteEuclideanUsed: silEuc.used,
+    silhouetteEuclideanExact: silEuc.exact,
+    pooledPr,
+    ckaOff: cka ? meanOffDiagonal(cka) : Number.NaN,
+    affinityOff: meanOffDiagonal(affinity),
+    firstAngleDeg: mean(pairs),
   };
   lap('stats');
-  return { summary, slotStats, slotNames: slots.map((s) => s.name), crossCapture: cc.matrix, cka, affinity, angles, timings };
+  return {
+    summary,
+    slotStats,
+    slotNames: slots.map((s) => s.name),
+    crossCapture: cc.matrix,
+    cka,
+    affinity,
+    angles,
+    timings,
+  };
 }

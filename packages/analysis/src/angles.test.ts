@@ -8,7 +8,8 @@ import { randomOrthonormal } from './testing.js';
 /** Multiply each column of a [C, k] basis by a [C, C] matrix Q: returns Q·U. */
 function rotate(q: Float64Array, u: Float64Array, C: number, k: number): Float64Array {
   const out = new Float64Array(C * k);
-  for (let a = 0; a < C; a++) for (let j = 0; j < k; j++) for (let c = 0; c < C; c++) out[a * k + j] += q[a * C + c] * u[c * k + j];
+  for (let a = 0; a < C; a++)
+    for (let j = 0; j < k; j++) for (let c = 0; c < C; c++) out[a * k + j] += q[a * C + c] * u[c * k + j];
   return out;
 }
 
@@ -44,13 +45,18 @@ describe('principal angles', () => {
   it('gives 0 for a subspace and itself (in another basis), π/2 for orthogonal ones, min(ka, kb) angles', () => {
     const { basis: mixed } = orthonormalise(fromColumns([add(e(0), e(1)), add(e(0), e(1, -1))]), C, 2);
     expectClose(principalAngles(A, 2, mixed, 2, C), [0, 0], { atol: 1e-7 });
-    expectClose(principalAngles(A, 2, fromColumns([e(4), e(5), e(2)]), 3, C), [Math.PI / 2, Math.PI / 2], { atol: 1e-12 });
+    expectClose(principalAngles(A, 2, fromColumns([e(4), e(5), e(2)]), 3, C), [Math.PI / 2, Math.PI / 2], {
+      atol: 1e-12,
+    });
     expect(principalAngles(A, 2, fromColumns([e(0)]), 1, C)).toHaveLength(1);
     expect(principalAngles(A, 2, new Float64Array(0), 0, C)).toEqual([]);
   });
 
   it('subspace affinity is the mean cos² of the angles', () => {
-    expect(subspaceAffinity(projector(A, C, 2), 2, projector(B, C, 2), 2)).toBeCloseTo((Math.cos(a) ** 2 + Math.cos(b) ** 2) / 2, 12);
+    expect(subspaceAffinity(projector(A, C, 2), 2, projector(B, C, 2), 2)).toBeCloseTo(
+      (Math.cos(a) ** 2 + Math.cos(b) ** 2) / 2,
+      12,
+    );
     expect(subspaceAffinity(projector(A, C, 2), 2, projector(A, C, 2), 2)).toBeCloseTo(1, 12);
   });
 

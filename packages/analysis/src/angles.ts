@@ -13,7 +13,10 @@ import { frobeniusInner } from './slots.js';
  * @param b [C, kb] row-major, orthonormal columns
  */
 export function principalAngles(a: Float64Array, ka: number, b: Float64Array, kb: number, C: number): number[] {
-  if (a.length !== C * ka || b.length !== C * kb) throw new Error(`principalAngles: bases of ${a.length} and ${b.length} values do not match [${C}, ${ka}] and [${C}, ${kb}]`);
+  if (a.length !== C * ka || b.length !== C * kb)
+    throw new Error(
+      `principalAngles: bases of ${a.length} and ${b.length} values do not match [${C}, ${ka}] and [${C}, ${kb}]`,
+    );
   if (ka === 0 || kb === 0) return [];
   const m = new Matrix(ka, kb); // Uₐᵀ U_b
   for (let i = 0; i < ka; i++) {
@@ -23,7 +26,11 @@ export function principalAngles(a: Float64Array, ka: number, b: Float64Array, kb
       m.set(i, j, t);
     }
   }
-  const svd = new SingularValueDecomposition(m, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true });
+  const svd = new SingularValueDecomposition(m, {
+    computeLeftSingularVectors: false,
+    computeRightSingularVectors: false,
+    autoTranspose: true,
+  });
   const cos = [...svd.diagonal].sort((x, y) => y - x).slice(0, Math.min(ka, kb));
   return cos.map((c) => Math.acos(Math.min(1, Math.max(-1, c))));
 }
@@ -43,7 +50,12 @@ export function subspaceAffinity(pi: Float64Array, ki: number, pj: Float64Array,
  * become ≈ 0 are dropped). Used to build test subspaces and to orthonormalise raw directions.
  * @returns { basis: [C, r] row-major, rank r }
  */
-export function orthonormalise(m: Float64Array, C: number, k: number, tol = 1e-10): { basis: Float64Array; rank: number } {
+export function orthonormalise(
+  m: Float64Array,
+  C: number,
+  k: number,
+  tol = 1e-10,
+): { basis: Float64Array; rank: number } {
   const cols: Float64Array[] = [];
   for (let j = 0; j < k; j++) {
     const v = Float64Array.from({ length: C }, (_, c) => m[c * k + j]);

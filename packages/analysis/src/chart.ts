@@ -65,20 +65,45 @@ export interface HeatmapOptions {
 }
 
 /** A vega-lite heatmap of a matrix with row and column labels (NaN cells are left blank). */
-export function heatmapSpec(matrix: readonly (readonly number[])[], rowLabels: readonly string[], colLabels: readonly string[], o: HeatmapOptions): TopLevelSpec {
-  const values = matrix.flatMap((row, i) => row.map((v, j) => ({ row: rowLabels[i], col: colLabels[j], value: Number.isFinite(v) ? v : null })));
+export function heatmapSpec(
+  matrix: readonly (readonly number[])[],
+  rowLabels: readonly string[],
+  colLabels: readonly string[],
+  o: HeatmapOptions,
+): TopLevelSpec {
+  const values = matrix.flatMap((row, i) =>
+    row.map((v, j) => ({ row: rowLabels[i], col: colLabels[j], value: Number.isFinite(v) ? v : null })),
+  );
   const digits = o.digits ?? 2;
   const cell = o.cell ?? 28;
   const rowTitle = o.rowTitle ?? 'slot i';
   const colTitle = o.colTitle ?? 'slot j';
-  const x = { field: 'col', type: 'ordinal', sort: [...colLabels], title: colTitle, axis: { labelLimit: 300, labelAngle: -45 } } as const;
-  const y = { field: 'row', type: 'ordinal', sort: [...rowLabels], title: rowTitle, axis: { labelLimit: 300 } } as const;
+  const x = {
+    field: 'col',
+    type: 'ordinal',
+    sort: [...colLabels],
+    title: colTitle,
+    axis: { labelLimit: 300, labelAngle: -45 },
+  } as const;
+  const y = {
+    field: 'row',
+    type: 'ordinal',
+    sort: [...rowLabels],
+    title: rowTitle,
+    axis: { labelLimit: 300 },
+  } as const;
   const layers: object[] = [
     {
       mark: 'rect',
       encoding: {
-        x, y,
-        color: { field: 'value', type: 'quantitative', scale: { scheme: 'viridis', domain: o.domain ?? [0, 1] }, title: null },
+        x,
+        y,
+        color: {
+          field: 'value',
+          type: 'quantitative',
+          scale: { scheme: 'viridis', domain: o.domain ?? [0, 1] },
+          title: null,
+        },
         tooltip: [{ field: 'row' }, { field: 'col' }, { field: 'value', format: `.${digits}f` }],
       },
     },
@@ -87,9 +112,16 @@ export function heatmapSpec(matrix: readonly (readonly number[])[], rowLabels: r
     layers.push({
       mark: { type: 'text', fontSize: cell <= 28 ? 9 : 11 },
       encoding: {
-        x, y,
+        x,
+        y,
         text: { field: 'value', type: 'quantitative', format: `.${digits}f` },
-        color: { condition: { test: `datum.value > ${((o.domain ?? [0, 1])[0] + (o.domain ?? [0, 1])[1]) / 2}`, value: 'black' }, value: 'white' },
+        color: {
+          condition: {
+            test: `datum.value > ${((o.domain ?? [0, 1])[0] + (o.domain ?? [0, 1])[1]) / 2}`,
+            value: 'black',
+          },
+          value: 'white',
+        },
       },
     });
   }

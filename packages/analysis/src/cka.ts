@@ -17,7 +17,8 @@ function sq(t: tf.Tensor): tf.Scalar {
 
 /** Linear CKA of two representation sets x [N, C₁] and y [N, C₂] (row n of each = example n). */
 export async function linearCka(x: Slot, y: Slot): Promise<number> {
-  if (x.rows !== y.rows) throw new Error(`linearCka: ${x.name} has ${x.rows} rows, ${y.name} has ${y.rows}; rows must be the same examples`);
+  if (x.rows !== y.rows)
+    throw new Error(`linearCka: ${x.name} has ${x.rows} rows, ${y.name} has ${y.rows}; rows must be the same examples`);
   checkSlots([x, y], { minRows: 2 });
   requireBackend('linearCka');
   const v = tidy(() => {
@@ -46,11 +47,16 @@ export async function linearCka(x: Slot, y: Slot): Promise<number> {
 /** [S][S] CKA between every pair of slots from products computed with `cross: true`. */
 export function ckaMatrixFromProducts(p: SlotProducts): number[][] {
   const c = p.crossSq;
-  if (!c) throw new Error('ckaMatrixFromProducts: products lack cross terms; compute them with slotProducts(slots, { cross: true })');
-  return c.map((row, i) => row.map((v, j) => {
-    const den = Math.sqrt(c[i][i]) * Math.sqrt(c[j][j]);
-    return den > 0 ? v / den : Number.NaN;
-  }));
+  if (!c)
+    throw new Error(
+      'ckaMatrixFromProducts: products lack cross terms; compute them with slotProducts(slots, { cross: true })',
+    );
+  return c.map((row, i) =>
+    row.map((v, j) => {
+      const den = Math.sqrt(c[i][i]) * Math.sqrt(c[j][j]);
+      return den > 0 ? v / den : Number.NaN;
+    }),
+  );
 }
 
 /** [S][S] linear CKA between every pair of slots (all slots must hold the same N examples and width). */

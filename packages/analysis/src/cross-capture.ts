@@ -26,12 +26,17 @@ export function crossCaptureFromProducts(products: SlotProducts, pcas: readonly 
   const C = products.width;
   const projectors = pcas.map((p) => projector(pcaBasis(p), C, p.k));
   const totals = products.scatter.map((s) => trace(s, C));
-  const matrix = projectors.map((pi) => products.scatter.map((sj, j) => (totals[j] > 0 ? frobeniusInner(pi, sj) / totals[j] : Number.NaN)));
+  const matrix = projectors.map((pi) =>
+    products.scatter.map((sj, j) => (totals[j] > 0 ? frobeniusInner(pi, sj) / totals[j] : Number.NaN)),
+  );
   return { matrix, hOff: meanOffDiagonal(matrix), pcas: [...pcas], projectors };
 }
 
 /** Cross-capture matrix and H_off of a set of slots (same width C; N may differ per slot). */
-export async function crossCapture(slots: readonly Slot[], o: PcaOptions = DEFAULT_PCA_OPTIONS): Promise<CrossCaptureResult> {
+export async function crossCapture(
+  slots: readonly Slot[],
+  o: PcaOptions = DEFAULT_PCA_OPTIONS,
+): Promise<CrossCaptureResult> {
   const products = await slotProducts(slots);
   const pcas = products.scatter.map((s, i) => pcaFromScatter(s, products.width, slots[i].rows, o));
   return crossCaptureFromProducts(products, pcas);

@@ -9,13 +9,18 @@ function scatterOf(s: Slot): Float64Array {
   const C = s.width;
   const mu = columnMeans(s);
   const out = new Float64Array(C * C);
-  for (let r = 0; r < s.rows; r++) for (let a = 0; a < C; a++) for (let b = 0; b < C; b++) out[a * C + b] += (s.vectors[r * C + a] - mu[a]) * (s.vectors[r * C + b] - mu[b]);
+  for (let r = 0; r < s.rows; r++)
+    for (let a = 0; a < C; a++)
+      for (let b = 0; b < C; b++) out[a * C + b] += (s.vectors[r * C + a] - mu[a]) * (s.vectors[r * C + b] - mu[b]);
   return out;
 }
 
 /** Rows with independent coordinates of the given standard deviations. */
 function axisSlot(rng: Rng, stds: number[], rows: number): Slot {
-  return slotFromRows('axes', Array.from({ length: rows }, () => stds.map((s) => s * rng.normal())));
+  return slotFromRows(
+    'axes',
+    Array.from({ length: rows }, () => stds.map((s) => s * rng.normal())),
+  );
 }
 
 describe('pcaFromScatter', () => {
@@ -60,20 +65,26 @@ describe('pooledScatter', () => {
   it('equals the scatter of the concatenated vectors', () => {
     const rng = new Rng(3);
     const a = axisSlot(rng.fork('a'), [1, 2, 0.5], 30);
-    const b = slotFromRows('b', Array.from({ length: 20 }, () => [5 + rng.normal(), -1 + rng.normal(), rng.normal()]));
+    const b = slotFromRows(
+      'b',
+      Array.from({ length: 20 }, () => [5 + rng.normal(), -1 + rng.normal(), rng.normal()]),
+    );
     const both: Slot = { name: 'ab', rows: 50, width: 3, vectors: Float32Array.from([...a.vectors, ...b.vectors]) };
     const pooled = pooledScatter([scatterOf(a), scatterOf(b)], [columnMeans(a), columnMeans(b)], [30, 20], 3);
     expectClose(pooled, scatterOf(both), { rtol: 1e-9, atol: 1e-9 });
   });
 });
 
-forEachBackend((backend, ready) => {
-  it(`pca(slot) on ${backend} matches the float64 scatter`, async (ctx) => {
-    if (!ready()) return ctx.skip();
-    const s = axisSlot(new Rng(5), [3, 1, 0.2, 2], 400);
-    const ref = pcaFromScatter(scatterOf(s), 4, 400, { varianceThreshold: 0.95 });
-    const p = await pca(s, { varianceThreshold: 0.95 });
-    expectClose(p.eigenvalues, ref.eigenvalues, { rtol: 1e-4, atol: 1e-6 });
-    expect(p.k).toBe(ref.k);
-  });
-}, ['cpu', 'wasm']);
+forEachBackend(
+  (backend, ready) => {
+    it(`pca(slot) on ${backend} matches the float64 scatter`, async (ctx) => {
+      if (!ready()) return ctx.skip();
+      const s = axisSlot(new Rng(5), [3, 1, 0.2, 2], 400);
+      const ref = pcaFromScatter(scatterOf(s), 4, 400, { varianceThreshold: 0.95 });
+      const p = await pca(s, { varianceThreshold: 0.95 });
+      expectClose(p.eigenvalues, ref.eigenvalues, { rtol: 1e-4, atol: 1e-6 });
+      expect(p.k).toBe(ref.k);
+    });
+  },
+  ['cpu', 'wasm'],
+);

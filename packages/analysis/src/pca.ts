@@ -37,11 +37,18 @@ export interface PcaResult {
  * PCA of one slot from its centred scatter matrix.
  * @param scatter [C, C] row-major, X̃ᵀX̃ of the slot
  */
-export function pcaFromScatter(scatter: Float64Array, C: number, rows: number, o: PcaOptions = DEFAULT_PCA_OPTIONS): PcaResult {
-  if (!(o.varianceThreshold > 0 && o.varianceThreshold <= 1)) throw new Error(`pca: varianceThreshold must be in (0, 1], got ${o.varianceThreshold}`);
+export function pcaFromScatter(
+  scatter: Float64Array,
+  C: number,
+  rows: number,
+  o: PcaOptions = DEFAULT_PCA_OPTIONS,
+): PcaResult {
+  if (!(o.varianceThreshold > 0 && o.varianceThreshold <= 1))
+    throw new Error(`pca: varianceThreshold must be in (0, 1], got ${o.varianceThreshold}`);
   const scale = 1 / Math.max(rows - 1, 1);
   const m = new Matrix(C, C);
-  for (let a = 0; a < C; a++) for (let b = 0; b < C; b++) m.set(a, b, 0.5 * (scatter[a * C + b] + scatter[b * C + a]) * scale);
+  for (let a = 0; a < C; a++)
+    for (let b = 0; b < C; b++) m.set(a, b, 0.5 * (scatter[a * C + b] + scatter[b * C + a]) * scale);
   const eig = new EigenvalueDecomposition(m, { assumeSymmetric: true });
   const values = eig.realEigenvalues;
   const vecs = eig.eigenvectorMatrix;
@@ -101,7 +108,12 @@ export function participationRatioOfMatrix(m: Float64Array, C: number): number {
  * Scatter of all slots' vectors pooled into one set: Σᵢ X̃ᵢᵀX̃ᵢ + Σᵢ nᵢ(μᵢ − μ)(μᵢ − μ)ᵀ.
  * @returns [C, C] row-major
  */
-export function pooledScatter(scatter: readonly Float64Array[], means: readonly Float64Array[], rows: readonly number[], C: number): Float64Array {
+export function pooledScatter(
+  scatter: readonly Float64Array[],
+  means: readonly Float64Array[],
+  rows: readonly number[],
+  C: number,
+): Float64Array {
   const n = rows.reduce((a, b) => a + b, 0);
   const mu = new Float64Array(C);
   means.forEach((m, i) => m.forEach((v, c) => (mu[c] += (v * rows[i]) / n)));

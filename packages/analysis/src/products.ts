@@ -28,7 +28,10 @@ export function requireBackend(who: string): void {
   } catch {
     name = undefined;
   }
-  if (!name) throw new Error(`${who}: no TensorFlow.js backend is running; call \`await initBackend()\` from @telepath/core first`);
+  if (!name)
+    throw new Error(
+      `${who}: no TensorFlow.js backend is running; call \`await initBackend()\` from @telepath/core first`,
+    );
 }
 
 /**
@@ -84,7 +87,13 @@ export async function slotProducts(slots: readonly Slot[], o: { cross?: boolean 
   const N = slots[0].rows;
   const scatter: Float64Array[] = [];
   const crossSq = Array.from({ length: S }, () => new Array<number>(S).fill(0));
-  const z = tidy(() => tf.concat(slots.map((s, i) => centredTensor(s, means[i])), 1) as tf.Tensor2D); // [N, S·C]
+  const z = tidy(
+    () =>
+      tf.concat(
+        slots.map((s, i) => centredTensor(s, means[i])),
+        1,
+      ) as tf.Tensor2D,
+  ); // [N, S·C]
   try {
     for (let i = 0; i < S; i++) {
       const M = S - i;

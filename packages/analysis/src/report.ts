@@ -75,7 +75,10 @@ export function summaryTable(a: SubspaceAnalysis): ColumnTable {
     const v = s[key as keyof typeof s] as number;
     rows.push({ metric: label, value: Number.isFinite(v) ? v.toFixed(4) : 'n/a' });
   }
-  rows.push({ metric: 'Euclidean silhouette vectors', value: `${s.silhouetteEuclideanUsed}${s.silhouetteEuclideanExact ? ' (all)' : ' (seeded sample)'}` });
+  rows.push({
+    metric: 'Euclidean silhouette vectors',
+    value: `${s.silhouetteEuclideanUsed}${s.silhouetteEuclideanExact ? ' (all)' : ' (seeded sample)'}`,
+  });
   return from(rows);
 }
 
@@ -98,10 +101,21 @@ export async function analysisCharts(a: SubspaceAnalysis): Promise<Record<string
   const names = a.slotNames;
   const out: Record<string, { svg: string; png: Buffer }> = {};
   const subtitle = `${a.summary.source}: ${a.summary.slots} slots × ${a.summary.width}, PCA at ${a.summary.varianceThreshold} of variance`;
-  out['cross-capture'] = await renderChart(heatmapSpec(a.crossCapture, names, names, {
-    title: `Cross-capture C_ij, H_off = ${a.summary.hOff.toFixed(3)}`, subtitle, rowTitle: 'subspace of slot i', colTitle: 'variance of slot j',
-  }));
-  if (a.cka) out.cka = await renderChart(heatmapSpec(a.cka, names, names, { title: `Linear CKA, mean off-diagonal ${a.summary.ckaOff.toFixed(3)}`, subtitle }));
+  out['cross-capture'] = await renderChart(
+    heatmapSpec(a.crossCapture, names, names, {
+      title: `Cross-capture C_ij, H_off = ${a.summary.hOff.toFixed(3)}`,
+      subtitle,
+      rowTitle: 'subspace of slot i',
+      colTitle: 'variance of slot j',
+    }),
+  );
+  if (a.cka)
+    out.cka = await renderChart(
+      heatmapSpec(a.cka, names, names, {
+        title: `Linear CKA, mean off-diagonal ${a.summary.ckaOff.toFixed(3)}`,
+        subtitle,
+      }),
+    );
   return out;
 }
 
@@ -111,7 +125,10 @@ export async function analyzeRun(runDir: string, o: AnalyzeRunOptions = {}): Pro
   const minRows = Math.max(2, o.minSlotRows ?? MIN_SLOT_ROWS);
   const droppedSlots = full.slots.filter((sl) => sl.rows < minRows).map((sl) => ({ name: sl.name, rows: sl.rows }));
   const trace = { ...full, slots: full.slots.filter((sl) => sl.rows >= minRows) };
-  if (trace.slots.length === 0) throw new Error(`${runDir}: every latent slot has fewer than ${minRows} vectors (${droppedSlots.map((d) => `${d.name}: ${d.rows}`).join(', ')})`);
+  if (trace.slots.length === 0)
+    throw new Error(
+      `${runDir}: every latent slot has fewer than ${minRows} vectors (${droppedSlots.map((d) => `${d.name}: ${d.rows}`).join(', ')})`,
+    );
   const analysis = await analyzeTrace(trace, o);
   const outDir = o.outDir ?? join(runDir, 'analysis');
   const files: string[] = [];
@@ -121,10 +138,15 @@ export async function analyzeRun(runDir: string, o: AnalyzeRunOptions = {}): Pro
     files.push(p);
   };
   const table = slotTable(analysis);
-  const dropNote = droppedSlots.length ? `\nLeft out (fewer than ${minRows} vectors): ${droppedSlots.map((d) => `${d.name} (${d.rows})`).join(', ')}.\n` : '';
+  const dropNote = droppedSlots.length
+    ? `\nLeft out (fewer than ${minRows} vectors): ${droppedSlots.map((d) => `${d.name} (${d.rows})`).join(', ')}.\n`
+    : '';
   await write('subspace.md', analysisMarkdown(analysis) + dropNote);
   await write('subspace-slots.csv', table.toCSV());
-  await write('subspace.json', `${JSON.stringify(analysis, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1)}\n`);
+  await write(
+    'subspace.json',
+    `${JSON.stringify(analysis, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1)}\n`,
+  );
   if (o.charts ?? true) {
     for (const [name, chart] of Object.entries(await analysisCharts(analysis))) {
       await write(`${name}.svg`, chart.svg);

@@ -46,7 +46,13 @@ function silhouetteOf(a: number, b: number, members: number): number {
   return m > 0 ? (b - a) / m : 0;
 }
 
-function summarise(metric: SilhouetteMetric, s: Float64Array, labels: Int32Array, S: number, exact: boolean): SilhouetteResult {
+function summarise(
+  metric: SilhouetteMetric,
+  s: Float64Array,
+  labels: Int32Array,
+  S: number,
+  exact: boolean,
+): SilhouetteResult {
   const sum = new Float64Array(S);
   const cnt = new Float64Array(S);
   s.forEach((v, i) => {
@@ -109,7 +115,11 @@ function sampleRows(rng: Rng, n: number, m: number): number[] {
   return idx.slice(0, m).sort((x, y) => x - y);
 }
 
-async function euclideanSilhouette(slots: readonly Slot[], maxPerSlot: number, seed: number): Promise<SilhouetteResult> {
+async function euclideanSilhouette(
+  slots: readonly Slot[],
+  maxPerSlot: number,
+  seed: number,
+): Promise<SilhouetteResult> {
   requireBackend('silhouette');
   const S = slots.length;
   const C = slots[0].width;
@@ -122,17 +132,21 @@ async function euclideanSilhouette(slots: readonly Slot[], maxPerSlot: number, s
   const onehot = new Float32Array(m * S); // [M, S]
   const mu = new Float64Array(C);
   let row = 0;
-  picks.forEach((p, k) => p.forEach((r) => {
-    for (let c = 0; c < C; c++) mu[c] += slots[k].vectors[r * C + c] / m;
-    labels[row] = k;
-    onehot[row * S + k] = 1;
-    row++;
-  }));
+  picks.forEach((p, k) =>
+    p.forEach((r) => {
+      for (let c = 0; c < C; c++) mu[c] += slots[k].vectors[r * C + c] / m;
+      labels[row] = k;
+      onehot[row * S + k] = 1;
+      row++;
+    }),
+  );
   row = 0;
-  picks.forEach((p, k) => p.forEach((r) => {
-    for (let c = 0; c < C; c++) x[row * C + c] = slots[k].vectors[r * C + c] - mu[c];
-    row++;
-  }));
+  picks.forEach((p, k) =>
+    p.forEach((r) => {
+      for (let c = 0; c < C; c++) x[row * C + c] = slots[k].vectors[r * C + c] - mu[c];
+      row++;
+    }),
+  );
   const counts = picks.map((p) => p.length);
   const sums = new Float32Array(m * S); // [M, S] summed distances to each slot's sample
   const xt = tf.tensor2d(x, [m, C]);
@@ -147,7 +161,10 @@ async function euclideanSilhouette(slots: readonly Slot[], maxPerSlot: number, s
           const g = tf.matMul(xb, xT as tf.Tensor2D); // [B, M]
           const nb = tf.reshape(tf.slice(norms, [start], [rows]), [rows, 1]); // [B, 1]
           const d2 = tf.relu(tf.sub(tf.add(nb, tf.reshape(norms, [1, m])), tf.mul(g, 2))); // [B, M]
-          const offDiag = tf.sub(1, tf.cast(tf.oneHot(tf.range(start, start + rows, 1, 'int32') as tf.Tensor1D, m), 'float32')); // [B, M]: zero self-distances
+          const offDiag = tf.sub(
+            1,
+            tf.cast(tf.oneHot(tf.range(start, start + rows, 1, 'int32') as tf.Tensor1D, m), 'float32'),
+          ); // [B, M]: zero self-distances
           return matMulT(tf.mul(tf.sqrt(d2), offDiag) as tf.Tensor2D, lab, false, false); // [B, S]
         });
         try {
@@ -176,7 +193,10 @@ async function euclideanSilhouette(slots: readonly Slot[], maxPerSlot: number, s
 }
 
 /** Silhouette of the slots' vectors, each labelled by its slot (≥ 2 slots of equal width); euclidean reads back asynchronously. */
-export async function silhouette(slots: readonly Slot[], o: SilhouetteOptions = { metric: 'cosine' }): Promise<SilhouetteResult> {
+export async function silhouette(
+  slots: readonly Slot[],
+  o: SilhouetteOptions = { metric: 'cosine' },
+): Promise<SilhouetteResult> {
   checkSlots(slots, { sameWidth: true });
   if (slots.length < 2) throw new Error('silhouette: needs at least 2 slots');
   if (o.metric === 'cosine') return cosineSilhouette(slots);

@@ -9,16 +9,23 @@ import type { LatentTrace } from '@telepath/core';
 export type Slot = LatentTrace['slots'][number];
 
 /** Throws unless every slot is a well-formed [N, C] matrix and (optionally) all share C or N. */
-export function checkSlots(slots: readonly Slot[], o: { sameWidth?: boolean; sameRows?: boolean; minRows?: number } = {}): void {
+export function checkSlots(
+  slots: readonly Slot[],
+  o: { sameWidth?: boolean; sameRows?: boolean; minRows?: number } = {},
+): void {
   if (slots.length === 0) throw new Error('analysis: no slots given');
   for (const s of slots) {
-    if (s.vectors.length !== s.rows * s.width) throw new Error(`analysis: slot ${s.name} has ${s.vectors.length} values for [${s.rows}, ${s.width}]`);
-    if (s.rows < (o.minRows ?? 1)) throw new Error(`analysis: slot ${s.name} has ${s.rows} rows, at least ${o.minRows ?? 1} needed`);
+    if (s.vectors.length !== s.rows * s.width)
+      throw new Error(`analysis: slot ${s.name} has ${s.vectors.length} values for [${s.rows}, ${s.width}]`);
+    if (s.rows < (o.minRows ?? 1))
+      throw new Error(`analysis: slot ${s.name} has ${s.rows} rows, at least ${o.minRows ?? 1} needed`);
   }
   const w = slots[0].width;
   const n = slots[0].rows;
-  if (o.sameWidth && slots.some((s) => s.width !== w)) throw new Error(`analysis: slots differ in width (${slots.map((s) => `${s.name}:${s.width}`).join(', ')})`);
-  if (o.sameRows && slots.some((s) => s.rows !== n)) throw new Error(`analysis: slots differ in row count (${slots.map((s) => `${s.name}:${s.rows}`).join(', ')})`);
+  if (o.sameWidth && slots.some((s) => s.width !== w))
+    throw new Error(`analysis: slots differ in width (${slots.map((s) => `${s.name}:${s.width}`).join(', ')})`);
+  if (o.sameRows && slots.some((s) => s.rows !== n))
+    throw new Error(`analysis: slots differ in row count (${slots.map((s) => `${s.name}:${s.rows}`).join(', ')})`);
 }
 
 /** Build a slot from rows of numbers (tests and notebooks). */
@@ -80,11 +87,13 @@ export function projector(u: Float64Array, C: number, k: number): Float64Array {
 export function meanOffDiagonal(m: readonly (readonly number[])[]): number {
   let sum = 0;
   let n = 0;
-  m.forEach((row, i) => row.forEach((v, j) => {
-    if (i !== j && Number.isFinite(v)) {
-      sum += v;
-      n++;
-    }
-  }));
+  m.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (i !== j && Number.isFinite(v)) {
+        sum += v;
+        n++;
+      }
+    }),
+  );
   return n === 0 ? Number.NaN : sum / n;
 }

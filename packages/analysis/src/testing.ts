@@ -28,7 +28,17 @@ export interface SyntheticSlotsOptions {
 }
 
 export const DEFAULT_SYNTHETIC_SLOTS: SyntheticSlotsOptions = {
-  slots: 4, rows: 200, width: 32, sharedRank: 4, privateRank: 4, sharedStd: 1, privateStd: 1, noise: 0.01, separation: 0, sharedCorrelation: 0, seed: 0,
+  slots: 4,
+  rows: 200,
+  width: 32,
+  sharedRank: 4,
+  privateRank: 4,
+  sharedStd: 1,
+  privateStd: 1,
+  noise: 0.01,
+  separation: 0,
+  sharedCorrelation: 0,
+  seed: 0,
 };
 
 /**
@@ -46,13 +56,23 @@ export function randomOrthonormal(rng: Rng, C: number, k: number): Float64Array 
  * Adds U·(std·g) to every row of `out` ([N, C] row-major) for the columns `cols` of a [C, k] basis U;
  * g = ρ·common[n, j] + √(1 − ρ²)·fresh when `common` ([N, cols]) is given, else fresh.
  */
-function addSubspaceDraws(out: Float64Array, rng: Rng, u: Float64Array, C: number, k: number, std: number, cols: number[], common?: { g: Float64Array; rho: number }): void {
+function addSubspaceDraws(
+  out: Float64Array,
+  rng: Rng,
+  u: Float64Array,
+  C: number,
+  k: number,
+  std: number,
+  cols: number[],
+  common?: { g: Float64Array; rho: number },
+): void {
   const N = out.length / C;
   for (let n = 0; n < N; n++) {
     for (let jj = 0; jj < cols.length; jj++) {
       const j = cols[jj];
       const fresh = rng.normal();
-      const g = std * (common ? common.rho * common.g[n * cols.length + jj] + Math.sqrt(1 - common.rho ** 2) * fresh : fresh);
+      const g =
+        std * (common ? common.rho * common.g[n * cols.length + jj] + Math.sqrt(1 - common.rho ** 2) * fresh : fresh);
       for (let c = 0; c < C; c++) out[n * C + c] += g * u[c * k + j];
     }
   }
@@ -67,14 +87,27 @@ export function syntheticSlots(opts: Partial<SyntheticSlotsOptions> = {}): Laten
   const rng = new Rng(o.seed);
   const basis = randomOrthonormal(rng.fork('basis'), C, Math.max(dirs, 1)); // [C, dirs]
   const k = Math.max(dirs, 1);
-  if (!(o.sharedCorrelation >= 0 && o.sharedCorrelation <= 1)) throw new Error(`syntheticSlots: sharedCorrelation must be in [0, 1], got ${o.sharedCorrelation}`);
+  if (!(o.sharedCorrelation >= 0 && o.sharedCorrelation <= 1))
+    throw new Error(`syntheticSlots: sharedCorrelation must be in [0, 1], got ${o.sharedCorrelation}`);
   const commonRng = rng.fork('common');
-  const common = { g: Float64Array.from({ length: N * o.sharedRank }, () => commonRng.normal()), rho: o.sharedCorrelation }; // [N, sharedRank]
+  const common = {
+    g: Float64Array.from({ length: N * o.sharedRank }, () => commonRng.normal()),
+    rho: o.sharedCorrelation,
+  }; // [N, sharedRank]
   const slots: Slot[] = [];
   for (let s = 0; s < S; s++) {
     const draw = rng.fork(`slot${s}`);
     const z = new Float64Array(N * C); // [N, C]
-    addSubspaceDraws(z, draw.fork('shared'), basis, C, k, o.sharedStd, Array.from({ length: o.sharedRank }, (_, j) => j), common);
+    addSubspaceDraws(
+      z,
+      draw.fork('shared'),
+      basis,
+      C,
+      k,
+      o.sharedStd,
+      Array.from({ length: o.sharedRank }, (_, j) => j),
+      common,
+    );
     const priv = Array.from({ length: o.privateRank }, (_, j) => o.sharedRank + s * o.privateRank + j);
     addSubspaceDraws(z, draw.fork('private'), basis, C, k, o.privateStd, priv);
     const noise = draw.fork('noise');
@@ -95,6 +128,14 @@ export function syntheticSlots(opts: Partial<SyntheticSlotsOptions> = {}): Laten
  */
 export function slotInSpan(name: string, rng: Rng, u: Float64Array, C: number, k: number, rows: number): Slot {
   const z = new Float64Array(rows * C);
-  addSubspaceDraws(z, rng, u, C, k, 1, Array.from({ length: k }, (_, j) => j));
+  addSubspaceDraws(
+    z,
+    rng,
+    u,
+    C,
+    k,
+    1,
+    Array.from({ length: k }, (_, j) => j),
+  );
   return { name, vectors: Float32Array.from(z), rows, width: C };
 }

@@ -72,7 +72,9 @@ await tf.setBackend('native');
 const addon = (loadAddon() as { ok: true; addon: import('../src/addon.js').NativeAddon }).addon;
 const info = addon.info();
 const threads = info.threads;
-log(`native: ${threads} threads, ${info.isa}, ${info.blasConfig}; ${availableParallelism()} CPUs; load average ${loadavg()[0].toFixed(1)}`);
+log(
+  `native: ${threads} threads, ${info.isa}, ${info.blasConfig}; ${availableParallelism()} CPUs; load average ${loadavg()[0].toFixed(1)}`,
+);
 
 // ---- 1. matMul ----
 // Blocks of native runs and OpenBLAS runs alternate, with a pause between them: OpenBLAS's own
@@ -114,7 +116,9 @@ for (const n of [256, 512, 1024]) {
   const r = await matmulGflops(n);
   matmulGf[n] = Math.round(r.native);
   openblasGf[n] = Math.round(r.openblas);
-  log(`matMul ${n}: native ${r.native.toFixed(0)} GFLOP/s, OpenBLAS ${r.openblas.toFixed(0)} GFLOP/s (${((100 * r.native) / r.openblas).toFixed(0)}%)`);
+  log(
+    `matMul ${n}: native ${r.native.toFixed(0)} GFLOP/s, OpenBLAS ${r.openblas.toFixed(0)} GFLOP/s (${((100 * r.native) / r.openblas).toFixed(0)}%)`,
+  );
 }
 
 // ---- 2. training step ----
@@ -127,10 +131,29 @@ interface TorchWorker {
 async function startTorch(torchThreads: number, blasThreads: number): Promise<TorchWorker | undefined> {
   const py = '/usr/bin/python3';
   if (!existsSync(py) || spawnSync(py, ['-c', 'import torch'], { stdio: 'ignore' }).status !== 0) return undefined;
-  const shapeArgs = ['--vocab', SHAPE.vocab, '--layers', SHAPE.layers, '--heads', SHAPE.heads, '--width', SHAPE.width, '--positions', SHAPE.positions, '--table', SHAPE.table ?? SHAPE.positions, '--batch', SHAPE.batch].map(String);
-  const child: ChildProcessWithoutNullStreams = spawn(py, [join(HERE, 'torch_ref.py'), '--threads', String(torchThreads), ...shapeArgs], {
-    env: { ...process.env, OPENBLAS_NUM_THREADS: String(blasThreads), OMP_NUM_THREADS: String(torchThreads) },
-  });
+  const shapeArgs = [
+    '--vocab',
+    SHAPE.vocab,
+    '--layers',
+    SHAPE.layers,
+    '--heads',
+    SHAPE.heads,
+    '--width',
+    SHAPE.width,
+    '--positions',
+    SHAPE.positions,
+    '--table',
+    SHAPE.table ?? SHAPE.positions,
+    '--batch',
+    SHAPE.batch,
+  ].map(String);
+  const child: ChildProcessWithoutNullStreams = spawn(
+    py,
+    [join(HERE, 'torch_ref.py'), '--threads', String(torchThreads), ...shapeArgs],
+    {
+      env: { ...process.env, OPENBLAS_NUM_THREADS: String(blasThreads), OMP_NUM_THREADS: String(torchThreads) },
+    },
+  );
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async () => JSON.parse((await lines.next()).value as string);
   await next(); // ready
@@ -146,7 +169,8 @@ async function startTorch(torchThreads: number, blasThreads: number): Promise<To
   };
 }
 
-const variants: { label: string; run: (n: number) => Promise<number[]> | number[]; times: number[]; loss?: number }[] = [];
+const variants: { label: string; run: (n: number) => Promise<number[]> | number[]; times: number[]; loss?: number }[] =
+  [];
 const timeSteps = (step: () => number) => (n: number) => {
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -175,7 +199,10 @@ if (!opt['no-torch']) {
     const w = await startTorch(t, b);
     if (w) torch.push(w);
   }
-  if (torch.length === 0) log('PyTorch reference skipped: /usr/bin/python3 with torch not found (Debian: python3-torch libopenblas0-pthread)');
+  if (torch.length === 0)
+    log(
+      'PyTorch reference skipped: /usr/bin/python3 with torch not found (Debian: python3-torch libopenblas0-pthread)',
+    );
 }
 for (const w of torch) variants.push({ label: w.label, run: (n) => w.run(n), times: [] });
 
@@ -195,10 +222,15 @@ torch.forEach((w) => w.close());
 // ---- 3. core's own bench (optional) ----
 function coreBench(backend: string): number | undefined {
   let dir = HERE;
-  while (dir !== dirname(dir) && !existsSync(join(dir, 'packages', 'core', 'bench', 'train-step.bench.ts'))) dir = dirname(dir);
+  while (dir !== dirname(dir) && !existsSync(join(dir, 'packages', 'core', 'bench', 'train-step.bench.ts')))
+    dir = dirname(dir);
   const script = join(dir, 'packages', 'core', 'bench', 'train-step.bench.ts');
   if (!existsSync(script)) return undefined;
-  const r = spawnSync(process.execPath, [...process.execArgv, script, '--backend', backend, '--json', '--steps', String(STEPS)], { encoding: 'utf8', cwd: dir });
+  const r = spawnSync(
+    process.execPath,
+    [...process.execArgv, script, '--backend', backend, '--json', '--steps', String(STEPS)],
+    { encoding: 'utf8', cwd: dir },
+  );
   const line = (r.stdout ?? '').trim().split('\n').pop();
   try {
     return (JSON.parse(line ?? '') as { msPerStep?: number }).msPerStep;
@@ -211,7 +243,9 @@ const coreWasm = opt.wasm ? coreBench('wasm') : undefined;
 
 const nativeMs = median(variants[0].times);
 const plainMs = unfused ? median(variants[1].times) : undefined;
-const torchMs = torch.length ? Math.min(...variants.slice(variants.length - torch.length).map((v) => median(v.times))) : undefined;
+const torchMs = torch.length
+  ? Math.min(...variants.slice(variants.length - torch.length).map((v) => median(v.times)))
+  : undefined;
 const tokens = SHAPE.batch * SHAPE.positions;
 const result = {
   nativeMsPerStep: Math.round(nativeMs),
@@ -230,15 +264,26 @@ const result = {
 if (opt.json) {
   console.log(JSON.stringify(result));
 } else {
-  console.log(`\n${GPT2 ? 'GPT-2 small shape' : 'reference'} step: vocab ${SHAPE.vocab}, ${SHAPE.layers} layers, ${SHAPE.heads} heads, width ${SHAPE.width}, ${SHAPE.positions} positions${SHAPE.table ? ` (table ${SHAPE.table})` : ''}, batch ${SHAPE.batch}, AdamW + clipping`);
+  console.log(
+    `\n${GPT2 ? 'GPT-2 small shape' : 'reference'} step: vocab ${SHAPE.vocab}, ${SHAPE.layers} layers, ${SHAPE.heads} heads, width ${SHAPE.width}, ${SHAPE.positions} positions${SHAPE.table ? ` (table ${SHAPE.table})` : ''}, batch ${SHAPE.batch}, AdamW + clipping`,
+  );
   console.log(`${'variant'.padEnd(40)} ${'ms/step'.padStart(8)} ${'tokens/s'.padStart(9)}`);
   for (const v of variants) {
     const ms = median(v.times);
-    console.log(`${v.label.padEnd(40)} ${ms.toFixed(0).padStart(8)} ${Math.round((tokens * 1000) / ms).toLocaleString('en').padStart(9)}${GPT2 ? `  (${(ms / 1000).toFixed(1)} s/step)` : ''}`);
+    console.log(
+      `${v.label.padEnd(40)} ${ms.toFixed(0).padStart(8)} ${Math.round((tokens * 1000) / ms)
+        .toLocaleString('en')
+        .padStart(9)}${GPT2 ? `  (${(ms / 1000).toFixed(1)} s/step)` : ''}`,
+    );
   }
-  if (coreNative !== undefined) console.log(`${'core bench:core --backend native'.padEnd(40)} ${coreNative.toFixed(0).padStart(8)}`);
-  if (coreWasm !== undefined) console.log(`${'core bench:core --backend wasm'.padEnd(40)} ${coreWasm.toFixed(0).padStart(8)}`);
-  if (torchMs !== undefined) console.log(`ratio vs PyTorch (tokens/s): native ${result.ratioVsTorch}${plainMs === undefined ? '' : `, plain ops ${result.ratioUnfusedVsTorch}`}`);
+  if (coreNative !== undefined)
+    console.log(`${'core bench:core --backend native'.padEnd(40)} ${coreNative.toFixed(0).padStart(8)}`);
+  if (coreWasm !== undefined)
+    console.log(`${'core bench:core --backend wasm'.padEnd(40)} ${coreWasm.toFixed(0).padStart(8)}`);
+  if (torchMs !== undefined)
+    console.log(
+      `ratio vs PyTorch (tokens/s): native ${result.ratioVsTorch}${plainMs === undefined ? '' : `, plain ops ${result.ratioUnfusedVsTorch}`}`,
+    );
   console.log(`matMul GFLOP/s native ${JSON.stringify(matmulGf)} vs OpenBLAS ${JSON.stringify(openblasGf)}`);
 }
 process.exit(0);

@@ -49,8 +49,11 @@ times.sort((a, b) => a - b);
 const msPerStep = times[Math.floor(n / 2)];
 const after = poolStats(tf);
 if (before && after) {
-  const per = (k: 'hits' | 'misses' | 'foreignWrites' | 'foreignBytes' | 'tainted' | 'dropped') => ((after[k] - before[k]) / n).toFixed(0);
-  console.log(`pool per step: hits ${per('hits')} misses ${per('misses')} tainted ${per('tainted')} dropped ${per('dropped')}; foreign arrays ${per('foreignWrites')} (${(Number(per('foreignBytes')) / 1e6).toFixed(1)} MB); idle ${(after.idleBytes / 1e6).toFixed(0)} MB, peak live ${(after.peakLiveBytes / 1e6).toFixed(0)} MB; RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+  const per = (k: 'hits' | 'misses' | 'foreignWrites' | 'foreignBytes' | 'tainted' | 'dropped') =>
+    ((after[k] - before[k]) / n).toFixed(0);
+  console.log(
+    `pool per step: hits ${per('hits')} misses ${per('misses')} tainted ${per('tainted')} dropped ${per('dropped')}; foreign arrays ${per('foreignWrites')} (${(Number(per('foreignBytes')) / 1e6).toFixed(1)} MB); idle ${(after.idleBytes / 1e6).toFixed(0)} MB, peak live ${(after.peakLiveBytes / 1e6).toFixed(0)} MB; RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
+  );
 }
 const cpuAfter = await cpuKernelCalls();
 const cpuPer = Object.entries(cpuAfter)
@@ -58,8 +61,13 @@ const cpuPer = Object.entries(cpuAfter)
   .filter(([, v]) => v > 0)
   .sort((a, b) => b[1] - a[1]);
 console.log(`cpu (JS) kernel calls per step: ${cpuPer.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
-console.log('GC by kind (1 minor, 2 major, 4 incremental, 8 weakcb):', JSON.stringify(Object.fromEntries([...gcKinds].map(([k, v]) => [k, { n: v.n, ms: Math.round(v.ms) }]))));
-console.log(`steps (ms): min ${times[0].toFixed(1)} median ${msPerStep.toFixed(1)} max ${times[n - 1].toFixed(1)}; GC ${(gcMs / n).toFixed(1)} ms/step in ${(gcs / n).toFixed(1)} collections/step`);
+console.log(
+  'GC by kind (1 minor, 2 major, 4 incremental, 8 weakcb):',
+  JSON.stringify(Object.fromEntries([...gcKinds].map(([k, v]) => [k, { n: v.n, ms: Math.round(v.ms) }]))),
+);
+console.log(
+  `steps (ms): min ${times[0].toFixed(1)} median ${msPerStep.toFixed(1)} max ${times[n - 1].toFixed(1)}; GC ${(gcMs / n).toFixed(1)} ms/step in ${(gcs / n).toFixed(1)} collections/step`,
+);
 const prof = await tf.profile(() => {
   step.step();
 });
@@ -74,9 +82,15 @@ for (const k of prof.kernels) {
 }
 const total = [...by.values()].reduce((s, e) => s + e.ms, 0);
 const calls = [...by.values()].reduce((s, e) => s + e.calls, 0);
-console.log(`${backend}: ${msPerStep.toFixed(1)} ms/step (batch ${batch}); profiled step: kernels ${total.toFixed(1)} ms in ${calls} calls`);
+console.log(
+  `${backend}: ${msPerStep.toFixed(1)} ms/step (batch ${batch}); profiled step: kernels ${total.toFixed(1)} ms in ${calls} calls`,
+);
 const top = Number(args[args.indexOf('--top') + 1]) || 1000;
-for (const [name, e] of [...by.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, args.includes('--top') ? top : undefined)) {
-  console.log(`${name.padEnd(withShapes ? 60 : 22)} ${e.ms.toFixed(2).padStart(9)} ms ${((100 * e.ms) / total).toFixed(1).padStart(5)}%  ${String(e.calls).padStart(5)} calls`);
+for (const [name, e] of [...by.entries()]
+  .sort((a, b) => b[1].ms - a[1].ms)
+  .slice(0, args.includes('--top') ? top : undefined)) {
+  console.log(
+    `${name.padEnd(withShapes ? 60 : 22)} ${e.ms.toFixed(2).padStart(9)} ms ${((100 * e.ms) / total).toFixed(1).padStart(5)}%  ${String(e.calls).padStart(5)} calls`,
+  );
 }
 step.dispose();

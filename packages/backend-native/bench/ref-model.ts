@@ -34,9 +34,30 @@ export interface RefConfig {
   fused: boolean;
 }
 
-export const REF_CONFIG: RefConfig = { vocab: 64, layers: 4, heads: 4, width: 128, positions: 64, batch: 32, lr: 1e-3, weightDecay: 0.01, clipNorm: 1, seed: 1, fused: true };
+export const REF_CONFIG: RefConfig = {
+  vocab: 64,
+  layers: 4,
+  heads: 4,
+  width: 128,
+  positions: 64,
+  batch: 32,
+  lr: 1e-3,
+  weightDecay: 0.01,
+  clipNorm: 1,
+  seed: 1,
+  fused: true,
+};
 /** GPT-2 small's shape (Radford et al. 2019, §2.3 and Table 2's smallest row: 12 layers, width 768, 50,257 tokens, 1,024 positions; 12 heads as in the released config.json), trained here at T = 256. */
-export const GPT2_SHAPE: RefConfig = { ...REF_CONFIG, vocab: 50257, layers: 12, heads: 12, width: 768, positions: 256, table: 1024, batch: 4 };
+export const GPT2_SHAPE: RefConfig = {
+  ...REF_CONFIG,
+  vocab: 50257,
+  layers: 12,
+  heads: 12,
+  width: 768,
+  positions: 256,
+  table: 1024,
+  batch: 4,
+};
 
 /** Small seeded generator (mulberry32) for weights and data. */
 export function seeded(seed: number): () => number {
@@ -81,7 +102,10 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
   const params = new Map<string, tfc.Variable>();
   const add = (name: string, shape: number[], init: 'normal' | 'residual' | 'zeros' | 'ones') => {
     const n = shape.reduce((a, b) => a * b, 1);
-    const v = init === 'zeros' || init === 'ones' ? new Float32Array(n).fill(init === 'ones' ? 1 : 0) : normals(rand, n, init === 'residual' ? 0.02 / Math.sqrt(2 * L) : 0.02);
+    const v =
+      init === 'zeros' || init === 'ones'
+        ? new Float32Array(n).fill(init === 'ones' ? 1 : 0)
+        : normals(rand, n, init === 'residual' ? 0.02 / Math.sqrt(2 * L) : 0.02);
     params.set(name, tf.variable(tf.tensor(v, shape), true, `ref${tag}.${name}`));
   };
   add('wte', [V, C], 'normal');
@@ -106,21 +130,30 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
   add('lnf.b', [C], 'zeros');
   const p = (name: string) => params.get(name)!;
   // As core's fused.ts: a fused kernel runs when the backend registers it (and its gradient).
-  const fusedHere = (kernel: string, grad = true) => c.fused && tf.getKernel(kernel, tf.getBackend()) !== undefined && (!grad || tf.getGradient(kernel) !== undefined);
-  const run = (kernel: string, inputs: tfc.NamedTensorMap, attrs: Record<string, number> = {}) => tf.engine().runKernel(kernel, inputs, attrs);
+  const fusedHere = (kernel: string, grad = true) =>
+    c.fused && tf.getKernel(kernel, tf.getBackend()) !== undefined && (!grad || tf.getGradient(kernel) !== undefined);
+  const run = (kernel: string, inputs: tfc.NamedTensorMap, attrs: Record<string, number> = {}) =>
+    tf.engine().runKernel(kernel, inputs, attrs);
   const causal = new Float32Array(T * T);
   for (let t = 0; t < T; t++) for (let s = 0; s <= t; s++) causal[t * T + s] = 1;
 
   const layerNorm = (x: Tensor, g: Tensor, b: Tensor) => {
-    if (fusedHere(FUSED_KERNELS.layerNorm)) return (run(FUSED_KERNELS.layerNorm, { x, gamma: g, beta: b }, { eps: 1e-5 }) as Tensor[])[0];
+    if (fusedHere(FUSED_KERNELS.layerNorm))
+      return (run(FUSED_KERNELS.layerNorm, { x, gamma: g, beta: b }, { eps: 1e-5 }) as Tensor[])[0];
     const { mean, variance } = tf.moments(x, -1, true); // [..., 1]
     return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, 1e-5))), g), b);
   };
-  const gelu = (x: Tensor) => (fusedHere(FUSED_KERNELS.geluTanh) ? (run(FUSED_KERNELS.geluTanh, { x }) as Tensor) : tf.mul(x, tf.sigmoid(tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), 2 * Math.sqrt(2 / Math.PI)))));
+  const gelu = (x: Tensor) =>
+    fusedHere(FUSED_KERNELS.geluTanh)
+      ? (run(FUSED_KERNELS.geluTanh, { x }) as Tensor)
+      : tf.mul(x, tf.sigmoid(tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), 2 * Math.sqrt(2 / Math.PI))));
   // y + b whose bias gradient is ones[1, N]·dy (core's addBias).
   const addBias = tf.customGrad(((y: Tensor, b: Tensor) => ({
     value: tf.add(y, b),
-    gradFunc: (dy: Tensor | Tensor[]) => [dy as Tensor, tf.reshape(tf.matMul(tf.ones([1, (dy as Tensor).shape[0]]), dy as tfc.Tensor2D), b.shape)],
+    gradFunc: (dy: Tensor | Tensor[]) => [
+      dy as Tensor,
+      tf.reshape(tf.matMul(tf.ones([1, (dy as Tensor).shape[0]]), dy as tfc.Tensor2D), b.shape),
+    ],
   })) as unknown as Parameters<Tf['customGrad']>[0]) as unknown as (y: Tensor, b: Tensor) => Tensor;
   const linear = (x: Tensor, w: Tensor, b: Tensor) => {
     const k = x.shape[x.rank - 1];
@@ -148,8 +181,14 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
         const k = split(linear(h, p(`h${l}.wk`), p(`h${l}.bk`)));
         const v = split(linear(h, p(`h${l}.wv`), p(`h${l}.bv`)));
         const qk = tf.matMul(q as tfc.Tensor4D, k as tfc.Tensor4D, false, true); // [B, H, T, S]
-        const probs = fusedHere(FUSED_KERNELS.scaledMaskedSoftmax) ? (run(FUSED_KERNELS.scaledMaskedSoftmax, { x: qk, bias }, { scale: 1 / Math.sqrt(D) }) as Tensor) : tf.softmax(tf.add(tf.mul(qk, 1 / Math.sqrt(D)), bias));
-        const y = tf.reshape(tf.transpose(tf.matMul(probs as tfc.Tensor4D, v as tfc.Tensor4D), [0, 2, 1, 3]), [B, T, C]);
+        const probs = fusedHere(FUSED_KERNELS.scaledMaskedSoftmax)
+          ? (run(FUSED_KERNELS.scaledMaskedSoftmax, { x: qk, bias }, { scale: 1 / Math.sqrt(D) }) as Tensor)
+          : tf.softmax(tf.add(tf.mul(qk, 1 / Math.sqrt(D)), bias));
+        const y = tf.reshape(tf.transpose(tf.matMul(probs as tfc.Tensor4D, v as tfc.Tensor4D), [0, 2, 1, 3]), [
+          B,
+          T,
+          C,
+        ]);
         x = tf.add(x, linear(y, p(`h${l}.wo`), p(`h${l}.bo`)));
         const m = layerNorm(x, p(`h${l}.ln2.g`), p(`h${l}.ln2.b`));
         x = tf.add(x, linear(gelu(linear(m, p(`h${l}.wfc`), p(`h${l}.bfc`))), p(`h${l}.wproj`), p(`h${l}.bproj`)));
@@ -172,7 +211,9 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
 
   const vars = [...params.values()];
   const names = new Map(vars.map((v) => [v.name, [...params.entries()].find(([, w]) => w === v)![0]]));
-  const moments = new Map(vars.map((v) => [v.name, { m: tf.variable(tf.zerosLike(v), false), v: tf.variable(tf.zerosLike(v), false) }]));
+  const moments = new Map(
+    vars.map((v) => [v.name, { m: tf.variable(tf.zerosLike(v), false), v: tf.variable(tf.zerosLike(v), false) }]),
+  );
   const decays = (name: string, v: Tensor) => v.rank >= 2 && name !== 'wte' && name !== 'wpe';
   let t = 0;
   const applyAdamW = (grads: Map<string, Tensor>) => {
@@ -210,7 +251,8 @@ export function makeRefStep(tf: Tf, c: RefConfig = REF_CONFIG): RefStep {
       const loss = value.dataSync()[0];
       const gs = new Map(Object.entries(grads));
       const norm = tf.tidy(() => tf.sqrt(tf.addN([...gs.values()].map((g) => tf.sum(tf.mul(g, g))))).dataSync()[0]);
-      const clipped = norm > c.clipNorm ? new Map([...gs].map(([k, g]) => [k, tf.mul(g, c.clipNorm / (norm + 1e-6))])) : gs;
+      const clipped =
+        norm > c.clipNorm ? new Map([...gs].map(([k, g]) => [k, tf.mul(g, c.clipNorm / (norm + 1e-6))])) : gs;
       applyAdamW(clipped);
       tf.dispose([value, ...gs.values(), ...(clipped === gs ? [] : clipped.values())]);
       return loss;

@@ -7,7 +7,17 @@
 // TELEPATH_OPENBLAS_LIB_DIRS (a ':' list) replaces the directories searched for libopenblas.so;
 // TELEPATH_NATIVE_LOG moves the build log (default build/install.log).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -24,9 +34,17 @@ function say(msg) {
 
 function findOpenBlas() {
   if (process.env.TELEPATH_OPENBLAS_LIB_DIRS !== undefined) {
-    return process.env.TELEPATH_OPENBLAS_LIB_DIRS.split(':').find((d) => d && (existsSync(join(d, 'libopenblas.so')) || existsSync(join(d, 'libopenblas.dylib'))));
+    return process.env.TELEPATH_OPENBLAS_LIB_DIRS.split(':').find(
+      (d) => d && (existsSync(join(d, 'libopenblas.so')) || existsSync(join(d, 'libopenblas.dylib'))),
+    );
   }
-  const dirs = ['/usr/lib', '/usr/lib64', '/usr/local/lib', '/opt/homebrew/opt/openblas/lib', '/usr/local/opt/openblas/lib'];
+  const dirs = [
+    '/usr/lib',
+    '/usr/lib64',
+    '/usr/local/lib',
+    '/opt/homebrew/opt/openblas/lib',
+    '/usr/local/opt/openblas/lib',
+  ];
   for (const d of ['/usr/lib', '/lib']) {
     try {
       for (const e of readdirSync(d)) if (e.endsWith('-linux-gnu')) dirs.push(join(d, e));
@@ -34,12 +52,26 @@ function findOpenBlas() {
       // not there
     }
   }
-  for (const env of ['LIBRARY_PATH', 'LD_LIBRARY_PATH']) for (const d of (process.env[env] ?? '').split(':')) if (d) dirs.push(d);
+  for (const env of ['LIBRARY_PATH', 'LD_LIBRARY_PATH'])
+    for (const d of (process.env[env] ?? '').split(':')) if (d) dirs.push(d);
   return dirs.find((d) => existsSync(join(d, 'libopenblas.so')) || existsSync(join(d, 'libopenblas.dylib')));
 }
 
 function findNodeGyp() {
-  const candidates = [process.env.npm_config_node_gyp, join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js')];
+  const candidates = [
+    process.env.npm_config_node_gyp,
+    join(
+      dirname(process.execPath),
+      '..',
+      'lib',
+      'node_modules',
+      'npm',
+      'node_modules',
+      'node-gyp',
+      'bin',
+      'node-gyp.js',
+    ),
+  ];
   try {
     candidates.push(createRequire(join(ROOT, 'package.json')).resolve('node-gyp/bin/node-gyp.js'));
   } catch {
@@ -61,7 +93,8 @@ function nodeDirArgs() {
 }
 
 function main() {
-  if (process.env.TELEPATH_NATIVE_SKIP_BUILD === '1') return say('skipped (TELEPATH_NATIVE_SKIP_BUILD=1); the native backend stays off');
+  if (process.env.TELEPATH_NATIVE_SKIP_BUILD === '1')
+    return say('skipped (TELEPATH_NATIVE_SKIP_BUILD=1); the native backend stays off');
   if (process.platform === 'win32') return say('skipped: Windows is not supported; the native backend stays off');
   if (!findOpenBlas()) return say(`skipped: OpenBLAS not found (libopenblas.so); to enable: ${HINT}`);
   const gyp = findNodeGyp();
@@ -72,8 +105,16 @@ function main() {
     const args = [gyp, 'rebuild', '--jobs=max', ...nodeDirArgs()];
     const started = Date.now();
     // binding.gyp resolves node-addon-api with require(); point it at this package's modules.
-    const nodePath = [join(ROOT, 'node_modules'), join(ROOT, '..', '..', 'node_modules'), process.env.NODE_PATH].filter(Boolean).join(':');
-    const r = spawnSync(process.execPath, args, { cwd: work, env: { ...process.env, NODE_PATH: nodePath }, encoding: 'utf8', stdio: verbose ? 'inherit' : 'pipe', maxBuffer: 64 << 20 });
+    const nodePath = [join(ROOT, 'node_modules'), join(ROOT, '..', '..', 'node_modules'), process.env.NODE_PATH]
+      .filter(Boolean)
+      .join(':');
+    const r = spawnSync(process.execPath, args, {
+      cwd: work,
+      env: { ...process.env, NODE_PATH: nodePath },
+      encoding: 'utf8',
+      stdio: verbose ? 'inherit' : 'pipe',
+      maxBuffer: 64 << 20,
+    });
     const log = `$ node ${args.join(' ')}\n${r.stdout ?? ''}\n${r.stderr ?? ''}`;
     const logPath = process.env.TELEPATH_NATIVE_LOG || join(ROOT, 'build', 'install.log');
     mkdirSync(dirname(logPath), { recursive: true });

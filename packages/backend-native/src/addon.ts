@@ -13,7 +13,8 @@ export const ENABLE_HINT = `apt-get install libopenblas-dev && npm rebuild ${PAC
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The compiled addon; TELEPATH_NATIVE_ADDON overrides the path (tests use it to simulate a missing build). */
-export const ADDON_PATH = process.env.TELEPATH_NATIVE_ADDON || join(PACKAGE_ROOT, 'build', 'Release', 'telepath_native.node');
+export const ADDON_PATH =
+  process.env.TELEPATH_NATIVE_ADDON || join(PACKAGE_ROOT, 'build', 'Release', 'telepath_native.node');
 
 export interface AddonInfo {
   threads: number;
@@ -40,9 +41,43 @@ export interface NativeAddon {
   unary(op: number, x: Float32Array, out: Float32Array, alpha?: number, beta?: number): void;
   addN(xs: Float32Array[], out: Float32Array): void;
   geluGrad(x: Float32Array, dy: Float32Array, dx: Float32Array): void;
-  layerNorm(x: Float32Array, gamma: Float32Array, beta: Float32Array, y: Float32Array, mean: Float32Array, rstd: Float32Array, cols: number, eps: number): void;
-  layerNormGrad(dy: Float32Array, x: Float32Array, gamma: Float32Array, mean: Float32Array, rstd: Float32Array, dx: Float32Array, dgamma: Float32Array, dbeta: Float32Array, cols: number): void;
-  adamw(p: Float32Array, m: Float32Array, v: Float32Array, g: Float32Array, pOut: Float32Array, mOut: Float32Array, vOut: Float32Array, lr: number, beta1: number, beta2: number, eps: number, weightDecay: number, c1: number, c2: number): void;
+  layerNorm(
+    x: Float32Array,
+    gamma: Float32Array,
+    beta: Float32Array,
+    y: Float32Array,
+    mean: Float32Array,
+    rstd: Float32Array,
+    cols: number,
+    eps: number,
+  ): void;
+  layerNormGrad(
+    dy: Float32Array,
+    x: Float32Array,
+    gamma: Float32Array,
+    mean: Float32Array,
+    rstd: Float32Array,
+    dx: Float32Array,
+    dgamma: Float32Array,
+    dbeta: Float32Array,
+    cols: number,
+  ): void;
+  adamw(
+    p: Float32Array,
+    m: Float32Array,
+    v: Float32Array,
+    g: Float32Array,
+    pOut: Float32Array,
+    mOut: Float32Array,
+    vOut: Float32Array,
+    lr: number,
+    beta1: number,
+    beta2: number,
+    eps: number,
+    weightDecay: number,
+    c1: number,
+    c2: number,
+  ): void;
   /** y = softmax(scale·x + bias); meta: [rank, xDims…, biasDims…] (bias padded with leading 1s). */
   scaledMaskedSoftmax(x: Float32Array, bias: Float32Array, y: Float32Array, meta: Int32Array, scale: number): void;
   /** dx = scale·y·(dy − Σ dy·y) over rows of `cols`. */
@@ -52,13 +87,55 @@ export interface NativeAddon {
   softmax(x: Float32Array, out: Float32Array, cols: number): void;
   /** meta: [rank, dims…, perm…]; x and out of the same typed-array type. */
   transpose(x: ArrayBufferView, out: ArrayBufferView, meta: Int32Array): void;
-  copy2d(src: Float32Array | Int32Array, srcOffset: number, srcStride: number, dst: Float32Array | Int32Array, dstOffset: number, dstStride: number, rows: number, cols: number): void;
+  copy2d(
+    src: Float32Array | Int32Array,
+    srcOffset: number,
+    srcStride: number,
+    dst: Float32Array | Int32Array,
+    dstOffset: number,
+    dstStride: number,
+    rows: number,
+    cols: number,
+  ): void;
   /** false when an index is outside [0, axisDim). */
-  gather(x: Float32Array, indices: Int32Array, out: Float32Array, outer: number, axisDim: number, inner: number): boolean;
-  segmentSum(x: Float32Array, segmentIds: Int32Array, out: Float32Array, rows: number, inner: number, numSegments: number): void;
-  matmul(a: Float32Array, b: Float32Array, out: Float32Array, batchA: number, batchB: number, m: number, n: number, k: number, transposeA: boolean, transposeB: boolean): void;
+  gather(
+    x: Float32Array,
+    indices: Int32Array,
+    out: Float32Array,
+    outer: number,
+    axisDim: number,
+    inner: number,
+  ): boolean;
+  segmentSum(
+    x: Float32Array,
+    segmentIds: Int32Array,
+    out: Float32Array,
+    rows: number,
+    inner: number,
+    numSegments: number,
+  ): void;
+  matmul(
+    a: Float32Array,
+    b: Float32Array,
+    out: Float32Array,
+    batchA: number,
+    batchB: number,
+    m: number,
+    n: number,
+    k: number,
+    transposeA: boolean,
+    transposeB: boolean,
+  ): void;
   /** A plain cblas_sgemm with OpenBLAS's own threads (benchmark reference). */
-  sgemmOpenblas(a: Float32Array, b: Float32Array, out: Float32Array, m: number, n: number, k: number, blasThreads: number): void;
+  sgemmOpenblas(
+    a: Float32Array,
+    b: Float32Array,
+    out: Float32Array,
+    m: number,
+    n: number,
+    k: number,
+    blasThreads: number,
+  ): void;
 }
 
 export type AddonLoad = { ok: true; addon: NativeAddon } | { ok: false; reason: string };

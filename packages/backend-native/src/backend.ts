@@ -65,7 +65,13 @@ export class NativeBackend extends MathBackendCPU {
     return super.write(values, shape, dtype);
   }
 
-  override move(dataId: DataId, values: backend_util.BackendValues, shape: number[], dtype: DataType, refCount: number): void {
+  override move(
+    dataId: DataId,
+    values: backend_util.BackendValues,
+    shape: number[],
+    dtype: DataType,
+    refCount: number,
+  ): void {
     this.pool.taint(values);
     super.move(dataId, values, shape, dtype, refCount);
   }

@@ -73,7 +73,19 @@ export class BufferPool {
     capBytes: number,
     private readonly staleAfter = 20_000,
   ) {
-    this.s = { hits: 0, misses: 0, recycled: 0, tainted: 0, dropped: 0, foreignWrites: 0, foreignBytes: 0, idleBytes: 0, liveBytes: 0, peakLiveBytes: 0, capBytes };
+    this.s = {
+      hits: 0,
+      misses: 0,
+      recycled: 0,
+      tainted: 0,
+      dropped: 0,
+      foreignWrites: 0,
+      foreignBytes: 0,
+      idleBytes: 0,
+      liveBytes: 0,
+      peakLiveBytes: 0,
+      capBytes,
+    };
   }
 
   /** A Float32Array of n elements with undefined contents. */

@@ -12,13 +12,25 @@ if (!setup.available) console.warn(`[backend-native] skipping native tests: ${se
 const BROADCAST: [number[], number[]][] = [
   [[129], [129]],
   [[7, 33], [33]],
-  [[7, 33], [7, 1]],
-  [[1, 7, 1], [5, 1, 129]],
+  [
+    [7, 33],
+    [7, 1],
+  ],
+  [
+    [1, 7, 1],
+    [5, 1, 129],
+  ],
   [[33, 7], []],
   [[], [7, 33]],
-  [[2, 1, 33, 1], [1, 7, 1, 5]],
+  [
+    [2, 1, 33, 1],
+    [1, 7, 1, 5],
+  ],
   [[1], [1]],
-  [[129, 257], [129, 257]], // large enough to split across threads
+  [
+    [129, 257],
+    [129, 257],
+  ], // large enough to split across threads
 ];
 
 async function both(f: () => tf.Tensor | tf.Tensor[]) {
@@ -56,7 +68,10 @@ describe.skipIf(!setup.available)('native elementwise', () => {
     const av = Float32Array.from([1, 2, 3, NaN, -0, 5, 5, 7]);
     const bv = Float32Array.from([1, 3, 2, NaN, 0, 5, 6, 6]);
     for (const op of [tf.equal, tf.notEqual, tf.greater, tf.greaterEqual, tf.less, tf.lessEqual]) {
-      const { want, got } = await both(() => [op(tf.tensor(av, [2, 4]), tf.tensor(bv, [2, 4])), op(tf.tensor(av, [2, 4]), tf.scalar(5))]);
+      const { want, got } = await both(() => [
+        op(tf.tensor(av, [2, 4]), tf.tensor(bv, [2, 4])),
+        op(tf.tensor(av, [2, 4]), tf.scalar(5)),
+      ]);
       expect(Array.from(got[0])).toEqual(Array.from(want[0]));
       expect(Array.from(got[1])).toEqual(Array.from(want[1]));
     }
@@ -92,7 +107,24 @@ describe.skipIf(!setup.available)('native elementwise', () => {
   });
 
   it('exp and tanh handle extremes, NaN and infinities', async () => {
-    const x = Float32Array.from([-200, -103.9, -87.5, -20, -1e-8, 0, 1e-8, 0.549, 0.551, 20, 88.5, 88.8, 200, NaN, Infinity, -Infinity]);
+    const x = Float32Array.from([
+      -200,
+      -103.9,
+      -87.5,
+      -20,
+      -1e-8,
+      0,
+      1e-8,
+      0.549,
+      0.551,
+      20,
+      88.5,
+      88.8,
+      200,
+      NaN,
+      Infinity,
+      -Infinity,
+    ]);
     const { want, got } = await both(() => [tf.exp(tf.tensor(x)), tf.tanh(tf.tensor(x))]);
     expect(maxRelError(got[0], want[0]).err, 'exp').toBeLessThan(TOL);
     expect(maxRelError(got[1], want[1]).err, 'tanh').toBeLessThan(TOL);
@@ -103,7 +135,13 @@ describe.skipIf(!setup.available)('native elementwise', () => {
     const { want, got } = await both(() => {
       const f = tf.cast(tf.tensor(ints, [5], 'int32'), 'float32');
       const b = tf.cast(tf.greater(f, 0), 'float32');
-      return [tf.mul(f, 2), tf.add(b, 0.5), tf.addN([f, tf.ones([5]), tf.fill([5], 2.5)]), tf.zerosLike(f), tf.onesLike(f)];
+      return [
+        tf.mul(f, 2),
+        tf.add(b, 0.5),
+        tf.addN([f, tf.ones([5]), tf.fill([5], 2.5)]),
+        tf.zerosLike(f),
+        tf.onesLike(f),
+      ];
     });
     got.forEach((g, i) => expect(Array.from(g), `output ${i}`).toEqual(Array.from(want[i])));
   });

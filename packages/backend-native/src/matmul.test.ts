@@ -14,10 +14,19 @@ describe.skipIf(!setup.available)('native matmul', () => {
   beforeAll(() => tf.enableProdMode());
 
   async function check(aShape: number[], bShape: number[], tA: boolean, tB: boolean, seed: number) {
-    const av = randomValues(seed, aShape.reduce((p, d) => p * d, 1));
-    const bv = randomValues(seed + 1, bShape.reduce((p, d) => p * d, 1));
+    const av = randomValues(
+      seed,
+      aShape.reduce((p, d) => p * d, 1),
+    );
+    const bv = randomValues(
+      seed + 1,
+      bShape.reduce((p, d) => p * d, 1),
+    );
     const f = () => tf.matMul(tf.tensor(av, aShape), tf.tensor(bv, bShape), tA, tB);
-    const [want, scale] = await runOn(tf, 'cpu', () => [f(), tf.matMul(tf.abs(tf.tensor(av, aShape)), tf.abs(tf.tensor(bv, bShape)), tA, tB)]);
+    const [want, scale] = await runOn(tf, 'cpu', () => [
+      f(),
+      tf.matMul(tf.abs(tf.tensor(av, aShape)), tf.abs(tf.tensor(bv, bShape)), tA, tB),
+    ]);
     const [got] = await runOn(tf, 'native', f);
     const { err } = maxRelError(got, want, scale);
     expect(err, `matMul [${aShape}]${tA ? 'ᵀ' : ''} · [${bShape}]${tB ? 'ᵀ' : ''}`).toBeLessThan(TOL);
@@ -55,7 +64,10 @@ describe.skipIf(!setup.available)('native matmul', () => {
     const b = randomValues(22, 33 * 5);
     const bias = randomValues(23, 5);
     for (const activation of ['linear', 'relu', 'relu6', 'elu', 'sigmoid', 'leakyrelu'] as const) {
-      for (const [tA, tB] of [[false, false], [true, true]]) {
+      for (const [tA, tB] of [
+        [false, false],
+        [true, true],
+      ]) {
         const f = () =>
           tf.fused.matMul({
             a: tf.tensor(a, tA ? [33, 7] : [7, 33]),

@@ -58,7 +58,9 @@ for (const fused of [true, false]) {
         expect(tf.memory().numTensors, `${backend} tensor count`).toBe(count);
         m.dispose();
       }
-      losses.native.forEach((l, i) => expect(Math.abs(l - losses.cpu[i]) / losses.cpu[i], `step ${i}`).toBeLessThan(1e-4));
+      losses.native.forEach((l, i) =>
+        expect(Math.abs(l - losses.cpu[i]) / losses.cpu[i], `step ${i}`).toBeLessThan(1e-4),
+      );
       expect(losses.native[9]).toBeLessThan(losses.native[0]);
     });
   });

@@ -30,7 +30,11 @@ describe.skipIf(!setup.available)('native reductions and softmax', () => {
         for (const keep of [false, true]) {
           const t = () => tf.tensor(x, shape);
           // Sums are judged against the sum of magnitudes (float32 accumulation order differs).
-          await compare(`sum/mean [${shape}] axes ${axes}`, () => [tf.sum(t(), axes, keep), tf.mean(t(), axes, keep)], () => [tf.sum(tf.abs(t()), axes, keep), tf.mean(tf.abs(t()), axes, keep)]);
+          await compare(
+            `sum/mean [${shape}] axes ${axes}`,
+            () => [tf.sum(t(), axes, keep), tf.mean(t(), axes, keep)],
+            () => [tf.sum(tf.abs(t()), axes, keep), tf.mean(tf.abs(t()), axes, keep)],
+          );
           await compare(`max/min [${shape}] axes ${axes}`, () => [tf.max(t(), axes, keep), tf.min(t(), axes, keep)]);
         }
       }
@@ -41,9 +45,19 @@ describe.skipIf(!setup.available)('native reductions and softmax', () => {
 
   it('softmax and logSumExp over the last axis', async () => {
     let seed = 400;
-    for (const shape of [[7, 129], [1, 1], [33, 1], [2, 3, 7, 64], [5, 1000]]) {
+    for (const shape of [
+      [7, 129],
+      [1, 1],
+      [33, 1],
+      [2, 3, 7, 64],
+      [5, 1000],
+    ]) {
       const x = randomValues(seed++, size(shape), -20, 20);
-      await compare(`softmax [${shape}]`, () => [tf.softmax(tf.tensor(x, shape)), tf.logSumExp(tf.tensor(x, shape), -1), tf.logSoftmax(tf.tensor(x, shape))]);
+      await compare(`softmax [${shape}]`, () => [
+        tf.softmax(tf.tensor(x, shape)),
+        tf.logSumExp(tf.tensor(x, shape), -1),
+        tf.logSoftmax(tf.tensor(x, shape)),
+      ]);
     }
   });
 });
@@ -63,8 +77,12 @@ describe.skipIf(!setup.available)('native data movement', () => {
     await compare('transpose [129,257]', () => tf.transpose(tf.tensor(big, [129, 257])));
     await compare('transpose [1,129,1,257]', () => tf.transpose(tf.tensor(big, [1, 129, 1, 257]), [3, 2, 1, 0]));
     const ints = Int32Array.from({ length: 30 }, (_, i) => i * 7 - 50);
-    await compare('transpose int32', () => tf.cast(tf.transpose(tf.tensor(ints, [2, 3, 5], 'int32'), [2, 0, 1]), 'float32'));
-    await compare('transpose bool', () => tf.cast(tf.transpose(tf.greater(tf.tensor(ints, [2, 3, 5], 'int32'), 0), [1, 2, 0]), 'float32'));
+    await compare('transpose int32', () =>
+      tf.cast(tf.transpose(tf.tensor(ints, [2, 3, 5], 'int32'), [2, 0, 1]), 'float32'),
+    );
+    await compare('transpose bool', () =>
+      tf.cast(tf.transpose(tf.greater(tf.tensor(ints, [2, 3, 5], 'int32'), 0), [1, 2, 0]), 'float32'),
+    );
   });
 
   it('gather and its gradient (UnsortedSegmentSum) on every axis', async () => {
@@ -72,17 +90,38 @@ describe.skipIf(!setup.available)('native data movement', () => {
     const idx = Int32Array.from([0, 6, 6, 3, 1, 0, 2]);
     for (const axis of [0, 1, 2]) {
       const shape = [33, 7, 5];
-      const ids = axis === 0 ? Int32Array.from([32, 0, 5, 5, 31, 0, 7]) : axis === 1 ? idx : Int32Array.from([4, 0, 0, 2, 1, 3, 4]);
+      const ids =
+        axis === 0
+          ? Int32Array.from([32, 0, 5, 5, 31, 0, 7])
+          : axis === 1
+            ? idx
+            : Int32Array.from([4, 0, 0, 2, 1, 3, 4]);
       const f = () => {
         const t = tf.tensor(x, shape);
         const indices = tf.tensor(ids, [7], 'int32');
-        const dy = tf.tensor(randomValues(601 + axis, 33 * 7 * 5 * 7 / shape[axis]), tf.gather(t, indices, axis).shape);
-        return [tf.gather(t, indices, axis), tf.grad((u: tf.Tensor) => tf.sum(tf.mul(tf.gather(u, indices, axis), dy)))(t)];
+        const dy = tf.tensor(
+          randomValues(601 + axis, (33 * 7 * 5 * 7) / shape[axis]),
+          tf.gather(t, indices, axis).shape,
+        );
+        return [
+          tf.gather(t, indices, axis),
+          tf.grad((u: tf.Tensor) => tf.sum(tf.mul(tf.gather(u, indices, axis), dy)))(t),
+        ];
       };
       await compare(`gather axis ${axis}`, f);
     }
     const rows = randomValues(602, 2 * 64 * 16);
-    await compare('unsortedSegmentSum 2-D ids', () => tf.unsortedSegmentSum(tf.tensor(rows, [128, 16]), tf.tensor(Int32Array.from({ length: 128 }, (_, i) => (i * 37) % 64), [128], 'int32'), 64));
+    await compare('unsortedSegmentSum 2-D ids', () =>
+      tf.unsortedSegmentSum(
+        tf.tensor(rows, [128, 16]),
+        tf.tensor(
+          Int32Array.from({ length: 128 }, (_, i) => (i * 37) % 64),
+          [128],
+          'int32',
+        ),
+        64,
+      ),
+    );
   });
 
   it('rejects out-of-range gather indices like cpu', async () => {
@@ -94,10 +133,16 @@ describe.skipIf(!setup.available)('native data movement', () => {
     const a = randomValues(700, 7 * 33 * 5);
     const b = randomValues(701, 7 * 33 * 5);
     for (const axis of [0, 1, 2]) {
-      await compare(`concat axis ${axis}`, () => tf.concat([tf.tensor(a, [7, 33, 5]), tf.tensor(b, [7, 33, 5]), tf.tensor(a, [7, 33, 5])], axis));
-      await compare(`split axis ${axis}`, () => tf.split(tf.tensor(a, [7, 33, 5]), axis === 1 ? [10, 20, 3] : [1, axis === 0 ? 6 : 4], axis));
+      await compare(`concat axis ${axis}`, () =>
+        tf.concat([tf.tensor(a, [7, 33, 5]), tf.tensor(b, [7, 33, 5]), tf.tensor(a, [7, 33, 5])], axis),
+      );
+      await compare(`split axis ${axis}`, () =>
+        tf.split(tf.tensor(a, [7, 33, 5]), axis === 1 ? [10, 20, 3] : [1, axis === 0 ? 6 : 4], axis),
+      );
     }
     const ints = Int32Array.from({ length: 12 }, (_, i) => i);
-    await compare('concat int32', () => tf.cast(tf.concat([tf.tensor(ints, [3, 4], 'int32'), tf.tensor(ints, [3, 4], 'int32')], 1), 'float32'));
+    await compare('concat int32', () =>
+      tf.cast(tf.concat([tf.tensor(ints, [3, 4], 'int32'), tf.tensor(ints, [3, 4], 'int32')], 1), 'float32'),
+    );
   });
 });

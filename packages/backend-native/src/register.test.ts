@@ -69,7 +69,11 @@ describe('register()', () => {
 });
 
 describe('install script', () => {
-  const run = (env: Record<string, string>) => spawnSync(process.execPath, [join(ROOT, 'scripts', 'install.mjs')], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  const run = (env: Record<string, string>) =>
+    spawnSync(process.execPath, [join(ROOT, 'scripts', 'install.mjs')], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
 
   it('exits 0 with one line when OpenBLAS is missing', () => {
     const r = run({ TELEPATH_OPENBLAS_LIB_DIRS: mkdtempSync(join(tmpdir(), 'no-blas-')) });

@@ -51,7 +51,8 @@ export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: 
   // Loads the cpu backend and registers its kernels under 'cpu' (their source for ours).
   const { NativeBackend } = await import('./backend.js');
   const cpuKernels = tf.getKernelsForBackend('cpu');
-  if (cpuKernels.length === 0) throw new Error('@tensorflow/tfjs-backend-cpu registered no kernels (two copies of tfjs-core?)');
+  if (cpuKernels.length === 0)
+    throw new Error('@tensorflow/tfjs-backend-cpu registered no kernels (two copies of tfjs-core?)');
   const byName = new Map(cpuKernels.map((k) => [k.kernelName, k]));
   const ctx: KernelContext = {
     ops: opCodes(addon),
@@ -59,24 +60,41 @@ export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: 
       const k = byName.get(name);
       if (k) return counted(name, k.kernelFunc as unknown as NativeKernelFunc);
       return () => {
-        throw new Error(`Kernel '${name}' has no native implementation for these inputs and no cpu kernel to fall back to`);
+        throw new Error(
+          `Kernel '${name}' has no native implementation for these inputs and no cpu kernel to fall back to`,
+        );
       };
     },
   };
   const native = nativeKernels(ctx);
   const overridden = new Set(native.map((k) => k.kernelName));
 
-  tf.registerBackend(BACKEND_NAME, () => new NativeBackend(addon, { poolCapBytes: poolMiB * 1024 * 1024 }), options.priority ?? 3);
+  tf.registerBackend(
+    BACKEND_NAME,
+    () => new NativeBackend(addon, { poolCapBytes: poolMiB * 1024 * 1024 }),
+    options.priority ?? 3,
+  );
   for (const k of cpuKernels) {
     if (overridden.has(k.kernelName)) continue;
-    tf.registerKernel({ ...k, backendName: BACKEND_NAME, kernelFunc: counted(k.kernelName, k.kernelFunc as unknown as NativeKernelFunc) as unknown as KernelFunc });
+    tf.registerKernel({
+      ...k,
+      backendName: BACKEND_NAME,
+      kernelFunc: counted(k.kernelName, k.kernelFunc as unknown as NativeKernelFunc) as unknown as KernelFunc,
+    });
   }
-  for (const k of native) tf.registerKernel({ kernelName: k.kernelName, backendName: BACKEND_NAME, kernelFunc: k.kernelFunc as unknown as KernelFunc });
+  for (const k of native)
+    tf.registerKernel({
+      kernelName: k.kernelName,
+      backendName: BACKEND_NAME,
+      kernelFunc: k.kernelFunc as unknown as KernelFunc,
+    });
   if (!tf.getGradient(FUSED.geluTanh)) {
     tf.registerGradient({
       kernelName: FUSED.geluTanh,
       inputsToSave: ['x'],
-      gradFunc: (dy, saved) => ({ x: () => tf.engine().runKernel(FUSED.geluTanhGrad, { dy: dy as tfc.Tensor, x: saved[0] }) as tfc.Tensor }),
+      gradFunc: (dy, saved) => ({
+        x: () => tf.engine().runKernel(FUSED.geluTanhGrad, { dy: dy as tfc.Tensor, x: saved[0] }) as tfc.Tensor,
+      }),
     });
   }
   if (!tf.getGradient(FUSED.layerNorm)) {
@@ -88,7 +106,9 @@ export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: 
         const [x, gamma, mean, rstd] = saved;
         // One kernel call gives all three; mean and rstd are saved statistics, not outputs anyone differentiates.
         const dy = (dys as tfc.Tensor[])[0];
-        const [dx, dgamma, dbeta] = tf.engine().runKernel(FUSED.layerNormGrad, { dy, x, gamma, mean, rstd }) as tfc.Tensor[];
+        const [dx, dgamma, dbeta] = tf
+          .engine()
+          .runKernel(FUSED.layerNormGrad, { dy, x, gamma, mean, rstd }) as tfc.Tensor[];
         return { x: () => dx, gamma: () => dgamma, beta: () => dbeta };
       },
     });
@@ -108,7 +128,9 @@ export async function registerWith(tf: typeof tfc, addon: NativeAddon, options: 
           bias: () => {
             const dz = tf.engine().runKernel(FUSED.softmaxGrad, { dy: g, y }, { scale: 1 }) as tfc.Tensor;
             const lead = y.rank - bias.rank;
-            const axes = y.shape.map((d, i) => i).filter((i) => i < lead || (bias.shape[i - lead] === 1 && y.shape[i] !== 1));
+            const axes = y.shape
+              .map((d, i) => i)
+              .filter((i) => i < lead || (bias.shape[i - lead] === 1 && y.shape[i] !== 1));
             return tf.reshape(axes.length ? tf.sum(dz, axes) : dz, bias.shape);
           },
         };

@@ -34,10 +34,15 @@ export async function runOn(tf: Tf, backend: string, fn: () => tfc.Tensor | tfc.
  * so entries that cancel to near zero are judged against the tensor's scale.
  * NaN must match NaN and infinities must match exactly.
  */
-export function maxRelError(actual: ArrayLike<number>, expected: ArrayLike<number>, scale?: ArrayLike<number>): { err: number; at: number } {
+export function maxRelError(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  scale?: ArrayLike<number>,
+): { err: number; at: number } {
   if (actual.length !== expected.length) return { err: Infinity, at: -1 };
   let maxAbs = 0;
-  for (let i = 0; i < expected.length; i++) if (Number.isFinite(expected[i])) maxAbs = Math.max(maxAbs, Math.abs(expected[i]));
+  for (let i = 0; i < expected.length; i++)
+    if (Number.isFinite(expected[i])) maxAbs = Math.max(maxAbs, Math.abs(expected[i]));
   const floor = Math.max(1e-3 * maxAbs, 1e-30);
   let err = 0;
   let at = -1;
@@ -77,7 +82,7 @@ export function randomValues(seed: number, n: number, lo = -1, hi = 1): Float32A
     let t = s;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = lo + ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * (hi - lo));
+    out[i] = lo + (((t ^ (t >>> 14)) >>> 0) / 4294967296) * (hi - lo);
   }
   return out;
 }

@@ -19,13 +19,21 @@ describe('chainGroups', () => {
   });
 
   it('shortens the chain to 1 + ceil(n / c) positions', () => {
-    for (const n of [1, 7, 12, 25]) for (const c of [1, 2, 3, 4, 5]) expect(chainGroups(n, c)).toHaveLength(1 + Math.ceil(n / c));
+    for (const n of [1, 7, 12, 25])
+      for (const c of [1, 2, 3, 4, 5]) expect(chainGroups(n, c)).toHaveLength(1 + Math.ceil(n / c));
   });
 });
 
 describe('merge on hand-made embeddings', () => {
   // Chain [###, r1 … r5] with C = 2: ### = (1, 0), r_i = (i, −i).
-  const chain = [[1, 0], [1, -1], [2, -2], [3, -3], [4, -4], [5, -5]];
+  const chain = [
+    [1, 0],
+    [1, -1],
+    [2, -2],
+    [3, -3],
+    [4, -4],
+    [5, -5],
+  ];
 
   it('scaled sum: Σ e / √n per group, ### unchanged, the partial last group scaled by 1/√1', async () => {
     const e = tf.tensor3d([chain], [1, 6, 2]);
@@ -55,7 +63,21 @@ describe('merge on hand-made embeddings', () => {
   });
 
   it('mixes raw tokens, groups and given vectors per row, padding shorter rows with zeros', () => {
-    const e = tf.tensor3d([[[1, 1], [2, 2], [3, 3]], [[10, 0], [0, 10], [0, 0]]], [2, 3, 2]);
+    const e = tf.tensor3d(
+      [
+        [
+          [1, 1],
+          [2, 2],
+          [3, 3],
+        ],
+        [
+          [10, 0],
+          [0, 10],
+          [0, 0],
+        ],
+      ],
+      [2, 3, 2],
+    );
     const rows: RowLayout[] = [
       { source: [0, 0, 0], units: [{ members: [0] }, { members: [1, 2] }, { vector: Float32Array.from([7, 8]) }] },
       { source: [0, 0], units: [{ members: [1] }] },

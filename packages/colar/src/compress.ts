@@ -48,7 +48,8 @@ export function mergeWeights(rows: RowLayout[], pooling: Pooling, U: number, S: 
       if (!('members' in unit)) return;
       const weight = poolingWeight(unit.members.length, pooling);
       for (const j of unit.members) {
-        if (j < 0 || j >= row.source.length) throw new Error(`mergeWeights: row ${b} unit ${u} refers to source token ${j} of ${row.source.length}`);
+        if (j < 0 || j >= row.source.length)
+          throw new Error(`mergeWeights: row ${b} unit ${u} refers to source token ${j} of ${row.source.length}`);
         w[(b * U + u) * S + j] = weight;
       }
     });
@@ -69,12 +70,17 @@ export function mergeEmbeddings(embeds: tf.Tensor3D, rows: RowLayout[], pooling:
     const pooled = tf.matMul(merge, embeds); // [B, U, C]
     const vectors = new Float32Array(B * U * C);
     let any = false;
-    rows.forEach((row, b) => row.units.forEach((unit, u) => {
-      if (!('vector' in unit)) return;
-      if (unit.vector.length !== C) throw new Error(`mergeEmbeddings: row ${b} unit ${u} has a vector of ${unit.vector.length} values, expected ${C}`);
-      vectors.set(unit.vector, (b * U + u) * C);
-      any = true;
-    }));
+    rows.forEach((row, b) =>
+      row.units.forEach((unit, u) => {
+        if (!('vector' in unit)) return;
+        if (unit.vector.length !== C)
+          throw new Error(
+            `mergeEmbeddings: row ${b} unit ${u} has a vector of ${unit.vector.length} values, expected ${C}`,
+          );
+        vectors.set(unit.vector, (b * U + u) * C);
+        any = true;
+      }),
+    );
     return (any ? tf.add(pooled, tf.tensor3d(vectors, [B, U, C])) : pooled) as tf.Tensor3D;
   });
 }
@@ -83,7 +89,10 @@ export function mergeEmbeddings(embeds: tf.Tensor3D, rows: RowLayout[], pooling:
 export function compressChain(embeds: tf.Tensor3D, c: number, pooling: Pooling): tf.Tensor3D {
   const [B, S] = embeds.shape;
   const groups = chainGroups(S - 1, c);
-  const rows = Array.from({ length: B }, () => ({ source: new Array<number>(S).fill(0), units: groups.map((members) => ({ members })) }));
+  const rows = Array.from({ length: B }, () => ({
+    source: new Array<number>(S).fill(0),
+    units: groups.map((members) => ({ members })),
+  }));
   return mergeEmbeddings(embeds, rows, pooling);
 }
 

@@ -105,21 +105,42 @@ export const LATENT_DECODINGS: readonly LatentDecoding[] = ['sample', 'greedy'];
 export function parseColarConfig(overrides: unknown): ColarConfig {
   const c = parseConfig(DEFAULT_COLAR_CONFIG, overrides, 'colar');
   const oneOf = <T extends string>(key: keyof ColarConfig, value: T, valid: readonly T[]) => {
-    if (!valid.includes(value)) throw new Error(`colar: unknown ${key} "${value}". Expected one of: ${valid.join(', ')}`);
+    if (!valid.includes(value))
+      throw new Error(`colar: unknown ${key} "${value}". Expected one of: ${valid.join(', ')}`);
   };
   oneOf('pooling', c.pooling, POOLINGS);
   oneOf('headKind', c.headKind, HEAD_KINDS);
   oneOf('latentLoss', c.latentLoss, LATENT_LOSSES);
   oneOf('decoding', c.decoding, LATENT_DECODINGS);
-  const positive = ['compressionFactor', 'maxCompressionFactor', 'maxLatents', 'maxNewTokens', 'evalPasses', 'groupSize', 'rolloutQuestions', 'rlMinibatch'] as const;
-  for (const k of positive) if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`colar: ${k} must be an integer ≥ 1, got ${c[k]}`);
-  for (const k of ['sftSteps', 'rlSteps'] as const) if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`colar: ${k} must be an integer ≥ 0, got ${c[k]}`);
-  for (const s of c.trainSpeeds) if (!Number.isInteger(s) || s < 1) throw new Error(`colar: trainSpeeds must hold integers ≥ 1, got ${JSON.stringify(c.trainSpeeds)}`);
-  if (c.groupSize < 2) throw new Error(`colar: groupSize must be ≥ 2 (advantages are normalised within a group), got ${c.groupSize}`);
-  if (!c.speedPrompt.includes('{c}')) throw new Error(`colar: speedPrompt must contain "{c}", got ${JSON.stringify(c.speedPrompt)}`);
-  if (c.headKind === 'deterministic' && c.latentLoss === 'nll') throw new Error('colar: the NLL latent loss needs the gaussian head (the deterministic head has σ = 1e-9)');
-  if (c.headKind === 'deterministic' && c.rlSteps > 0) throw new Error('colar: the rl phase needs the gaussian head (latent log-densities of a deterministic head are degenerate)');
-  if (!(c.clipEpsilon > 0 && c.clipEpsilon < 1)) throw new Error(`colar: clipEpsilon must be in (0, 1), got ${c.clipEpsilon}`);
+  const positive = [
+    'compressionFactor',
+    'maxCompressionFactor',
+    'maxLatents',
+    'maxNewTokens',
+    'evalPasses',
+    'groupSize',
+    'rolloutQuestions',
+    'rlMinibatch',
+  ] as const;
+  for (const k of positive)
+    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`colar: ${k} must be an integer ≥ 1, got ${c[k]}`);
+  for (const k of ['sftSteps', 'rlSteps'] as const)
+    if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`colar: ${k} must be an integer ≥ 0, got ${c[k]}`);
+  for (const s of c.trainSpeeds)
+    if (!Number.isInteger(s) || s < 1)
+      throw new Error(`colar: trainSpeeds must hold integers ≥ 1, got ${JSON.stringify(c.trainSpeeds)}`);
+  if (c.groupSize < 2)
+    throw new Error(`colar: groupSize must be ≥ 2 (advantages are normalised within a group), got ${c.groupSize}`);
+  if (!c.speedPrompt.includes('{c}'))
+    throw new Error(`colar: speedPrompt must contain "{c}", got ${JSON.stringify(c.speedPrompt)}`);
+  if (c.headKind === 'deterministic' && c.latentLoss === 'nll')
+    throw new Error('colar: the NLL latent loss needs the gaussian head (the deterministic head has σ = 1e-9)');
+  if (c.headKind === 'deterministic' && c.rlSteps > 0)
+    throw new Error(
+      'colar: the rl phase needs the gaussian head (latent log-densities of a deterministic head are degenerate)',
+    );
+  if (!(c.clipEpsilon > 0 && c.clipEpsilon < 1))
+    throw new Error(`colar: clipEpsilon must be in (0, 1), got ${c.clipEpsilon}`);
   if (!(c.headWidthRatio > 0)) throw new Error(`colar: headWidthRatio must be > 0, got ${c.headWidthRatio}`);
   return c;
 }

@@ -11,12 +11,26 @@ beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
 
-const OPTIM = { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, clipNorm: 1 };
+const OPTIM = {
+  lr: 1e-2,
+  lrMinRatio: 0.1,
+  warmupSteps: 5,
+  beta1: 0.9,
+  beta2: 0.999,
+  eps: 1e-8,
+  weightDecay: 0,
+  clipNorm: 1,
+};
 
 describe('inference at speed c', () => {
   it('stops with the probability of sampling ### (temperature 1) or when ### is the argmax (greedy)', async () => {
     // Row 0: p(###) = 0.3, row 1: p(###) = 0.9 (### = id 2 of a 3-token vocabulary).
-    const logits = tf.log(tf.tensor2d([[0.5, 0.2, 0.3], [0.05, 0.05, 0.9]])) as tf.Tensor2D;
+    const logits = tf.log(
+      tf.tensor2d([
+        [0.5, 0.2, 0.3],
+        [0.05, 0.05, 0.9],
+      ]),
+    ) as tf.Tensor2D;
     const read = async (temperature: number) => {
       const t = stopInputs(logits, 2, temperature);
       const v = await values(t);
@@ -36,7 +50,9 @@ describe('inference at speed c', () => {
   it('respects the latent cap, forces the stop there, masks nothing it should not, and leaks nothing', async () => {
     const { state, data, tokenizer } = toyState({ maxLatents: 3 });
     const prompts = data.slice(0, 5).map((ex) => promptIds(tokenizer, ex, 2, state.config.speedPrompt));
-    const rows = await expectNoLeak(() => rollout(state, prompts, { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: 4, rng: new Rng(0) }));
+    const rows = await expectNoLeak(() =>
+      rollout(state, prompts, { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: 4, rng: new Rng(0) }),
+    );
     for (const r of rows) {
       expect(r.latents.length).toBeGreaterThanOrEqual(1);
       expect(r.latents.length).toBeLessThanOrEqual(3);
@@ -65,20 +81,35 @@ describe('inference at speed c', () => {
 
   // ≈ 300 steps from scratch before the stop decision follows the speed (≈ 8 min on a loaded 2-core machine):
   // opt-in with TELEPATH_SLOW_TESTS=1. The default suite checks the chain layout per speed (loss.test.ts).
-  it.runIf(process.env.TELEPATH_SLOW_TESTS === '1')('after SFT, a higher speed c gives a shorter chain: 6, 3, 2 latents at c = 1, 2, 4', async () => {
-    const { state, data } = toyState({ maxCompressionFactor: 4, decoding: 'greedy' }, 0, { width: 32 });
-    for (let round = 0; round < 8; round++) {
-      await train({ params: state.trainable('sft'), rng: new Rng(3 + round), config: { steps: 40, logEvery: 1000, optim: { ...OPTIM, lr: 3e-3, lrMinRatio: 1 } }, loss: (at) => colar.loss(state, at.rng.shuffle([...data]).slice(0, 8), { step: at.step, phase: 'sft', rng: at.rng }) });
-    }
-    const lengths: number[] = [];
-    for (const c of [1, 2, 4]) {
-      state.config.compressionFactor = c;
-      const gens = await colar.generate(state, data.slice(0, 16), { maxNewTokens: 6, temperature: 0, topP: 1, rng: new Rng(1) });
-      lengths.push(gens.reduce((a, g) => a + g.reasoningLength, 0) / gens.length);
-    }
-    // The toy chain "a+b=s\n" has 6 tokens: ceil(6 / c) = 6, 3, 2 latents before the closing ###.
-    expect(lengths[0]).toBeGreaterThan(lengths[1]);
-    expect(lengths[1]).toBeGreaterThan(lengths[2]);
-    state.dispose();
-  }, 1_800_000);
+  it.runIf(process.env.TELEPATH_SLOW_TESTS === '1')(
+    'after SFT, a higher speed c gives a shorter chain: 6, 3, 2 latents at c = 1, 2, 4',
+    async () => {
+      const { state, data } = toyState({ maxCompressionFactor: 4, decoding: 'greedy' }, 0, { width: 32 });
+      for (let round = 0; round < 8; round++) {
+        await train({
+          params: state.trainable('sft'),
+          rng: new Rng(3 + round),
+          config: { steps: 40, logEvery: 1000, optim: { ...OPTIM, lr: 3e-3, lrMinRatio: 1 } },
+          loss: (at) =>
+            colar.loss(state, at.rng.shuffle([...data]).slice(0, 8), { step: at.step, phase: 'sft', rng: at.rng }),
+        });
+      }
+      const lengths: number[] = [];
+      for (const c of [1, 2, 4]) {
+        state.config.compressionFactor = c;
+        const gens = await colar.generate(state, data.slice(0, 16), {
+          maxNewTokens: 6,
+          temperature: 0,
+          topP: 1,
+          rng: new Rng(1),
+        });
+        lengths.push(gens.reduce((a, g) => a + g.reasoningLength, 0) / gens.length);
+      }
+      // The toy chain "a+b=s\n" has 6 tokens: ceil(6 / c) = 6, 3, 2 latents before the closing ###.
+      expect(lengths[0]).toBeGreaterThan(lengths[1]);
+      expect(lengths[1]).toBeGreaterThan(lengths[2]);
+      state.dispose();
+    },
+    1_800_000,
+  );
 });

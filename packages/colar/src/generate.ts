@@ -41,10 +41,20 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
   const cap = Math.max(1, Math.min(cfg.maxLatents, room));
   const greedy = o.decoding === 'greedy';
   const stopTemperature = greedy ? 0 : cfg.stopTemperature;
-  const rows: RolloutRow[] = prompts.map((prompt) => ({ prompt, fed: [], latents: [], stopSampled: false, answer: [] }));
+  const rows: RolloutRow[] = prompts.map((prompt) => ({
+    prompt,
+    fed: [],
+    latents: [],
+    stopSampled: false,
+    answer: [],
+  }));
   const live = new Array<boolean>(B).fill(true);
   // Prefill all but the opening ###, then feed ### to get the hidden state the first latent comes from.
-  const pre = prefill(s.lm, prompts.map((p) => p.slice(0, -1)), tok.padId);
+  const pre = prefill(
+    s.lm,
+    prompts.map((p) => p.slice(0, -1)),
+    tok.padId,
+  );
   pre.lastLogits.dispose();
   const pos = [...pre.positions];
   const sep = embedIds(s, new Array<number>(B).fill(tok.sepId));
@@ -61,14 +71,17 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
         const head = headForward(s.head, step.hidden);
         const z = sampleLatent(head, cfg.latentTemperature, latentRng.fork(`k${k}`), greedy) as tf.Tensor2D; // [B, C]
         const scaled = tf.mul(z, s.embStd);
-        const x = o.control && o.control !== 'none' ? applyLatentControl(scaled, o.control, controlRng.fork(`k${k}`)) : scaled; // [B, C]
+        const x =
+          o.control && o.control !== 'none' ? applyLatentControl(scaled, o.control, controlRng.fork(`k${k}`)) : scaled; // [B, C]
         return { z, x };
       });
       const C = z.shape[1];
       const x3 = tf.expandDims(x, 1) as tf.Tensor3D; // [B, 1, C]
       const next = feed(s, step.cache, x3, pos, live);
       // One read per latent step: z [B·C], x [B·C] and the stop inputs [B], packed.
-      const packed = tf.tidy(() => tf.concat([tf.reshape(z, [-1]), tf.reshape(x, [-1]), stopInputs(next.logits, tok.sepId, stopTemperature)]));
+      const packed = tf.tidy(() =>
+        tf.concat([tf.reshape(z, [-1]), tf.reshape(x, [-1]), stopInputs(next.logits, tok.sepId, stopTemperature)]),
+      );
       tf.dispose([z, x, x3]);
       disposeStep(step);
       step = next;
@@ -98,7 +111,14 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
     step = last;
     for (let b = 0; b < B; b++) pos[b] += 1;
     const maxNewTokens = Math.min(o.maxNewTokens, s.lm.config.contextLength - Math.max(...pos) + 1);
-    const out = await decode(s.lm, step.cache, step.logits, pos, { maxNewTokens, stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature, topP: o.topP, rng: o.rng.fork('answer') });
+    const out = await decode(s.lm, step.cache, step.logits, pos, {
+      maxNewTokens,
+      stopTokens: [tok.eosId],
+      padId: tok.padId,
+      temperature: o.temperature,
+      topP: o.topP,
+      rng: o.rng.fork('answer'),
+    });
     step.hidden.dispose();
     step.logits.dispose();
     out.tokens.forEach((t, b) => (rows[b].answer = t));

@@ -26,7 +26,16 @@ const parity: RewardFn = (_ex, answer) => answer.length % 2;
 
 const CONFIGS: Record<'sft' | 'rl', Partial<ColarConfig>> = {
   sft: { sftSteps: 5 },
-  rl: { sftSteps: 0, rlSteps: 5, rlLr: 1e-2, groupSize: 4, rolloutQuestions: 2, rlMinibatch: 3, maxLatents: 3, maxNewTokens: 3 },
+  rl: {
+    sftSteps: 0,
+    rlSteps: 5,
+    rlLr: 1e-2,
+    groupSize: 4,
+    rolloutQuestions: 2,
+    rlMinibatch: 3,
+    maxLatents: 3,
+    maxNewTokens: 3,
+  },
 };
 
 describe('colar golden', () => {
@@ -35,7 +44,10 @@ describe('colar golden', () => {
     const data = toyExamples(64);
     const tokenizer = Tokenizer.build([...exampleTexts(data), 'Thinking speed: 0']);
     const lm = fixedInitLm({ ...tinyLmConfig, vocabSize: tokenizer.size, contextLength: 48 });
-    const state = colar.init({ lm, tokenizer, rng: new Rng(5), backend: 'cpu', reward: parity }, { ...colar.defaults, ...CONFIGS[phase] });
+    const state = colar.init(
+      { lm, tokenizer, rng: new Rng(5), backend: 'cpu', reward: parity },
+      { ...colar.defaults, ...CONFIGS[phase] },
+    );
     const p = colar.phases(state.config).find((x) => x.phase === phase)!;
     expect(p.steps).toBe(5);
     const res = await train({
@@ -47,6 +59,9 @@ describe('colar golden', () => {
     });
     state.dispose();
     expect(performance.now() - t0, 'a golden test must take < 5 s').toBeLessThan(5000);
-    await expectGolden(fileURLToPath(new URL(`./__fixtures__/colar-${phase}-golden.json`, import.meta.url)), res.losses);
+    await expectGolden(
+      fileURLToPath(new URL(`./__fixtures__/colar-${phase}-golden.json`, import.meta.url)),
+      res.losses,
+    );
   });
 });

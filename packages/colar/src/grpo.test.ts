@@ -3,7 +3,18 @@ import { initBackend, Rng, train } from '@telepath/core';
 import { expectClose, expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rollout } from './generate.js';
-import { groupAdvantages, groupsWithSignal, grpoLoss, policyLogProbs, ppoClipLoss, prepareRl, refillBuffer, rlLoss, sequenceLosses, type BufferedRollout } from './grpo.js';
+import {
+  groupAdvantages,
+  groupsWithSignal,
+  grpoLoss,
+  policyLogProbs,
+  ppoClipLoss,
+  prepareRl,
+  refillBuffer,
+  rlLoss,
+  sequenceLosses,
+  type BufferedRollout,
+} from './grpo.js';
 import { promptIds } from './layout.js';
 import { toyState } from './testing.js';
 
@@ -42,34 +53,68 @@ describe('GRPO on toy numbers', () => {
     x0.forEach((_, i) => {
       const at = (d: number) => tf.tidy(() => f(tf.tensor1d(x0.map((v, j) => (j === i ? v + d : v)))).dataSync()[0]);
       const numeric = (at(eps) - at(-eps)) / (2 * eps);
-      expect(Math.abs(numeric - g[i]), `entry ${i}: analytic ${g[i]}, numeric ${numeric}`).toBeLessThan(2e-3 + 2e-2 * Math.abs(g[i]));
+      expect(Math.abs(numeric - g[i]), `entry ${i}: analytic ${g[i]}, numeric ${numeric}`).toBeLessThan(
+        2e-3 + 2e-2 * Math.abs(g[i]),
+      );
     });
     tf.dispose([old, adv, x]);
   });
 
   it('per-token averaging weighs each position 1/L of its sequence; without it the sum grows with length', () => {
-    const lat = tf.tensor2d([[1, 1, 1, 1], [1, 0, 0, 0]]);
-    const latMask = tf.tensor2d([[1, 1, 1, 1], [1, 0, 0, 0]]);
-    const txt = tf.tensor2d([[2, 2], [2, 2]]);
-    const txtMask = tf.tensor2d([[1, 1], [1, 0]]);
+    const lat = tf.tensor2d([
+      [1, 1, 1, 1],
+      [1, 0, 0, 0],
+    ]);
+    const latMask = tf.tensor2d([
+      [1, 1, 1, 1],
+      [1, 0, 0, 0],
+    ]);
+    const txt = tf.tensor2d([
+      [2, 2],
+      [2, 2],
+    ]);
+    const txtMask = tf.tensor2d([
+      [1, 1],
+      [1, 0],
+    ]);
     expectClose(sequenceLosses(lat, latMask, txt, txtMask, 'mean'), [3, 3]);
     expectClose(sequenceLosses(lat, latMask, txt, txtMask, 32), [8 / 32, 3 / 32]);
     tf.dispose([lat, latMask, txt, txtMask]);
   });
 });
 
-async function bufferFor(state: ReturnType<typeof toyState>['state'], rewards: number[], G: number, prompts: number[][], seed: number): Promise<BufferedRollout[]> {
-  const rows = await rollout(state, prompts, { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: 4, rng: new Rng(seed) });
+async function bufferFor(
+  state: ReturnType<typeof toyState>['state'],
+  rewards: number[],
+  G: number,
+  prompts: number[][],
+  seed: number,
+): Promise<BufferedRollout[]> {
+  const rows = await rollout(state, prompts, {
+    decoding: 'sample',
+    temperature: 1,
+    topP: 1,
+    maxNewTokens: 4,
+    rng: new Rng(seed),
+  });
   const adv = groupAdvantages(rewards, G);
   const lp = policyLogProbs(state, rows);
   const [lat, txt] = [lp.latent.arraySync(), lp.text.arraySync()];
   tf.dispose(Object.values(lp));
-  return rows.map((row, i) => ({ row, advantage: adv[i], oldLatent: lat[i].slice(0, row.latents.length), oldText: txt[i].slice(0, 1 + row.answer.length) }));
+  return rows.map((row, i) => ({
+    row,
+    advantage: adv[i],
+    oldLatent: lat[i].slice(0, row.latents.length),
+    oldText: txt[i].slice(0, 1 + row.answer.length),
+  }));
 }
 
 function seqLogProb(state: ReturnType<typeof toyState>['state'], items: BufferedRollout[]): number[] {
   return tf.tidy(() => {
-    const lp = policyLogProbs(state, items.map((it) => it.row));
+    const lp = policyLogProbs(
+      state,
+      items.map((it) => it.row),
+    );
     const total = tf.add(tf.sum(tf.mul(lp.latent, lp.latentMask), -1), tf.sum(tf.mul(lp.text, lp.textMask), -1));
     return Array.from(total.dataSync());
   });
@@ -93,7 +138,25 @@ describe('GRPO on a tiny model', () => {
     const rewards = [1, 0, 1, 0, 0, 0, 1, 0];
     const items = await bufferFor(state, rewards, G, prompts, 2);
     const before = seqLogProb(state, items);
-    await train({ params: state.trainable('rl'), rng: new Rng(0), config: { steps: 4, logEvery: 100, optim: { lr: 3e-3, lrMinRatio: 1, warmupSteps: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, clipNorm: 1 } }, loss: () => grpoLoss(state, items) });
+    await train({
+      params: state.trainable('rl'),
+      rng: new Rng(0),
+      config: {
+        steps: 4,
+        logEvery: 100,
+        optim: {
+          lr: 3e-3,
+          lrMinRatio: 1,
+          warmupSteps: 0,
+          beta1: 0.9,
+          beta2: 0.999,
+          eps: 1e-8,
+          weightDecay: 0,
+          clipNorm: 1,
+        },
+      },
+      loss: () => grpoLoss(state, items),
+    });
     const after = seqLogProb(state, items);
     const delta = after.map((a, i) => a - before[i]);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -105,7 +168,13 @@ describe('GRPO on a tiny model', () => {
   });
 
   it('prepareRl fills the buffer with G rollouts per question through the reward, rlLoss trains on minibatches, and nothing leaks', async () => {
-    const { state, data } = toyState({ maxLatents: 3, groupSize: 2, rolloutQuestions: 2, rlMinibatch: 3, maxNewTokens: 3 });
+    const { state, data } = toyState({
+      maxLatents: 3,
+      groupSize: 2,
+      rolloutQuestions: 2,
+      rlMinibatch: 3,
+      maxNewTokens: 3,
+    });
     const seen: string[] = [];
     state.reward = (ex, answer) => {
       seen.push(ex.id);
@@ -113,7 +182,9 @@ describe('GRPO on a tiny model', () => {
     };
     await expectNoLeak(async () => {
       await prepareRl(state, data.slice(0, 5), new Rng(0));
-      tf.tidy(() => { rlLoss(state); });
+      tf.tidy(() => {
+        rlLoss(state);
+      });
     });
     expect(seen).toEqual([data[0].id, data[0].id, data[1].id, data[1].id]);
     expect(state.buffer).toHaveLength(1);

@@ -29,7 +29,8 @@ export interface BufferedRollout {
 
 /** Group-normalised advantages: (r − mean)/(std + 1e-8) within consecutive groups of G (sample std, n − 1). */
 export function groupAdvantages(rewards: number[], G: number): number[] {
-  if (rewards.length % G !== 0) throw new Error(`groupAdvantages: ${rewards.length} rewards do not split into groups of ${G}`);
+  if (rewards.length % G !== 0)
+    throw new Error(`groupAdvantages: ${rewards.length} rewards do not split into groups of ${G}`);
   const out: number[] = [];
   for (let g = 0; g < rewards.length; g += G) {
     const r = rewards.slice(g, g + G);
@@ -97,7 +98,12 @@ export function policyLogProbs(s: ColarState, rows: RolloutRow[]): PolicyLogProb
     });
     const hFlat = tf.reshape(out.hidden, [N * U, C]); // [NU, C]
     const head = headForward(s.head, tf.reshape(tf.gather(hFlat, tf.tensor1d(latIdx, 'int32')), [N, K, C]));
-    const latent = gaussianLogDensity(tf.tensor3d(z, [N, K, C]), head.mean, head.logStd, s.config.latentTemperature) as tf.Tensor2D; // [N, K]
+    const latent = gaussianLogDensity(
+      tf.tensor3d(z, [N, K, C]),
+      head.mean,
+      head.logStd,
+      s.config.latentTemperature,
+    ) as tf.Tensor2D; // [N, K]
     const lFlat = tf.gather(tf.reshape(out.logits, [N * U, V]), tf.tensor1d(txtIdx, 'int32')); // [NM, V]
     const picked = tf.sum(tf.mul(lFlat, tf.oneHot(tf.tensor1d(txtIds, 'int32'), V)), -1);
     const text = tf.reshape(tf.sub(picked, tf.logSumExp(lFlat, -1)), [N, M]) as tf.Tensor2D; // [N, M]
@@ -108,12 +114,19 @@ export function policyLogProbs(s: ColarState, rows: RolloutRow[]): PolicyLogProb
 /** Roll out G answers for each question, reward them, fix the old log-probs (one read), and queue them shuffled. */
 export async function refillBuffer(s: ColarState, questions: Example[], rng: Rng): Promise<void> {
   const cfg = s.config;
-  if (!s.reward) throw new Error('colar: the rl phase needs a reward (MethodContext.reward, given by the lab from the task)');
+  if (!s.reward)
+    throw new Error('colar: the rl phase needs a reward (MethodContext.reward, given by the lab from the task)');
   const reward = s.reward;
   const G = cfg.groupSize;
   const examples = questions.flatMap((q) => new Array<Example>(G).fill(q));
-  const rows = await rollout(s, examples.map((ex) => promptIds(s.tokenizer, ex, cfg.compressionFactor, cfg.speedPrompt)), { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: cfg.maxNewTokens, rng: rng.fork('rollout') });
-  const rewards = rows.map((r, i) => reward(examples[i], answerFromIds(s.tokenizer, [s.tokenizer.sepId, ...r.answer]).answer));
+  const rows = await rollout(
+    s,
+    examples.map((ex) => promptIds(s.tokenizer, ex, cfg.compressionFactor, cfg.speedPrompt)),
+    { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: cfg.maxNewTokens, rng: rng.fork('rollout') },
+  );
+  const rewards = rows.map((r, i) =>
+    reward(examples[i], answerFromIds(s.tokenizer, [s.tokenizer.sepId, ...r.answer]).answer),
+  );
   const adv = groupAdvantages(rewards, G);
   const lp = policyLogProbs(s, rows);
   const [K, M] = [lp.latent.shape[1], lp.text.shape[1]];
@@ -126,7 +139,12 @@ export async function refillBuffer(s: ColarState, questions: Example[], rng: Rng
     packed.dispose();
   }
   const oldText = old.subarray(rows.length * K);
-  const items = rows.map((row, i) => ({ row, advantage: adv[i], oldLatent: Array.from(old.subarray(i * K, i * K + row.latents.length)), oldText: Array.from(oldText.subarray(i * M, i * M + 1 + row.answer.length)) }));
+  const items = rows.map((row, i) => ({
+    row,
+    advantage: adv[i],
+    oldLatent: Array.from(old.subarray(i * K, i * K + row.latents.length)),
+    oldText: Array.from(oldText.subarray(i * M, i * M + 1 + row.answer.length)),
+  }));
   s.buffer.push(...rng.fork('shuffle').shuffle(items));
   s.rlStats = {
     rollouts: s.rlStats.rollouts + rows.length,
@@ -141,16 +159,30 @@ export async function refillBuffer(s: ColarState, questions: Example[], rng: Rng
 export function grpoLoss(s: ColarState, items: BufferedRollout[]): tf.Scalar {
   const cfg = s.config;
   return tf.tidy(() => {
-    const lp = policyLogProbs(s, items.map((it) => it.row));
+    const lp = policyLogProbs(
+      s,
+      items.map((it) => it.row),
+    );
     const [N, K] = lp.latent.shape;
     const M = lp.text.shape[1];
     const pad = (xs: number[], n: number) => [...xs, ...new Array<number>(n - xs.length).fill(0)];
-    const oldLat = tf.tensor2d(items.flatMap((it) => pad(it.oldLatent, K)), [N, K]);
-    const oldTxt = tf.tensor2d(items.flatMap((it) => pad(it.oldText, M)), [N, M]);
-    const adv = tf.tensor2d(items.map((it) => it.advantage), [N, 1]);
+    const oldLat = tf.tensor2d(
+      items.flatMap((it) => pad(it.oldLatent, K)),
+      [N, K],
+    );
+    const oldTxt = tf.tensor2d(
+      items.flatMap((it) => pad(it.oldText, M)),
+      [N, M],
+    );
+    const adv = tf.tensor2d(
+      items.map((it) => it.advantage),
+      [N, 1],
+    );
     const latLoss = ppoClipLoss(lp.latent, oldLat, adv, cfg.clipEpsilon) as tf.Tensor2D; // [N, K]
     const txtLoss = ppoClipLoss(lp.text, oldTxt, adv, cfg.clipEpsilon) as tf.Tensor2D; // [N, M]
-    return tf.mean(sequenceLosses(latLoss, lp.latentMask, txtLoss, lp.textMask, cfg.averagePerToken ? 'mean' : cfg.sumNormaliser)) as tf.Scalar;
+    return tf.mean(
+      sequenceLosses(latLoss, lp.latentMask, txtLoss, lp.textMask, cfg.averagePerToken ? 'mean' : cfg.sumNormaliser),
+    ) as tf.Scalar;
   });
 }
 
@@ -159,12 +191,21 @@ export function grpoLoss(s: ColarState, items: BufferedRollout[]): tf.Scalar {
  * masked mean over the text tokens (each position weighs 1/L of its sequence); a number = the
  * masked sum of both streams divided by it.
  */
-export function sequenceLosses(lat: tf.Tensor2D, latMask: tf.Tensor2D, txt: tf.Tensor2D, txtMask: tf.Tensor2D, reduce: 'mean' | number): tf.Tensor1D {
+export function sequenceLosses(
+  lat: tf.Tensor2D,
+  latMask: tf.Tensor2D,
+  txt: tf.Tensor2D,
+  txtMask: tf.Tensor2D,
+  reduce: 'mean' | number,
+): tf.Tensor1D {
   return tf.tidy(() => {
     const latSum = tf.sum(tf.mul(lat, latMask), -1); // [N]
     const txtSum = tf.sum(tf.mul(txt, txtMask), -1); // [N]
     if (reduce !== 'mean') return tf.div(tf.add(latSum, txtSum), reduce) as tf.Tensor1D;
-    return tf.add(tf.div(latSum, tf.maximum(tf.sum(latMask, -1), 1)), tf.div(txtSum, tf.maximum(tf.sum(txtMask, -1), 1))) as tf.Tensor1D;
+    return tf.add(
+      tf.div(latSum, tf.maximum(tf.sum(latMask, -1), 1)),
+      tf.div(txtSum, tf.maximum(tf.sum(txtMask, -1), 1)),
+    ) as tf.Tensor1D;
   });
 }
 
@@ -175,7 +216,10 @@ export async function prepareRl(s: ColarState, batch: Example[], rng: Rng): Prom
 
 /** One RL step: the clipped loss of the next minibatch of the buffer `prepareRl` filled. */
 export function rlLoss(s: ColarState): tf.Scalar {
-  if (s.buffer.length === 0) throw new Error('colar: rl step with an empty rollout buffer; prepareRl (LatentMethod.prepare, awaited by core\'s train) fills it before the loss');
+  if (s.buffer.length === 0)
+    throw new Error(
+      "colar: rl step with an empty rollout buffer; prepareRl (LatentMethod.prepare, awaited by core's train) fills it before the loss",
+    );
   const items = s.buffer.splice(0, s.config.rlMinibatch);
   return grpoLoss(s, items);
 }

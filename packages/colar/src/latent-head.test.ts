@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 
 /** log N(z; μ, σ²) per dimension, written out by hand. */
-const logNormal = (z: number, mu: number, sigma: number) => -((z - mu) ** 2) / (2 * sigma * sigma) - Math.log(sigma) - 0.5 * Math.log(2 * Math.PI);
+const logNormal = (z: number, mu: number, sigma: number) =>
+  -((z - mu) ** 2) / (2 * sigma * sigma) - Math.log(sigma) - 0.5 * Math.log(2 * Math.PI);
 
 describe('latent head', () => {
   it('log-density equals a hand-computed diagonal Gaussian, averaged over C', () => {
@@ -50,7 +51,10 @@ describe('latent head', () => {
     expect([...head.params.keys()]).not.toContain('wLogStd');
     const h = tf.ones([1, 4]);
     const out = headForward(head, h);
-    expectClose(tf.exp(out.logStd), [DETERMINISTIC_STD, DETERMINISTIC_STD, DETERMINISTIC_STD, DETERMINISTIC_STD], { rtol: 1e-4, atol: 0 });
+    expectClose(tf.exp(out.logStd), [DETERMINISTIC_STD, DETERMINISTIC_STD, DETERMINISTIC_STD, DETERMINISTIC_STD], {
+      rtol: 1e-4,
+      atol: 0,
+    });
     const z = sampleLatent(out, 1, new Rng(5), false);
     expectClose(z, out.mean, { atol: 1e-6 });
     tf.dispose([h, out.mean, out.logStd, z]);

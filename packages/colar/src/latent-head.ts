@@ -31,7 +31,8 @@ export function createHead(C: number, W: number, kind: HeadKind, initStd: number
   const params = new Map<string, tf.Variable>();
   const add = (name: string, shape: number[], init: 'normal' | 'zeros' | 'ones') => {
     const n = shape.reduce((a, b) => a * b, 1);
-    const values = init === 'normal' ? rng.fork(name).normalArray(n, initStd) : new Float32Array(n).fill(init === 'ones' ? 1 : 0);
+    const values =
+      init === 'normal' ? rng.fork(name).normalArray(n, initStd) : new Float32Array(n).fill(init === 'ones' ? 1 : 0);
     params.set(name, variableFrom(tf.tensor(values, shape, 'float32'), true, uniqueVariableName(`colar.head.${name}`)));
   };
   add('w1', [C, W], 'normal');
@@ -60,7 +61,10 @@ export function headForward(head: LatentHead, h: tf.Tensor): HeadOutput {
     const u = gelu(linear(h, p('w1'), p('b1'))); // [..., W]
     const v = layerNorm(linear(u, p('w2'), p('b2')), p('ln.g'), p('ln.b'), LN_EPS); // [..., W]
     const mean = linear(v, p('wMean'), p('bMean')); // [..., C]
-    const logStd = head.kind === 'gaussian' ? linear(v, p('wLogStd'), p('bLogStd')) : tf.fill(mean.shape, Math.log(DETERMINISTIC_STD)); // [..., C]
+    const logStd =
+      head.kind === 'gaussian'
+        ? linear(v, p('wLogStd'), p('bLogStd'))
+        : tf.fill(mean.shape, Math.log(DETERMINISTIC_STD)); // [..., C]
     return { mean, logStd };
   });
 }

@@ -17,13 +17,16 @@ function checkGradient(f: (x: tf.Tensor) => tf.Scalar, x0: number[], shape: numb
   const analytic = g.dataSync();
   const eps = 1e-2;
   x0.forEach((_, i) => {
-    const at = (d: number) => tf.tidy(() => {
-      const v = x0.slice();
-      v[i] += d;
-      return f(tf.tensor(v, shape)).dataSync()[0];
-    });
+    const at = (d: number) =>
+      tf.tidy(() => {
+        const v = x0.slice();
+        v[i] += d;
+        return f(tf.tensor(v, shape)).dataSync()[0];
+      });
     const numeric = (at(eps) - at(-eps)) / (2 * eps);
-    expect(Math.abs(numeric - analytic[i]), `entry ${i}: analytic ${analytic[i]}, numeric ${numeric}`).toBeLessThan(2e-3 + 2e-2 * Math.abs(analytic[i]));
+    expect(Math.abs(numeric - analytic[i]), `entry ${i}: analytic ${analytic[i]}, numeric ${numeric}`).toBeLessThan(
+      2e-3 + 2e-2 * Math.abs(analytic[i]),
+    );
   });
   tf.dispose([x, g]);
 }
@@ -36,26 +39,56 @@ describe('latent losses', () => {
     const target = tf.tensor2d([[1, 0]]);
     // μ + σε = (0.5, −1); squared errors 0.25 and 1.
     expectClose(softMse(mean, logStd, eps, target), [(0.25 + 1) / 2]);
-    const nll = (e: number, m: number, s: number) => ((e - m) ** 2) / (2 * s * s) + Math.log(s) + 0.5 * Math.log(2 * Math.PI);
+    const nll = (e: number, m: number, s: number) =>
+      (e - m) ** 2 / (2 * s * s) + Math.log(s) + 0.5 * Math.log(2 * Math.PI);
     expectClose(gaussianNll(mean, logStd, target), [(nll(1, 0, 0.5) + nll(0, 1, 1)) / 2], { rtol: 1e-5 });
-    expectClose(gaussianEntropy(logStd), [(0.5 * Math.log(2 * Math.PI * Math.E * 0.25) + 0.5 * Math.log(2 * Math.PI * Math.E)) / 2], { rtol: 1e-5 });
+    expectClose(
+      gaussianEntropy(logStd),
+      [(0.5 * Math.log(2 * Math.PI * Math.E * 0.25) + 0.5 * Math.log(2 * Math.PI * Math.E)) / 2],
+      { rtol: 1e-5 },
+    );
     tf.dispose([mean, logStd, eps, target]);
   });
 
   it('soft-MSE gradients match central differences (mean, log-std)', () => {
-    const eps = tf.tensor2d([[0.3, -1.2, 0.7], [1.5, 0.1, -0.4]]);
-    const target = tf.tensor2d([[0.2, -0.5, 1], [0, 0.4, -1]]);
-    const logStd = tf.tensor2d([[-0.5, 0.2, 0], [0.1, -1, 0.3]]);
-    const mean = tf.tensor2d([[0.1, 0.3, -0.2], [0.5, -0.6, 0.2]]);
-    checkGradient((m) => tf.sum(softMse(m, logStd, eps, target)) as tf.Scalar, [0.1, 0.3, -0.2, 0.5, -0.6, 0.2], [2, 3]);
+    const eps = tf.tensor2d([
+      [0.3, -1.2, 0.7],
+      [1.5, 0.1, -0.4],
+    ]);
+    const target = tf.tensor2d([
+      [0.2, -0.5, 1],
+      [0, 0.4, -1],
+    ]);
+    const logStd = tf.tensor2d([
+      [-0.5, 0.2, 0],
+      [0.1, -1, 0.3],
+    ]);
+    const mean = tf.tensor2d([
+      [0.1, 0.3, -0.2],
+      [0.5, -0.6, 0.2],
+    ]);
+    checkGradient(
+      (m) => tf.sum(softMse(m, logStd, eps, target)) as tf.Scalar,
+      [0.1, 0.3, -0.2, 0.5, -0.6, 0.2],
+      [2, 3],
+    );
     checkGradient((l) => tf.sum(softMse(mean, l, eps, target)) as tf.Scalar, [-0.5, 0.2, 0, 0.1, -1, 0.3], [2, 3]);
     tf.dispose([eps, target, logStd, mean]);
   });
 
   it('NLL gradients match central differences (mean, log-std)', () => {
-    const target = tf.tensor2d([[0.2, -0.5, 1], [0, 0.4, -1]]);
-    const logStd = tf.tensor2d([[-0.5, 0.2, 0], [0.1, -1, 0.3]]);
-    const mean = tf.tensor2d([[0.1, 0.3, -0.2], [0.5, -0.6, 0.2]]);
+    const target = tf.tensor2d([
+      [0.2, -0.5, 1],
+      [0, 0.4, -1],
+    ]);
+    const logStd = tf.tensor2d([
+      [-0.5, 0.2, 0],
+      [0.1, -1, 0.3],
+    ]);
+    const mean = tf.tensor2d([
+      [0.1, 0.3, -0.2],
+      [0.5, -0.6, 0.2],
+    ]);
     checkGradient((m) => tf.sum(gaussianNll(m, logStd, target)) as tf.Scalar, [0.1, 0.3, -0.2, 0.5, -0.6, 0.2], [2, 3]);
     checkGradient((l) => tf.sum(gaussianNll(mean, l, target)) as tf.Scalar, [-0.5, 0.2, 0, 0.1, -1, 0.3], [2, 3]);
     tf.dispose([target, logStd, mean]);
@@ -85,7 +118,9 @@ describe('SFT rows and loss', () => {
       expect(r.labels[r.chainEnd + 1]).toBe(tokenizer.sepId); // after the last group: the closing ###
       expect(r.labels[r.labels.length - 1]).toBe(tokenizer.eosId);
     }
-    expect(tokenizer.decode(sftRow(tokenizer, ex, 3, state.config.speedPrompt, new Rng(0)).layout.source)).toContain('Thinking speed: 3###');
+    expect(tokenizer.decode(sftRow(tokenizer, ex, 3, state.config.speedPrompt, new Rng(0)).layout.source)).toContain(
+      'Thinking speed: 3###',
+    );
     state.dispose();
   });
 
@@ -97,10 +132,17 @@ describe('SFT rows and loss', () => {
       expect(Number.isFinite(value.dataSync()[0])).toBe(true);
       for (const name of ['colar.head.w1', 'colar.head.wMean', 'colar.head.wLogStd', 'wte', 'h0.attn.wq']) {
         const v = state.trainable('sft').get(name)!;
-        expect(tf.tidy(() => tf.sum(tf.abs(grads[v.name])).dataSync()[0]), name).toBeGreaterThan(0);
+        expect(
+          tf.tidy(() => tf.sum(tf.abs(grads[v.name])).dataSync()[0]),
+          name,
+        ).toBeGreaterThan(0);
       }
       tf.dispose([value, ...Object.values(grads)]);
-      await expectNoLeak(() => tf.tidy(() => { sftLoss(state, data.slice(0, 4), 3, new Rng(1)); }));
+      await expectNoLeak(() =>
+        tf.tidy(() => {
+          sftLoss(state, data.slice(0, 4), 3, new Rng(1));
+        }),
+      );
       state.dispose();
     }
   });

@@ -67,7 +67,11 @@ function sftTargets(rows: SftRow[], padId: number, T: number) {
       if (i >= r.chainStart && i <= r.chainEnd) latentMask[b * T + i] = 1;
     }
   });
-  return { targets: tf.tensor2d(targets, [B, T], 'int32'), ceMask: tf.tensor2d(ceMask, [B, T]), latentMask: tf.tensor2d(latentMask, [B, T]) };
+  return {
+    targets: tf.tensor2d(targets, [B, T], 'int32'),
+    ceMask: tf.tensor2d(ceMask, [B, T]),
+    latentMask: tf.tensor2d(latentMask, [B, T]),
+  };
 }
 
 /** The SFT loss of a batch at speed c (one c for the whole batch); `rng` draws labels and ε. */
@@ -76,14 +80,23 @@ export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng): t
   const labelRng = rng.fork('labels');
   const rows = batch.map((ex) => sftRow(s.tokenizer, ex, c, cfg.speedPrompt, labelRng));
   const U = Math.max(...rows.map((r) => r.layout.units.length));
-  if (U > s.lm.config.contextLength) throw new Error(`colar: a sequence of ${U} positions exceeds the context length ${s.lm.config.contextLength}`);
+  if (U > s.lm.config.contextLength)
+    throw new Error(`colar: a sequence of ${U} positions exceeds the context length ${s.lm.config.contextLength}`);
   const T = U - 1;
   const B = rows.length;
   return tf.tidy(() => {
     const layouts = rows.map((r) => r.layout);
     // Inputs are units 0..U−2, latent targets units 1..U−1 (the next input); two merges, no slicing.
-    const out = unitsForward(s, layouts.map((l) => ({ source: l.source, units: l.units.slice(0, -1) })), cfg.pooling); // logits [B, T, V], hidden [B, T, C]
-    const next = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts.map((l) => ({ source: l.source, units: l.units.slice(1) })), cfg.pooling); // [B, T, C]
+    const out = unitsForward(
+      s,
+      layouts.map((l) => ({ source: l.source, units: l.units.slice(0, -1) })),
+      cfg.pooling,
+    ); // logits [B, T, V], hidden [B, T, C]
+    const next = mergeEmbeddings(
+      s.lm.embed(sourceIds(layouts, s.tokenizer.padId)),
+      layouts.map((l) => ({ source: l.source, units: l.units.slice(1) })),
+      cfg.pooling,
+    ); // [B, T, C]
     const C = next.shape[2];
     const t = sftTargets(rows, s.tokenizer.padId, T);
     const ce = maskedCrossEntropy(out.logits, t.targets, t.ceMask);
@@ -92,11 +105,13 @@ export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng): t
     let perPos: tf.Tensor; // [B, T]
     if (cfg.latentLoss === 'nll') perPos = gaussianNll(head.mean, head.logStd, target);
     else {
-      const eps = s.head.kind === 'gaussian' ? tf.tensor(rng.fork('eps').normalArray(B * T * C), [B, T, C]) : tf.zeros([B, T, C]);
+      const eps =
+        s.head.kind === 'gaussian' ? tf.tensor(rng.fork('eps').normalArray(B * T * C), [B, T, C]) : tf.zeros([B, T, C]);
       perPos = softMse(head.mean, head.logStd, eps, target);
     }
     let loss = tf.add(tf.mul(ce, cfg.ceWeight), tf.mul(maskedMean(perPos, t.latentMask), cfg.latentWeight));
-    if (cfg.entropyWeight !== 0 && s.head.kind === 'gaussian') loss = tf.add(loss, tf.mul(maskedMean(gaussianEntropy(head.logStd), t.latentMask), cfg.entropyWeight));
+    if (cfg.entropyWeight !== 0 && s.head.kind === 'gaussian')
+      loss = tf.add(loss, tf.mul(maskedMean(gaussianEntropy(head.logStd), t.latentMask), cfg.entropyWeight));
     return loss as tf.Scalar;
   });
 }

@@ -9,7 +9,16 @@ beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
 
-const OPTIM = { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 1, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, clipNorm: 1 };
+const OPTIM = {
+  lr: 1e-2,
+  lrMinRatio: 0.1,
+  warmupSteps: 1,
+  beta1: 0.9,
+  beta2: 0.999,
+  eps: 1e-8,
+  weightDecay: 0,
+  clipNorm: 1,
+};
 
 describe('colar method', () => {
   it('smoke: 3 SFT steps give finite losses and change every trainable variable; the embeddings stay frozen by default', async () => {
@@ -19,7 +28,12 @@ describe('colar method', () => {
     expect(params.has('colar.head.wLogStd')).toBe(true);
     const wte = state.lm.params.get('wte')!.dataSync().slice();
     const before = new Map([...params].map(([k, v]) => [k, v.dataSync().slice()]));
-    const res = await train({ params, rng: new Rng(3), config: { steps: 3, logEvery: 100, optim: OPTIM }, loss: (at) => colar.loss(state, data.slice(0, 8), { step: at.step, phase: 'sft', rng: at.rng }) });
+    const res = await train({
+      params,
+      rng: new Rng(3),
+      config: { steps: 3, logEvery: 100, optim: OPTIM },
+      loss: (at) => colar.loss(state, data.slice(0, 8), { step: at.step, phase: 'sft', rng: at.rng }),
+    });
     expect(res.losses.every(Number.isFinite)).toBe(true);
     for (const [k, v] of params) expect(Array.from(v.dataSync()), k).not.toEqual(Array.from(before.get(k)!));
     expect(Array.from(state.lm.params.get('wte')!.dataSync())).toEqual(Array.from(wte));
@@ -27,9 +41,22 @@ describe('colar method', () => {
   });
 
   it('smoke: 3 RL steps from the config (minibatches of the buffer) give finite losses', async () => {
-    const { state, data } = toyState({ rlSteps: 3, groupSize: 2, rolloutQuestions: 2, rlMinibatch: 2, maxLatents: 3, maxNewTokens: 3 });
+    const { state, data } = toyState({
+      rlSteps: 3,
+      groupSize: 2,
+      rolloutQuestions: 2,
+      rlMinibatch: 2,
+      maxLatents: 3,
+      maxNewTokens: 3,
+    });
     state.reward = (_ex, answer) => answer.length % 2;
-    const res = await train({ params: state.trainable('rl'), rng: new Rng(4), config: { steps: 3, logEvery: 100, optim: OPTIM }, loss: (at) => colar.loss(state, data.slice(0, 8), { step: at.step, phase: 'rl', rng: at.rng }), prepare: (at) => colar.prepare!(state, data.slice(0, 8), { step: at.step, phase: 'rl', rng: at.rng }) });
+    const res = await train({
+      params: state.trainable('rl'),
+      rng: new Rng(4),
+      config: { steps: 3, logEvery: 100, optim: OPTIM },
+      loss: (at) => colar.loss(state, data.slice(0, 8), { step: at.step, phase: 'rl', rng: at.rng }),
+      prepare: (at) => colar.prepare!(state, data.slice(0, 8), { step: at.step, phase: 'rl', rng: at.rng }),
+    });
     expect(res.losses.every(Number.isFinite)).toBe(true);
     expect(state.rlStats.rollouts).toBe(8); // 2 questions × G 2 at steps 0 and 2 (minibatches of 2)
     state.dispose();
@@ -37,7 +64,10 @@ describe('colar method', () => {
 
   it('phases: sft, then rl at its own constant learning rate when rlSteps > 0', () => {
     expect(colar.phases({ ...colar.defaults, sftSteps: 7 })).toEqual([{ phase: 'sft', steps: 7 }]);
-    expect(colar.phases({ ...colar.defaults, sftSteps: 7, rlSteps: 3, rlLr: 2e-5 })).toEqual([{ phase: 'sft', steps: 7 }, { phase: 'rl', steps: 3, optim: { lr: 2e-5, warmupSteps: 0, lrMinRatio: 1 } }]);
+    expect(colar.phases({ ...colar.defaults, sftSteps: 7, rlSteps: 3, rlLr: 2e-5 })).toEqual([
+      { phase: 'sft', steps: 7 },
+      { phase: 'rl', steps: 3, optim: { lr: 2e-5, warmupSteps: 0, lrMinRatio: 1 } },
+    ]);
   });
 
   it('generate and trace report latents and leak nothing, with and without a control', async () => {
@@ -55,19 +85,33 @@ describe('colar method', () => {
     expect(t.slots[0].rows).toBe(5);
     expect(t.slots[0].width).toBe(state.lm.config.width);
     expect(t.slots.length).toBeLessThanOrEqual(4);
-    await expectNoLeak(() => tf.tidy(() => { colar.loss(state, data.slice(0, 4), { step: 0, phase: 'sft', rng: new Rng(0) }); }));
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        colar.loss(state, data.slice(0, 4), { step: 0, phase: 'sft', rng: new Rng(0) });
+      }),
+    );
     state.dispose();
   });
 
   it('rejects unknown keys, bad values and an RL phase without a reward, listing the choices', () => {
     const { state, tokenizer } = toyState();
     const ctx = { lm: state.lm, tokenizer, rng: new Rng(0), backend: 'cpu' };
-    expect(() => colar.init(ctx, { ...colar.defaults, compresionFactor: 2 } as never)).toThrow(/unknown config key "compresionFactor"/);
-    expect(() => colar.init(ctx, { ...colar.defaults, compressionFactor: '5' } as never)).toThrow(/expected number, got string/);
-    expect(() => colar.init(ctx, { ...colar.defaults, pooling: 'max' } as never)).toThrow('colar: unknown pooling "max". Expected one of: scaled-sum, mean');
-    expect(() => colar.init(ctx, { ...colar.defaults, latentLoss: 'nll', headKind: 'deterministic' })).toThrow(/needs the gaussian head/);
+    expect(() => colar.init(ctx, { ...colar.defaults, compresionFactor: 2 } as never)).toThrow(
+      /unknown config key "compresionFactor"/,
+    );
+    expect(() => colar.init(ctx, { ...colar.defaults, compressionFactor: '5' } as never)).toThrow(
+      /expected number, got string/,
+    );
+    expect(() => colar.init(ctx, { ...colar.defaults, pooling: 'max' } as never)).toThrow(
+      'colar: unknown pooling "max". Expected one of: scaled-sum, mean',
+    );
+    expect(() => colar.init(ctx, { ...colar.defaults, latentLoss: 'nll', headKind: 'deterministic' })).toThrow(
+      /needs the gaussian head/,
+    );
     expect(() => colar.init(ctx, { ...colar.defaults, rlSteps: 2 })).toThrow(/needs MethodContext.reward/);
-    expect(() => colar.loss(state, [], { step: 0, phase: 'ae', rng: new Rng(0) })).toThrow('colar: unknown phase "ae". Expected one of: sft, rl');
+    expect(() => colar.loss(state, [], { step: 0, phase: 'ae', rng: new Rng(0) })).toThrow(
+      'colar: unknown phase "ae". Expected one of: sft, rl',
+    );
     state.dispose();
   });
 });

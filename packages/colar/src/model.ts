@@ -19,11 +19,18 @@ import type { ColarState } from './state.js';
  * embedded, merged into their units (`pooling` for the groups) and run in one pass.
  * → logits [B, U, V] and the last hidden state [B, U, C] (the latent head's input).
  */
-export function unitsForward(s: ColarState, layouts: RowLayout[], pooling: Pooling): { logits: tf.Tensor3D; hidden: tf.Tensor3D } {
+export function unitsForward(
+  s: ColarState,
+  layouts: RowLayout[],
+  pooling: Pooling,
+): { logits: tf.Tensor3D; hidden: tf.Tensor3D } {
   return tf.tidy(() => {
     const inputs = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts, pooling); // [B, U, C]
     const [B, U] = inputs.shape;
-    const attn = tf.tensor2d(layouts.flatMap((l) => Array.from({ length: U }, (_, i) => (i < l.units.length ? 1 : 0))), [B, U]);
+    const attn = tf.tensor2d(
+      layouts.flatMap((l) => Array.from({ length: U }, (_, i) => (i < l.units.length ? 1 : 0))),
+      [B, U],
+    );
     const out = s.lm.forward(inputs, { attentionMask: attn });
     return { logits: out.logits, hidden: out.hidden[out.hidden.length - 1] }; // [B, U, V], [B, U, C]
   });
@@ -40,7 +47,14 @@ export interface Step {
 export function feed(s: ColarState, cache: KvCache, x: tf.Tensor3D, pos: number[], live: boolean[]): Step {
   const B = pos.length;
   return tidy(() => {
-    const out = s.lm.forward(x, { cache, positions: tf.tensor2d(pos, [B, 1], 'int32'), attentionMask: tf.tensor2d(live.map((l) => (l ? 1 : 0)), [B, 1]) });
+    const out = s.lm.forward(x, {
+      cache,
+      positions: tf.tensor2d(pos, [B, 1], 'int32'),
+      attentionMask: tf.tensor2d(
+        live.map((l) => (l ? 1 : 0)),
+        [B, 1],
+      ),
+    });
     return {
       hidden: tf.reshape(out.hidden[out.hidden.length - 1], [B, -1]) as tf.Tensor2D,
       logits: tf.reshape(out.logits, [B, -1]) as tf.Tensor2D,

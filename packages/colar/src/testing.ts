@@ -14,13 +14,30 @@ export const toyExamples = toyAdditionExamples;
 /** The exact-match reward the lab would build from a task. */
 export const toyReward: RewardFn = (ex, answer) => (answer.trim() === ex.answer ? 1 : 0);
 
-export const TOY_LM: Omit<LmConfig, 'vocabSize'> = { contextLength: 48, positions: 'learned', layers: 2, heads: 2, width: 16, mlpRatio: 2, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 };
+export const TOY_LM: Omit<LmConfig, 'vocabSize'> = {
+  contextLength: 48,
+  positions: 'learned',
+  layers: 2,
+  heads: 2,
+  width: 16,
+  mlpRatio: 2,
+  dropout: 0,
+  layerNormEps: 1e-5,
+  initStd: 0.02,
+};
 
 /** A CoLaR state on a fresh tiny LM over the toy task's vocabulary. */
-export function toyState(config: Partial<ColarConfig> = {}, seed = 0, lm: Partial<LmConfig> = {}): { state: ColarState; data: Example[]; tokenizer: Tokenizer } {
+export function toyState(
+  config: Partial<ColarConfig> = {},
+  seed = 0,
+  lm: Partial<LmConfig> = {},
+): { state: ColarState; data: Example[]; tokenizer: Tokenizer } {
   const data = toyExamples(64);
   const tokenizer = Tokenizer.build([...exampleTexts(data), 'Thinking speed: 0']);
   const model = new TinyLm({ ...TOY_LM, vocabSize: tokenizer.size, ...lm }, new Rng(seed));
-  const state = colar.init({ lm: model, tokenizer, rng: new Rng(seed), backend: 'cpu', reward: toyReward }, { ...colar.defaults, ...config });
+  const state = colar.init(
+    { lm: model, tokenizer, rng: new Rng(seed), backend: 'cpu', reward: toyReward },
+    { ...colar.defaults, ...config },
+  );
   return { state, data, tokenizer };
 }

@@ -11,7 +11,16 @@ import { colar } from './method.js';
 import { toyState } from './testing.js';
 
 const TOL = { rtol: 1e-4, atol: 1e-4 };
-const OPTIM = { lr: 1e-2, lrMinRatio: 1, warmupSteps: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, clipNorm: 1 };
+const OPTIM = {
+  lr: 1e-2,
+  lrMinRatio: 1,
+  warmupSteps: 0,
+  beta1: 0.9,
+  beta2: 0.999,
+  eps: 1e-8,
+  weightDecay: 0,
+  clipNorm: 1,
+};
 /** Answer-length parity: an untrained model never answers right, and all-zero rewards give a constant loss of 0. */
 const parity: RewardFn = (_ex, answer) => answer.length % 2;
 let skipReason: string | null = null;
@@ -24,7 +33,14 @@ describe('colar on webgpu (against cpu)', () => {
   it('2 GRPO steps (2 questions × G 4 sampled rollouts, minibatches of 3) give the cpu losses, rewards and weights', async (ctx) => {
     if (skipReason) return ctx.skip();
     const { cpu, gpu } = await onCpuAndWebgpu(async () => {
-      const { state, data } = toyState({ rlSteps: 2, groupSize: 4, rolloutQuestions: 2, rlMinibatch: 3, maxLatents: 3, maxNewTokens: 3 });
+      const { state, data } = toyState({
+        rlSteps: 2,
+        groupSize: 4,
+        rolloutQuestions: 2,
+        rlMinibatch: 3,
+        maxLatents: 3,
+        maxNewTokens: 3,
+      });
       state.reward = parity;
       const at = (step: number, rng: Rng) => ({ step, phase: 'rl', rng });
       const res = await train({
@@ -46,14 +62,22 @@ describe('colar on webgpu (against cpu)', () => {
     expectClose(gpu.head, cpu.head, TOL);
   });
 
-  it('greedy answers and the latent trace equal cpu\'s', async (ctx) => {
+  it("greedy answers and the latent trace equal cpu's", async (ctx) => {
     if (skipReason) return ctx.skip();
     const { cpu, gpu } = await onCpuAndWebgpu(async () => {
       const { state, data } = toyState({ maxLatents: 4, decoding: 'greedy' });
-      const gens = await colar.generate(state, data.slice(0, 4), { maxNewTokens: 4, temperature: 0, topP: 1, rng: new Rng(0) });
+      const gens = await colar.generate(state, data.slice(0, 4), {
+        maxNewTokens: 4,
+        temperature: 0,
+        topP: 1,
+        rng: new Rng(0),
+      });
       const trace = await colar.trace!(state, data.slice(0, 4));
       state.dispose();
-      return { text: gens.map((g) => g.text), slots: trace.slots.map((s) => ({ rows: s.rows, vectors: Array.from(s.vectors) })) };
+      return {
+        text: gens.map((g) => g.text),
+        slots: trace.slots.map((s) => ({ rows: s.rows, vectors: Array.from(s.vectors) })),
+      };
     });
     expect(gpu.text).toEqual(cpu.text);
     expect(gpu.slots.map((s) => s.rows)).toEqual(cpu.slots.map((s) => s.rows));

@@ -13,11 +13,30 @@ const data = toyExamples(64).map((ex) => ({ ...ex, question: `${ex.question} ${e
 const tokenizer = Tokenizer.build(exampleTexts(data));
 for (const variant of ['liu', 'h1', 'h2'] as const) {
   for (const K of [1, 4, 16]) {
-    const lm = new TinyLm({ vocabSize: tokenizer.size, contextLength: 64, layers: Number(layers), heads: 4, width: Number(width), mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02 }, new Rng(0));
-    const s = coprocessor.init({ lm, tokenizer, rng: new Rng(0), backend }, { ...coprocessor.defaults, variant, latentTokens: K });
+    const lm = new TinyLm(
+      {
+        vocabSize: tokenizer.size,
+        contextLength: 64,
+        layers: Number(layers),
+        heads: 4,
+        width: Number(width),
+        mlpRatio: 4,
+        dropout: 0,
+        layerNormEps: 1e-5,
+        initStd: 0.02,
+      },
+      new Rng(0),
+    );
+    const s = coprocessor.init(
+      { lm, tokenizer, rng: new Rng(0), backend },
+      { ...coprocessor.defaults, variant, latentTokens: K },
+    );
     const vars = [...s.trainable('sft').values()];
     const step = async () => {
-      const { value, grads } = tf.variableGrads(() => coprocessor.loss(s, data.slice(0, 32), { step: 0, phase: 'sft', rng: new Rng(0) }), vars);
+      const { value, grads } = tf.variableGrads(
+        () => coprocessor.loss(s, data.slice(0, 32), { step: 0, phase: 'sft', rng: new Rng(0) }),
+        vars,
+      );
       await value.data(); // waits for the step (asynchronous: works on webgpu)
       tf.dispose([value, ...Object.values(grads)]);
     };

@@ -108,16 +108,27 @@ export const DEFAULT_COPROCESSOR_CONFIG: CoprocessorConfig = {
 /** The config with the defaults filled in, every key and range checked (errors name the key and what was expected). */
 export function resolveConfig(config: unknown): CoprocessorConfig {
   const c = parseConfig(DEFAULT_COPROCESSOR_CONFIG, config, 'coprocessor');
-  if (!COPROCESSOR_VARIANTS.includes(c.variant)) throw new Error(`coprocessor: unknown variant "${c.variant}". Expected one of: ${COPROCESSOR_VARIANTS.join(', ')}`);
-  if (!ANSWER_POSITIONS.includes(c.answerPositions)) throw new Error(`coprocessor: unknown answerPositions "${c.answerPositions}". Expected one of: ${ANSWER_POSITIONS.join(', ')}`);
-  if (!AHEAD_TEXTS.includes(c.aheadText)) throw new Error(`coprocessor: unknown aheadText "${c.aheadText}". Expected one of: ${AHEAD_TEXTS.join(', ')}`);
+  if (!COPROCESSOR_VARIANTS.includes(c.variant))
+    throw new Error(`coprocessor: unknown variant "${c.variant}". Expected one of: ${COPROCESSOR_VARIANTS.join(', ')}`);
+  if (!ANSWER_POSITIONS.includes(c.answerPositions))
+    throw new Error(
+      `coprocessor: unknown answerPositions "${c.answerPositions}". Expected one of: ${ANSWER_POSITIONS.join(', ')}`,
+    );
+  if (!AHEAD_TEXTS.includes(c.aheadText))
+    throw new Error(`coprocessor: unknown aheadText "${c.aheadText}". Expected one of: ${AHEAD_TEXTS.join(', ')}`);
   for (const k of ['latentTokens', 'aheadTokens', 'maxNewTokens'] as const) {
-    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`coprocessor: ${k} must be a positive integer, got ${c[k]}`);
+    if (!Number.isInteger(c[k]) || c[k] < 1)
+      throw new Error(`coprocessor: ${k} must be a positive integer, got ${c[k]}`);
   }
   for (const k of ['steps', 'pretrainSteps', 'frozenBaseSteps'] as const) {
-    if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`coprocessor: ${k} must be a non-negative integer, got ${c[k]}`);
+    if (!Number.isInteger(c[k]) || c[k] < 0)
+      throw new Error(`coprocessor: ${k} must be a non-negative integer, got ${c[k]}`);
   }
-  if (c.frozenBaseSteps > 0 && !VARIANTS[c.variant].trainBase) throw new Error(`coprocessor: frozenBaseSteps applies to h2 and h2-embed only (variant "${c.variant}" never trains the Base)`);
-  for (const k of ['softInitStd', 'latentScale', 'lr'] as const) if (!(c[k] >= 0)) throw new Error(`coprocessor: ${k} must be ≥ 0, got ${c[k]}`);
+  if (c.frozenBaseSteps > 0 && !VARIANTS[c.variant].trainBase)
+    throw new Error(
+      `coprocessor: frozenBaseSteps applies to h2 and h2-embed only (variant "${c.variant}" never trains the Base)`,
+    );
+  for (const k of ['softInitStd', 'latentScale', 'lr'] as const)
+    if (!(c[k] >= 0)) throw new Error(`coprocessor: ${k} must be ≥ 0, got ${c[k]}`);
   return c;
 }

@@ -8,11 +8,25 @@
  * Letters: B batch, K = N_L latents, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { decodeGenerations, encodeExample, keepCache, tidy, traceInChunks, type Example, type GenerateOptions, type Generation, type LatentTrace } from '@telepath/core';
+import {
+  decodeGenerations,
+  encodeExample,
+  keepCache,
+  tidy,
+  traceInChunks,
+  type Example,
+  type GenerateOptions,
+  type Generation,
+  type LatentTrace,
+} from '@telepath/core';
 import { answerShift, continueBase, controlLatents, latentsFor } from './model.js';
 import type { CoprocessorState } from './state.js';
 
-export async function generateAnswers(s: CoprocessorState, batch: Example[], o: GenerateOptions): Promise<Generation[]> {
+export async function generateAnswers(
+  s: CoprocessorState,
+  batch: Example[],
+  o: GenerateOptions,
+): Promise<Generation[]> {
   const tok = s.tokenizer;
   const K = s.config.latentTokens;
   const prompts = batch.map((ex) => encodeExample(tok, ex).prompt);
@@ -20,19 +34,32 @@ export async function generateAnswers(s: CoprocessorState, batch: Example[], o: 
   const start = tidy(() => {
     const { prompt, latents } = latentsFor(s, prompts);
     const shown = control === 'none' ? latents : controlLatents(latents, control, o.rng.fork('control'));
-    const { logits, cache } = continueBase(s.base, prompt, shown, prompts.map(() => [tok.sepId]), tok.padId, answerShift(s)); // [B, offset + 1, V]
+    const { logits, cache } = continueBase(
+      s.base,
+      prompt,
+      shown,
+      prompts.map(() => [tok.sepId]),
+      tok.padId,
+      answerShift(s),
+    ); // [B, offset + 1, V]
     const next = prompt.lengths.map((n) => n + answerShift(s) + 1);
     const last = tf.slice(logits, [0, logits.shape[1] - 1, 0], [-1, 1, -1]); // [B, 1, V] at ###
     return { cache: keepCache(cache), lastLogits: tf.reshape(last, [prompts.length, -1]) as tf.Tensor2D, next };
   });
-  return decodeGenerations(s.base, tok, batch, { cache: start.cache, lastLogits: start.lastLogits, positions: start.next }, {
-    maxNewTokens: o.maxNewTokens || s.config.maxNewTokens,
-    temperature: o.temperature,
-    topP: o.topP,
-    rng: o.rng,
-    forced: [tok.sepId],
-    latents: K,
-  });
+  return decodeGenerations(
+    s.base,
+    tok,
+    batch,
+    { cache: start.cache, lastLogits: start.lastLogits, positions: start.next },
+    {
+      maxNewTokens: o.maxNewTokens || s.config.maxNewTokens,
+      temperature: o.temperature,
+      topP: o.topP,
+      rng: o.rng,
+      forced: [tok.sepId],
+      latents: K,
+    },
+  );
 }
 
 /**
@@ -51,9 +78,14 @@ export async function traceLatents(s: CoprocessorState, batch: Example[]): Promi
   const source = `coprocessor-${s.config.variant} (${kv ? 'per-layer keys and values' : 'scaled latent embeddings'} the Base reads)`;
   return traceInChunks(batch, { source, slotNames, width: W, chunk: 32 }, async (chunk) => {
     const vectors = tf.tidy(() => {
-      const { latents } = latentsFor(s, chunk.map((ex) => encodeExample(s.tokenizer, ex).prompt));
+      const { latents } = latentsFor(
+        s,
+        chunk.map((ex) => encodeExample(s.tokenizer, ex).prompt),
+      );
       if (latents.injection === 'embeddings') return latents.z; // [b, K, C]
-      const rows = latents.kv.flatMap(({ k, v }) => [k, v].map((t) => tf.reshape(tf.transpose(t, [0, 2, 1, 3]), [chunk.length, K, -1]))); // 2L × [b, K, C]
+      const rows = latents.kv.flatMap(({ k, v }) =>
+        [k, v].map((t) => tf.reshape(tf.transpose(t, [0, 2, 1, 3]), [chunk.length, K, -1])),
+      ); // 2L × [b, K, C]
       return tf.concat(rows, 2); // [b, K, 2LC]
     });
     try {

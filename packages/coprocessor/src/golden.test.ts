@@ -30,7 +30,10 @@ describe('coprocessor golden', () => {
     const data = toyExamples(64);
     const tokenizer = Tokenizer.build(exampleTexts(data));
     const lm = fixedInitLm({ ...tinyLmConfig, vocabSize: tokenizer.size, contextLength: 40 });
-    const state = coprocessor.init({ lm, tokenizer, rng: new Rng(5), backend: 'cpu' }, { ...coprocessor.defaults, variant, latentTokens: 2, ...CONFIGS[variant] });
+    const state = coprocessor.init(
+      { lm, tokenizer, rng: new Rng(5), backend: 'cpu' },
+      { ...coprocessor.defaults, variant, latentTokens: 2, ...CONFIGS[variant] },
+    );
     const losses: number[] = [];
     let done = 0;
     for (const { phase, steps, optim } of coprocessor.phases(state.config)) {
@@ -46,6 +49,9 @@ describe('coprocessor golden', () => {
     state.dispose();
     expect(losses).toHaveLength(5);
     expect(performance.now() - t0, 'a golden test must take < 5 s').toBeLessThan(5000);
-    await expectGolden(fileURLToPath(new URL(`./__fixtures__/coprocessor-${variant}-golden.json`, import.meta.url)), losses);
+    await expectGolden(
+      fileURLToPath(new URL(`./__fixtures__/coprocessor-${variant}-golden.json`, import.meta.url)),
+      losses,
+    );
   });
 });

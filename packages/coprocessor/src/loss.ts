@@ -35,11 +35,18 @@ export interface ChannelRow {
 /** Mean CE of the Base on every scored continuation token (all but the cue). */
 export function channelLoss(s: CoprocessorState, rows: ChannelRow[]): tf.Scalar {
   for (const r of rows) {
-    if (r.cue && r.continuation.length < 2) throw new Error('coprocessor: a continuation with a cue needs at least one target after it');
-    if (!r.cue && (r.continuation.length < 1 || s.spec.injection !== 'embeddings')) throw new Error('coprocessor: a continuation without a cue needs a target and embedding injection (the last latent predicts it)');
+    if (r.cue && r.continuation.length < 2)
+      throw new Error('coprocessor: a continuation with a cue needs at least one target after it');
+    if (!r.cue && (r.continuation.length < 1 || s.spec.injection !== 'embeddings'))
+      throw new Error(
+        'coprocessor: a continuation without a cue needs a target and embedding injection (the last latent predicts it)',
+      );
   }
   return tf.tidy(() => {
-    const { prompt, latents } = latentsFor(s, rows.map((r) => r.prefix));
+    const { prompt, latents } = latentsFor(
+      s,
+      rows.map((r) => r.prefix),
+    );
     const inputs = rows.map((r) => (r.cue ? r.continuation.slice(0, -1) : r.continuation)); // without a cue the last fed token is unscored: every row feeds ≥ 1 token
     const { logits, offset } = continueBase(s.base, prompt, latents, inputs, s.tokenizer.padId, answerShift(s)); // [B, offset + T, V]
     const [B, T] = logits.shape;
@@ -47,11 +54,13 @@ export function channelLoss(s: CoprocessorState, rows: ChannelRow[]): tf.Scalar 
     const mask = new Float32Array(B * T);
     // Continuation token j is predicted at column offset − 1 + j: the cue's column predicts token 1;
     // without a cue, the last latent's column (offset − 1) predicts token 0.
-    rows.forEach((r, b) => r.continuation.forEach((id, j) => {
-      if (r.cue && j === 0) return;
-      targets[b * T + offset - 1 + j] = id;
-      mask[b * T + offset - 1 + j] = 1;
-    }));
+    rows.forEach((r, b) =>
+      r.continuation.forEach((id, j) => {
+        if (r.cue && j === 0) return;
+        targets[b * T + offset - 1 + j] = id;
+        mask[b * T + offset - 1 + j] = 1;
+      }),
+    );
     return maskedCrossEntropy(logits, tf.tensor2d(targets, [B, T], 'int32'), tf.tensor2d(mask, [B, T]));
   });
 }
@@ -76,7 +85,8 @@ export function aheadRows(s: CoprocessorState, batch: Example[], rng: Rng): Chan
     const e = encodeExample(s.tokenizer, ex);
     const ids = [...e.prompt, ...(s.config.aheadText === 'with-steps' ? e.reasoning : []), ...e.answer];
     const t = 1 + rng.int(ids.length - 2);
-    if (s.spec.injection === 'embeddings') return { prefix: ids.slice(0, t + 1), continuation: ids.slice(t + 1, t + 1 + N), cue: false };
+    if (s.spec.injection === 'embeddings')
+      return { prefix: ids.slice(0, t + 1), continuation: ids.slice(t + 1, t + 1 + N), cue: false };
     return { prefix: ids.slice(0, t), continuation: ids.slice(t, t + 1 + N), cue: true };
   });
 }

@@ -14,15 +14,24 @@ import { createState, phasesOf, type CoprocessorState } from './state.js';
 function loss(s: CoprocessorState, batch: Example[], at: StepInfo): tf.Scalar {
   if (at.phase === 'pretrain') return channelLoss(s, aheadRows(s, batch, at.rng.fork('ahead')));
   if (at.phase === 'sft' || at.phase === 'warm') return channelLoss(s, taskRows(s, batch));
-  throw new Error(`coprocessor: unknown phase "${at.phase}". Expected one of: ${phasesOf(s.config).map((p) => p.phase).join(', ')}`);
+  throw new Error(
+    `coprocessor: unknown phase "${at.phase}". Expected one of: ${phasesOf(s.config)
+      .map((p) => p.phase)
+      .join(', ')}`,
+  );
 }
 
 export const coprocessor: LatentMethod<CoprocessorConfig, CoprocessorState> = {
   id: 'coprocessor',
   paper: {
-    title: 'Deliberation in Latent Space via Differentiable Cache Augmentation (Liu et al. 2024); H1/H2 from Exploring System 1 and 2 communication for latent reasoning in LLMs (Coda-Forno et al. 2025)',
+    title:
+      'Deliberation in Latent Space via Differentiable Cache Augmentation (Liu et al. 2024); H1/H2 from Exploring System 1 and 2 communication for latent reasoning in LLMs (Coda-Forno et al. 2025)',
     arxiv: '2412.17747',
-    sections: ['2412.17747 §3 (method, Fig. 1–2)', '2412.17747 §4 (Tables 2, 5, 6; Fig. 4)', '2510.00494 H1, H2, matched N_L'],
+    sections: [
+      '2412.17747 §3 (method, Fig. 1–2)',
+      '2412.17747 §4 (Tables 2, 5, 6; Fig. 4)',
+      '2510.00494 H1, H2, matched N_L',
+    ],
   },
   defaults: DEFAULT_COPROCESSOR_CONFIG,
   init: createState,

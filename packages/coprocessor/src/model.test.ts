@@ -10,7 +10,8 @@ beforeAll(async () => {
 
 // Plain-array helpers for the hand computation.
 const arr = (t: tf.Tensor) => Array.from(t.dataSync());
-const vecMat = (x: number[], w: number[], cols: number) => Array.from({ length: cols }, (_, j) => x.reduce((a, xi, i) => a + xi * w[i * cols + j], 0));
+const vecMat = (x: number[], w: number[], cols: number) =>
+  Array.from({ length: cols }, (_, j) => x.reduce((a, xi, i) => a + xi * w[i * cols + j], 0));
 const add = (a: number[], b: number[]) => a.map((v, i) => v + b[i]);
 const dot = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
 function layerNorm(x: number[], g: number[], b: number[], eps: number): number[] {
@@ -22,7 +23,20 @@ function layerNorm(x: number[], g: number[], b: number[], eps: number): number[]
 describe('KV injection (H1)', () => {
   it('attention over the injected keys/values equals a hand computation on a 1-layer, 1-head model', () => {
     const C = 4;
-    const lm = new TinyLm({ vocabSize: 6, contextLength: 8, layers: 1, heads: 1, width: C, mlpRatio: 1, dropout: 0, layerNormEps: 1e-5, initStd: 0.5 }, new Rng(3));
+    const lm = new TinyLm(
+      {
+        vocabSize: 6,
+        contextLength: 8,
+        layers: 1,
+        heads: 1,
+        width: C,
+        mlpRatio: 1,
+        dropout: 0,
+        layerNormEps: 1e-5,
+        initStd: 0.5,
+      },
+      new Rng(3),
+    );
     for (const n of ['h0.mlp.wproj', 'h0.mlp.bproj']) lm.params.get(n)!.assign(tf.zerosLike(lm.params.get(n)!)); // block = attention only
     const rng = new Rng(4);
     const ek = rng.normalArray(2 * C);
@@ -55,24 +69,64 @@ describe('KV injection (H1)', () => {
   });
 
   it('embedding injection with shift K equals feeding the latents as the next input positions', () => {
-    const lm = new TinyLm({ vocabSize: 8, contextLength: 12, layers: 2, heads: 2, width: 8, mlpRatio: 2, dropout: 0, layerNormEps: 1e-5, initStd: 0.3 }, new Rng(1));
+    const lm = new TinyLm(
+      {
+        vocabSize: 8,
+        contextLength: 12,
+        layers: 2,
+        heads: 2,
+        width: 8,
+        mlpRatio: 2,
+        dropout: 0,
+        layerNormEps: 1e-5,
+        initStd: 0.3,
+      },
+      new Rng(1),
+    );
     tf.tidy(() => {
       const z = tf.randomNormal([1, 3, 8], 0, 1, 'float32', 7) as tf.Tensor3D;
       const prompt = encodePrompts(lm, [[1, 2]], 0);
       const viaChannel = continueBase(lm, prompt, { injection: 'embeddings', z }, [[3, 4]], 0, 3); // Liu's literal layout
       expect(viaChannel.offset).toBe(3);
-      const full = lm.forward(tf.concat([lm.embed(tf.tensor2d([[1, 2]], [1, 2], 'int32')), z, lm.embed(tf.tensor2d([[3, 4]], [1, 2], 'int32'))], 1) as tf.Tensor3D);
+      const full = lm.forward(
+        tf.concat(
+          [lm.embed(tf.tensor2d([[1, 2]], [1, 2], 'int32')), z, lm.embed(tf.tensor2d([[3, 4]], [1, 2], 'int32'))],
+          1,
+        ) as tf.Tensor3D,
+      );
       expectClose(viaChannel.logits, tf.slice(full.logits, [0, 2, 0], [1, 5, -1]), { rtol: 1e-4, atol: 1e-5 });
     });
     lm.dispose();
   });
 
   it('embedding injection with shift 0: the inputs take the position ids right after the prompt', () => {
-    const lm = new TinyLm({ vocabSize: 8, contextLength: 12, layers: 2, heads: 2, width: 8, mlpRatio: 2, dropout: 0, layerNormEps: 1e-5, initStd: 0.3 }, new Rng(1));
+    const lm = new TinyLm(
+      {
+        vocabSize: 8,
+        contextLength: 12,
+        layers: 2,
+        heads: 2,
+        width: 8,
+        mlpRatio: 2,
+        dropout: 0,
+        layerNormEps: 1e-5,
+        initStd: 0.3,
+      },
+      new Rng(1),
+    );
     tf.tidy(() => {
       const z = tf.randomNormal([1, 3, 8], 0, 1, 'float32', 7) as tf.Tensor3D;
-      const viaChannel = continueBase(lm, encodePrompts(lm, [[1, 2]], 0), { injection: 'embeddings', z }, [[3, 4]], 0).logits;
-      const embeds = tf.concat([lm.embed(tf.tensor2d([[1, 2]], [1, 2], 'int32')), z, lm.embed(tf.tensor2d([[3, 4]], [1, 2], 'int32'))], 1) as tf.Tensor3D;
+      const viaChannel = continueBase(
+        lm,
+        encodePrompts(lm, [[1, 2]], 0),
+        { injection: 'embeddings', z },
+        [[3, 4]],
+        0,
+      ).logits;
+      const embeds = tf.concat(
+        [lm.embed(tf.tensor2d([[1, 2]], [1, 2], 'int32')), z, lm.embed(tf.tensor2d([[3, 4]], [1, 2], 'int32'))],
+        1,
+      ) as tf.Tensor3D;
       const full = lm.forward(embeds, { positions: tf.tensor2d([[0, 1, 2, 3, 4, 2, 3]], [1, 7], 'int32') });
       expectClose(viaChannel, tf.slice(full.logits, [0, 2, 0], [1, 5, -1]), { rtol: 1e-4, atol: 1e-5 });
     });
@@ -80,10 +134,33 @@ describe('KV injection (H1)', () => {
   });
 
   it('left padding: a padded row gives the same logits as the row alone', () => {
-    const lm = new TinyLm({ vocabSize: 8, contextLength: 12, layers: 2, heads: 2, width: 8, mlpRatio: 2, dropout: 0, layerNormEps: 1e-5, initStd: 0.3 }, new Rng(2));
+    const lm = new TinyLm(
+      {
+        vocabSize: 8,
+        contextLength: 12,
+        layers: 2,
+        heads: 2,
+        width: 8,
+        mlpRatio: 2,
+        dropout: 0,
+        layerNormEps: 1e-5,
+        initStd: 0.3,
+      },
+      new Rng(2),
+    );
     tf.tidy(() => {
-      const kvOf = (B: number) => [0, 1].map(() => ({ k: tf.tile(tf.randomNormal([1, 2, 2, 4], 0, 1, 'float32', 5), [B, 1, 1, 1]) as tf.Tensor4D, v: tf.tile(tf.randomNormal([1, 2, 2, 4], 0, 1, 'float32', 6), [B, 1, 1, 1]) as tf.Tensor4D }));
-      const both = continueBase(lm, encodePrompts(lm, [[1, 2, 3], [4]], 0), { injection: 'kv', kv: kvOf(2) }, [[5, 6], [6]], 0).logits;
+      const kvOf = (B: number) =>
+        [0, 1].map(() => ({
+          k: tf.tile(tf.randomNormal([1, 2, 2, 4], 0, 1, 'float32', 5), [B, 1, 1, 1]) as tf.Tensor4D,
+          v: tf.tile(tf.randomNormal([1, 2, 2, 4], 0, 1, 'float32', 6), [B, 1, 1, 1]) as tf.Tensor4D,
+        }));
+      const both = continueBase(
+        lm,
+        encodePrompts(lm, [[1, 2, 3], [4]], 0),
+        { injection: 'kv', kv: kvOf(2) },
+        [[5, 6], [6]],
+        0,
+      ).logits;
       const alone = continueBase(lm, encodePrompts(lm, [[4]], 0), { injection: 'kv', kv: kvOf(1) }, [[6]], 0).logits;
       expectClose(tf.slice(both, [1, 0, 0], [1, 1, -1]), alone, { rtol: 1e-4, atol: 1e-5 });
     });
@@ -93,27 +170,46 @@ describe('KV injection (H1)', () => {
 
 describe('controls on KV latents', () => {
   it('shuffle moves whole positions (all layers, keys and values) between examples; zero and random keep shapes', async () => {
-    const kv = tf.tidy(() => [0, 1].map((l) => ({ k: tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 10 + l) as tf.Tensor4D, v: tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 20 + l) as tf.Tensor4D })));
-    await expectNoLeak(() => tf.tidy(() => {
-      const sh = controlLatents({ injection: 'kv', kv }, 'shuffle', new Rng(0));
-      if (sh.injection !== 'kv') throw new Error('kind');
-      const src = [0, 1, 2].find((b) => tf.tidy(() => tf.max(tf.abs(tf.sub(tf.slice(sh.kv[0].k, [0], [1]), tf.slice(kv[0].k, [b], [1])))).dataSync()[0]) === 0);
-      expect(src).toBeDefined();
-      expect(src).not.toBe(0);
-      for (const l of [0, 1]) for (const w of ['k', 'v'] as const) expectClose(tf.slice(sh.kv[l][w], [0], [1]), tf.slice(kv[l][w], [src!], [1]));
-      for (const control of ['zero', 'random'] as const) {
-        const c = controlLatents({ injection: 'kv', kv }, control, new Rng(1));
-        if (c.injection !== 'kv') throw new Error('kind');
-        expect(c.kv.map((x) => x.k.shape)).toEqual(kv.map((x) => x.k.shape));
-        if (control === 'zero') expect(tf.sum(tf.abs(c.kv[1].v)).dataSync()[0]).toBe(0);
-      }
-    }));
+    const kv = tf.tidy(() =>
+      [0, 1].map((l) => ({
+        k: tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 10 + l) as tf.Tensor4D,
+        v: tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 20 + l) as tf.Tensor4D,
+      })),
+    );
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        const sh = controlLatents({ injection: 'kv', kv }, 'shuffle', new Rng(0));
+        if (sh.injection !== 'kv') throw new Error('kind');
+        const src = [0, 1, 2].find(
+          (b) =>
+            tf.tidy(
+              () => tf.max(tf.abs(tf.sub(tf.slice(sh.kv[0].k, [0], [1]), tf.slice(kv[0].k, [b], [1])))).dataSync()[0],
+            ) === 0,
+        );
+        expect(src).toBeDefined();
+        expect(src).not.toBe(0);
+        for (const l of [0, 1])
+          for (const w of ['k', 'v'] as const)
+            expectClose(tf.slice(sh.kv[l][w], [0], [1]), tf.slice(kv[l][w], [src!], [1]));
+        for (const control of ['zero', 'random'] as const) {
+          const c = controlLatents({ injection: 'kv', kv }, control, new Rng(1));
+          if (c.injection !== 'kv') throw new Error('kind');
+          expect(c.kv.map((x) => x.k.shape)).toEqual(kv.map((x) => x.k.shape));
+          if (control === 'zero') expect(tf.sum(tf.abs(c.kv[1].v)).dataSync()[0]).toBe(0);
+        }
+      }),
+    );
     tf.dispose(kv.flatMap((x) => [x.k, x.v]));
   });
 
-  it('random matches the norm of every layer\'s keys and values at every latent position, not one norm over all layers', () => {
+  it("random matches the norm of every layer's keys and values at every latent position, not one norm over all layers", () => {
     // Layer 1 ten times larger than layer 0, as the layers' scales of a trained Base differ.
-    const kv = tf.tidy(() => [1, 10].map((scale, l) => ({ k: tf.mul(tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 30 + l), scale) as tf.Tensor4D, v: tf.mul(tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 40 + l), scale) as tf.Tensor4D })));
+    const kv = tf.tidy(() =>
+      [1, 10].map((scale, l) => ({
+        k: tf.mul(tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 30 + l), scale) as tf.Tensor4D,
+        v: tf.mul(tf.randomNormal([3, 2, 4, 5], 0, 1, 'float32', 40 + l), scale) as tf.Tensor4D,
+      })),
+    );
     const norms = (t: tf.Tensor4D) => tf.tidy(() => Array.from(tf.sqrt(tf.sum(tf.square(t), [1, 3])).dataSync())); // per (example, position) over heads × head width
     const c = controlLatents({ injection: 'kv', kv }, 'random', new Rng(2));
     if (c.injection !== 'kv') throw new Error('kind');
@@ -127,4 +223,3 @@ describe('controls on KV latents', () => {
     tf.dispose([...kv.flatMap((x) => [x.k, x.v]), ...c.kv.flatMap((x) => [x.k, x.v])]);
   });
 });
-

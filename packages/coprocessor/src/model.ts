@@ -18,7 +18,19 @@
  * Letters: B batch, T tokens, K = N_L latents, S keys, C width, H heads, D head width, L layers, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { applyLatentControl, embeddingStd, leftPadRows, TinyLm, tidy, uniqueVariableName, variableFrom, type KvCache, type LatentControl, type LayerKv, type Rng } from '@telepath/core';
+import {
+  applyLatentControl,
+  embeddingStd,
+  leftPadRows,
+  TinyLm,
+  tidy,
+  uniqueVariableName,
+  variableFrom,
+  type KvCache,
+  type LatentControl,
+  type LayerKv,
+  type Rng,
+} from '@telepath/core';
 import type { Injection } from './config.js';
 import type { CoprocessorState } from './state.js';
 
@@ -65,19 +77,28 @@ export function encodePrompts(base: TinyLm, prompts: number[][], padId: number):
 /** Names of the Coprocessor parameters that influence the latents of `injection`. */
 export function usedParamNames(names: Iterable<string>, layers: number, injection: Injection): string[] {
   const last = `h${layers - 1}.`;
-  const kvOnly = (n: string) => n.startsWith('lnf.') || (n.startsWith(last) && !/\.(ln1\.[gb]|attn\.[wb][kv])$/.test(n));
+  const kvOnly = (n: string) =>
+    n.startsWith('lnf.') || (n.startsWith(last) && !/\.(ln1\.[gb]|attn\.[wb][kv])$/.test(n));
   return [...names].filter((n) => n !== 'wte' && !(injection === 'kv' && kvOnly(n)));
 }
 
 /** The Coprocessor of `base` (weights copied) with K soft tokens drawn from N(0, std²). */
-export function createCoprocessor(base: TinyLm, K: number, injection: Injection, softInitStd: number, rng: Rng): Coprocessor {
+export function createCoprocessor(
+  base: TinyLm,
+  K: number,
+  injection: Injection,
+  softInitStd: number,
+  rng: Rng,
+): Coprocessor {
   if (!Number.isInteger(K) || K < 1) throw new Error(`coprocessor: latentTokens must be a positive integer, got ${K}`);
   const lm = new TinyLm(base.config, rng.fork('lm'), 'copro');
   for (const [name, v] of base.params) lm.params.get(name)!.assign(v);
   const C = base.config.width;
   // N(0, std²) draws; the Base's embedding std stays a tensor (no read back, so webgpu needs no synchronous read).
   const normals = rng.fork('soft').normalArray(K * C, softInitStd > 0 ? softInitStd : 1);
-  const init = tf.tidy(() => (softInitStd > 0 ? tf.tensor2d(normals, [K, C]) : tf.mul(tf.tensor2d(normals, [K, C]), embeddingStd(base)))); // [K, C]
+  const init = tf.tidy(() =>
+    softInitStd > 0 ? tf.tensor2d(normals, [K, C]) : tf.mul(tf.tensor2d(normals, [K, C]), embeddingStd(base)),
+  ); // [K, C]
   const soft = variableFrom(init, true, uniqueVariableName('copro.softEmbeds'));
   const used = new Map<string, tf.Variable>([['softEmbeds', soft]]);
   for (const n of usedParamNames(lm.params.keys(), base.config.layers, injection)) used.set(n, lm.params.get(n)!);
@@ -93,7 +114,11 @@ export function runCoprocessor(cp: Coprocessor, cache: KvCache, lengths: number[
     const B = lengths.length;
     const [K, C] = cp.soft.shape;
     const soft = tf.mul(tf.ones([B, 1, 1]), tf.reshape(cp.soft, [1, K, C])) as tf.Tensor3D; // [B, K, C] (broadcast: cheaper than tile)
-    const positions = tf.tensor2d(lengths.flatMap((n) => Array.from({ length: K }, (_, k) => n + k)), [B, K], 'int32');
+    const positions = tf.tensor2d(
+      lengths.flatMap((n) => Array.from({ length: K }, (_, k) => n + k)),
+      [B, K],
+      'int32',
+    );
     const out = cp.lm.forward(soft, { cache, positions });
     return { z: out.hidden[out.hidden.length - 1], kv: out.newKv }; // [B, K, C]; L × [B, H, K, D]
   });
@@ -112,7 +137,10 @@ export function disposeCoprocessor(cp: Coprocessor): void {
 export function latentsFor(s: CoprocessorState, prefixes: number[][]) {
   const prompt = encodePrompts(s.base, prefixes, s.tokenizer.padId);
   const out = runCoprocessor(s.cp, prompt.cache, prompt.lengths);
-  const latents: Latents = s.spec.injection === 'kv' ? { injection: 'kv', kv: out.kv } : { injection: 'embeddings', z: tf.mul(out.z, s.latentScale) as tf.Tensor3D };
+  const latents: Latents =
+    s.spec.injection === 'kv'
+      ? { injection: 'kv', kv: out.kv }
+      : { injection: 'embeddings', z: tf.mul(out.z, s.latentScale) as tf.Tensor3D };
   return { prompt, out, latents };
 }
 
@@ -163,7 +191,14 @@ export function controlLatents(l: Latents, control: LatentControl, rng: Rng): La
  * sliced off, since the cpu backend's strided Slice is slow) — and the cache holding prompt,
  * latents and inputs. Call inside a tidy.
  */
-export function continueBase(base: TinyLm, prompt: PromptCache, latents: Latents, inputs: number[][], padId: number, shift = 0): { logits: tf.Tensor3D; offset: number; cache: KvCache } {
+export function continueBase(
+  base: TinyLm,
+  prompt: PromptCache,
+  latents: Latents,
+  inputs: number[][],
+  padId: number,
+  shift = 0,
+): { logits: tf.Tensor3D; offset: number; cache: KvCache } {
   const B = inputs.length;
   const T = Math.max(...inputs.map((r) => r.length));
   const K = latentInputs(latents);
@@ -173,7 +208,10 @@ export function continueBase(base: TinyLm, prompt: PromptCache, latents: Latents
   const pos: number[] = [];
   inputs.forEach((row, b) => {
     const start = prompt.lengths[b];
-    if (start + Math.max(K, shift + row.length) > ctx) throw new Error(`coprocessor: prompt ${start} + latents ${K} (shift ${shift}) + ${row.length} tokens exceed contextLength ${ctx}`);
+    if (start + Math.max(K, shift + row.length) > ctx)
+      throw new Error(
+        `coprocessor: prompt ${start} + latents ${K} (shift ${shift}) + ${row.length} tokens exceed contextLength ${ctx}`,
+      );
     for (let k = 0; k < K; k++) pos.push(start + k);
     for (let t = 0; t < T; t++) {
       ids.push(t < row.length ? row[t] : padId);
@@ -186,7 +224,12 @@ export function continueBase(base: TinyLm, prompt: PromptCache, latents: Latents
     const tokenMask = tf.tensor2d(mask, [B, T]);
     const positions = tf.tensor2d(pos, [B, K + T], 'int32');
     if (latents.injection === 'kv') {
-      const out = base.forward(tokens, { cache: prompt.cache, extraKV: { layers: latents.kv }, attentionMask: tokenMask, positions });
+      const out = base.forward(tokens, {
+        cache: prompt.cache,
+        extraKV: { layers: latents.kv },
+        attentionMask: tokenMask,
+        positions,
+      });
       return { logits: out.logits, offset: 0, cache: out.cache };
     }
     const embeds = tf.concat([latents.z, tokens], 1) as tf.Tensor3D; // [B, K + T, C]

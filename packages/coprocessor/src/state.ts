@@ -5,7 +5,15 @@
  * variants only, optional: the Coprocessor trains with the Base still frozen), 'sft' (the task).
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { embeddingStd, uniqueVariableName, variableFrom, type MethodContext, type MethodState, type TinyLm, type Tokenizer } from '@telepath/core';
+import {
+  embeddingStd,
+  uniqueVariableName,
+  variableFrom,
+  type MethodContext,
+  type MethodState,
+  type TinyLm,
+  type Tokenizer,
+} from '@telepath/core';
 import { resolveConfig, VARIANTS, type CoprocessorConfig, type VariantSpec } from './config.js';
 import { createCoprocessor, disposeCoprocessor, type Coprocessor } from './model.js';
 
@@ -48,7 +56,11 @@ export function createState(ctx: MethodContext, config: CoprocessorConfig): Copr
   const cp = createCoprocessor(base, c.latentTokens, spec.injection, c.softInitStd, ctx.rng.fork('coprocessor'));
   const coproVars = new Map([...cp.used].map(([n, v]) => [`copro.${n}`, v]));
   const all = new Map<string, tf.Variable>([...base.params, ...coproVars]);
-  const scale = variableFrom(c.latentScale > 0 ? tf.scalar(c.latentScale) : embeddingStd(base), false, uniqueVariableName('copro.latentScale')) as tf.Variable<tf.Rank.R0>;
+  const scale = variableFrom(
+    c.latentScale > 0 ? tf.scalar(c.latentScale) : embeddingStd(base),
+    false,
+    uniqueVariableName('copro.latentScale'),
+  ) as tf.Variable<tf.Rank.R0>;
   const variables = new Map<string, tf.Variable>([...all, [LATENT_SCALE_VARIABLE, scale]]);
   return {
     base,
@@ -60,7 +72,11 @@ export function createState(ctx: MethodContext, config: CoprocessorConfig): Copr
     trainable: (phase) => {
       if (phase === 'sft') return spec.trainBase ? all : coproVars;
       if (phase === 'pretrain' || phase === 'warm') return coproVars; // Liu §3: the decoder stays frozen
-      throw new Error(`coprocessor: unknown phase "${phase}". Expected one of: ${phasesOf(c).map((p) => p.phase).join(', ')}`);
+      throw new Error(
+        `coprocessor: unknown phase "${phase}". Expected one of: ${phasesOf(c)
+          .map((p) => p.phase)
+          .join(', ')}`,
+      );
     },
     variables: () => variables,
     dispose: () => {

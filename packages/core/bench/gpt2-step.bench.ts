@@ -30,19 +30,47 @@ const T = Number(a.seq);
 const warmup = Number(a.warmup);
 const steps = Number(a.steps);
 const info = await initBackend(a.backend as BackendCandidate | undefined);
-const config = { vocabSize: Number(a.vocab), contextLength: Math.max(1024, T), layers: Number(a.layers), heads: Number(a.heads), width: Number(a.width), initStd: 0.02 };
+const config = {
+  vocabSize: Number(a.vocab),
+  contextLength: Math.max(1024, T),
+  layers: Number(a.layers),
+  heads: Number(a.heads),
+  width: Number(a.width),
+  initStd: 0.02,
+};
 const lm = new TinyLm(config, new Rng(0));
 const times: number[] = [];
 const t0 = performance.now();
 const res = await train({
   params: lm.params,
   rng: new Rng(1),
-  config: { steps: warmup + steps, logEvery: 1, optim: { lr: 1e-4, lrMinRatio: 1, warmupSteps: 0, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, clipNorm: 1 } },
+  config: {
+    steps: warmup + steps,
+    logEvery: 1,
+    optim: {
+      lr: 1e-4,
+      lrMinRatio: 1,
+      warmupSteps: 0,
+      beta1: 0.9,
+      beta2: 0.95,
+      eps: 1e-8,
+      weightDecay: 0.1,
+      clipNorm: 1,
+    },
+  },
   loss: ({ rng }) =>
     tf.tidy(() => {
       const rows = Array.from({ length: B }, () => Array.from({ length: T + 1 }, () => rng.int(config.vocabSize)));
-      const x = tf.tensor2d(rows.map((r) => r.slice(0, T)), [B, T], 'int32');
-      const y = tf.tensor2d(rows.map((r) => r.slice(1)), [B, T], 'int32');
+      const x = tf.tensor2d(
+        rows.map((r) => r.slice(0, T)),
+        [B, T],
+        'int32',
+      );
+      const y = tf.tensor2d(
+        rows.map((r) => r.slice(1)),
+        [B, T],
+        'int32',
+      );
       return maskedCrossEntropy(lm.forward(lm.embed(x)).logits, y, tf.onesLike(y) as tf.Tensor2D);
     }),
   onLog: (l) => {
@@ -52,18 +80,20 @@ const res = await train({
 });
 const timed = times.slice(warmup).sort((x, y) => x - y);
 const ms = timed[Math.floor(timed.length / 2)];
-console.log(JSON.stringify({
-  bench: 'gpt2-step',
-  backend: info.backend,
-  adapter: info.adapter ?? null,
-  params: lm.size,
-  batch: B,
-  seq: T,
-  msPerStep: Math.round(ms),
-  tokensPerSec: Math.round((B * T * 1000) / ms),
-  steps,
-  firstLoss: res.losses[0],
-  lastLoss: res.losses[res.losses.length - 1],
-  seconds: Math.round((performance.now() - t0) / 1000),
-}));
+console.log(
+  JSON.stringify({
+    bench: 'gpt2-step',
+    backend: info.backend,
+    adapter: info.adapter ?? null,
+    params: lm.size,
+    batch: B,
+    seq: T,
+    msPerStep: Math.round(ms),
+    tokensPerSec: Math.round((B * T * 1000) / ms),
+    steps,
+    firstLoss: res.losses[0],
+    lastLoss: res.losses[res.losses.length - 1],
+    seconds: Math.round((performance.now() - t0) / 1000),
+  }),
+);
 lm.dispose();

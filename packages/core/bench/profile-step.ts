@@ -5,9 +5,19 @@
  */
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
-import { AdamW, DEFAULT_OPTIM_CONFIG, initBackend, progressionLoss, Rng, TinyLm, type BackendCandidate } from '@telepath/core';
+import {
+  AdamW,
+  DEFAULT_OPTIM_CONFIG,
+  initBackend,
+  progressionLoss,
+  Rng,
+  TinyLm,
+  type BackendCandidate,
+} from '@telepath/core';
 
-const { values } = parseArgs({ options: { backend: { type: 'string', default: 'wasm' }, top: { type: 'string', default: '25' } } });
+const { values } = parseArgs({
+  options: { backend: { type: 'string', default: 'wasm' }, top: { type: 'string', default: '25' } },
+});
 await initBackend(values.backend as BackendCandidate, { quiet: true });
 const lm = new TinyLm({ vocabSize: 64, contextLength: 64, layers: 4, heads: 4, width: 128 }, new Rng(0));
 const opt = new AdamW(DEFAULT_OPTIM_CONFIG, lm.params);
@@ -30,7 +40,11 @@ for (const k of prof.kernels) {
   agg.set(k.name, a);
 }
 const total = [...agg.values()].reduce((s, a) => s + a.ms, 0);
-console.log(`backend ${tf.getBackend()}: wall ${wall.toFixed(0)} ms (profiled), kernels ${total.toFixed(0)} ms over ${prof.kernels.length} calls`);
+console.log(
+  `backend ${tf.getBackend()}: wall ${wall.toFixed(0)} ms (profiled), kernels ${total.toFixed(0)} ms over ${prof.kernels.length} calls`,
+);
 for (const [name, a] of [...agg.entries()].sort((x, y) => y[1].ms - x[1].ms).slice(0, Number(values.top))) {
-  console.log(`${name.padEnd(24)} ${a.ms.toFixed(1).padStart(8)} ms ${((100 * a.ms) / total).toFixed(1).padStart(5)}%  ${String(a.n).padStart(5)} calls`);
+  console.log(
+    `${name.padEnd(24)} ${a.ms.toFixed(1).padStart(8)} ms ${((100 * a.ms) / total).toFixed(1).padStart(5)}%  ${String(a.n).padStart(5)} calls`,
+  );
 }

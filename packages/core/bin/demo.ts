@@ -5,7 +5,18 @@
  */
 import { parseArgs } from 'node:util';
 import * as path from 'node:path';
-import { describeBackend, generate, initBackend, progressionBatch, progressionLoss, Rng, RunRecord, TinyLm, train, type BackendCandidate } from '@telepath/core';
+import {
+  describeBackend,
+  generate,
+  initBackend,
+  progressionBatch,
+  progressionLoss,
+  Rng,
+  RunRecord,
+  TinyLm,
+  train,
+  type BackendCandidate,
+} from '@telepath/core';
 
 const HELP = `Usage: npm start -- [--steps N] [--batch B] [--backend NAME] [--out DIR] [--fresh]
 
@@ -17,7 +28,14 @@ Trains a 4-layer, width-128 decoder on arithmetic progressions mod 64 and prints
   --fresh         discard an earlier run in DIR instead of resuming it`;
 
 const { values } = parseArgs({
-  options: { steps: { type: 'string', default: '200' }, batch: { type: 'string', default: '16' }, backend: { type: 'string' }, out: { type: 'string', default: 'runs/demo' }, fresh: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+  options: {
+    steps: { type: 'string', default: '200' },
+    batch: { type: 'string', default: '16' },
+    backend: { type: 'string' },
+    out: { type: 'string', default: 'runs/demo' },
+    fresh: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
 });
 if (values.help) {
   console.log(HELP);
@@ -50,7 +68,20 @@ const result = await train({
   rng: rng.fork('train'),
   modelConfig: lm.config,
   checkpointPath: record.file('checkpoint.bin'),
-  config: { steps, logEvery: 5, optim: { lr: 3e-3, lrMinRatio: 0.1, warmupSteps: 5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, clipNorm: 1 } },
+  config: {
+    steps,
+    logEvery: 5,
+    optim: {
+      lr: 3e-3,
+      lrMinRatio: 0.1,
+      warmupSteps: 5,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0.01,
+      clipNorm: 1,
+    },
+  },
   loss: (at) => progressionLoss(lm, at.rng, batch, T),
   onLog: (l) => {
     void record.log(l.step, { 'train/loss': l.loss, 'train/lr': l.lr, 'train/grad_norm': l.gradNorm, ms: l.ms });
@@ -66,9 +97,18 @@ const prompt = progressionBatch(new Rng(123), 1, 6, 64, 5)[0].slice(0, 6);
 const continuation = (await generate(lm, [prompt], { maxNewTokens: 8, padId: -1 })).tokens[0];
 const expected = Array.from({ length: 8 }, (_, i) => (prompt[5] + (i + 1) * (prompt[1] - prompt[0] + 64)) % 64);
 console.log(`prompt ${prompt.join(' ')} → model ${continuation.join(' ')} (true continuation ${expected.join(' ')})`);
-const summary = { backend: info.backend, steps: result.finalStep, firstLoss: result.losses[0], finalLoss: result.losses[result.losses.length - 1], seconds: result.seconds, params: lm.size };
+const summary = {
+  backend: info.backend,
+  steps: result.finalStep,
+  firstLoss: result.losses[0],
+  finalLoss: result.losses[result.losses.length - 1],
+  seconds: result.seconds,
+  params: lm.size,
+};
 await record.finish(summary);
-console.log(`loss ${summary.firstLoss.toFixed(3)} → ${summary.finalLoss.toFixed(3)} in ${result.seconds.toFixed(1)} s on ${info.backend}; record: ${dir}`);
+console.log(
+  `loss ${summary.firstLoss.toFixed(3)} → ${summary.finalLoss.toFixed(3)} in ${result.seconds.toFixed(1)} s on ${info.backend}; record: ${dir}`,
+);
 
 function bar(loss: number): string {
   return '#'.repeat(Math.max(1, Math.round((loss / 4.2) * 40)));

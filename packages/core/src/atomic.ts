@@ -14,7 +14,10 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
   } catch (e) {
     throw fileError('write', target, e);
   }
-  const tmp = path.join(dir, `.${path.basename(target)}.tmp-${process.pid}-${Date.now()}-${Math.floor(performance.now() * 1000) % 1e6}`);
+  const tmp = path.join(
+    dir,
+    `.${path.basename(target)}.tmp-${process.pid}-${Date.now()}-${Math.floor(performance.now() * 1000) % 1e6}`,
+  );
   // Any failure (a full disk mid-write, a failed rename) removes the temporary file and names the
   // target: Node's own message ("ENOSPC: no space left on device, write") names no file.
   try {

@@ -16,14 +16,19 @@ function simulated(broken: Record<string, Error>): BackendLoaders & { imported: 
     },
   };
 }
-const notFound = (name: string) => Object.assign(new Error(`Cannot find package '${name}' imported from x`), { code: 'ERR_MODULE_NOT_FOUND' });
+const notFound = (name: string) =>
+  Object.assign(new Error(`Cannot find package '${name}' imported from x`), { code: 'ERR_MODULE_NOT_FOUND' });
 
 describe('initBackend', () => {
   it('falls back past missing and broken packages to wasm, saying why each was skipped', async () => {
     const loaders = simulated({
       '@tensorflow/tfjs-node-gpu': notFound('@tensorflow/tfjs-node-gpu'),
-      '@tensorflow/tfjs-node': new Error('The Node.js native addon module (tfjs_binding.node) can not be found at path: x'),
-      '@telepath/backend-native': new Error('addon not built: apt-get install libopenblas-dev && npm rebuild @telepath/backend-native'),
+      '@tensorflow/tfjs-node': new Error(
+        'The Node.js native addon module (tfjs_binding.node) can not be found at path: x',
+      ),
+      '@telepath/backend-native': new Error(
+        'addon not built: apt-get install libopenblas-dev && npm rebuild @telepath/backend-native',
+      ),
     });
     const info = await initBackend(undefined, { loaders, quiet: true, env: {} });
     expect(info.backend).toBe('wasm');
@@ -60,8 +65,13 @@ describe('initBackend', () => {
 
   it('takes an explicit choice from the argument or TELEPATH_BACKEND and rejects unknown names', async () => {
     expect(resolveBackendOrder('cpu')).toEqual({ order: ['cpu'], source: 'argument' });
-    expect(resolveBackendOrder(undefined, { TELEPATH_BACKEND: 'wasm, cpu' })).toEqual({ order: ['wasm', 'cpu'], source: 'TELEPATH_BACKEND' });
-    expect(() => resolveBackendOrder(undefined, { TELEPATH_BACKEND: 'gpu' })).toThrow('TELEPATH_BACKEND: unknown backend "gpu". Expected one of: node-gpu, node, webgpu, native, wasm, cpu');
+    expect(resolveBackendOrder(undefined, { TELEPATH_BACKEND: 'wasm, cpu' })).toEqual({
+      order: ['wasm', 'cpu'],
+      source: 'TELEPATH_BACKEND',
+    });
+    expect(() => resolveBackendOrder(undefined, { TELEPATH_BACKEND: 'gpu' })).toThrow(
+      'TELEPATH_BACKEND: unknown backend "gpu". Expected one of: node-gpu, node, webgpu, native, wasm, cpu',
+    );
     const info = await initBackend('cpu', { quiet: true });
     expect(info.backend).toBe('cpu');
   });
@@ -86,9 +96,15 @@ describe('initBackend', () => {
     };
     const env = { VK_DRIVER_FILES: new URL(import.meta.url).pathname }; // any existing file counts as a driver here
     const auto = await initBackend(undefined, { loaders, quiet: true, env });
-    expect(auto.tried.find((t) => t.candidate === 'webgpu')?.error).toBe('software adapter (llvmpipe (stand-in)) is not taken automatically; TELEPATH_BACKEND=webgpu forces it');
+    expect(auto.tried.find((t) => t.candidate === 'webgpu')?.error).toBe(
+      'software adapter (llvmpipe (stand-in)) is not taken automatically; TELEPATH_BACKEND=webgpu forces it',
+    );
     expect(imported).not.toContain('@tensorflow/tfjs-backend-webgpu');
-    const forced = await initBackend(undefined, { loaders, quiet: true, env: { ...env, TELEPATH_BACKEND: 'webgpu,cpu' } });
+    const forced = await initBackend(undefined, {
+      loaders,
+      quiet: true,
+      env: { ...env, TELEPATH_BACKEND: 'webgpu,cpu' },
+    });
     expect(imported).toContain('@tensorflow/tfjs-backend-webgpu');
     expect(forced.tried[0].candidate).toBe('webgpu');
     expect(forced.tried[0].error).not.toMatch(/software adapter/);
@@ -97,6 +113,8 @@ describe('initBackend', () => {
 
   it('reports every failure when nothing can start', async () => {
     const loaders = simulated({ '@tensorflow/tfjs-node': notFound('@tensorflow/tfjs-node') });
-    await expect(initBackend(['node'], { loaders, quiet: true })).rejects.toThrow(/No TensorFlow.js backend could start.*\n {2}node: not installed/);
+    await expect(initBackend(['node'], { loaders, quiet: true })).rejects.toThrow(
+      /No TensorFlow.js backend could start.*\n {2}node: not installed/,
+    );
   });
 });

@@ -18,7 +18,10 @@ import { applyWebGPUFixes } from './webgpu-fixes.js';
 export type BackendCandidate = 'node-gpu' | 'node' | 'webgpu' | 'native' | 'wasm' | 'cpu';
 export const BACKEND_CANDIDATES: readonly BackendCandidate[] = ['node-gpu', 'node', 'webgpu', 'native', 'wasm', 'cpu'];
 
-export interface BackendAttempt { candidate: BackendCandidate; error: string }
+export interface BackendAttempt {
+  candidate: BackendCandidate;
+  error: string;
+}
 export interface BackendInfo {
   /** tfjs backend name actually running (`tensorflow`, `native`, `wasm`, `cpu`). */
   backend: string;
@@ -36,7 +39,9 @@ export interface BackendInfo {
  * backend with the given tfjs-core engine and returns its name, or throws an Error whose message
  * says why it is unavailable and how to enable it.
  */
-export interface NativeBackendModule { register(tfCore: typeof tf): Promise<string> | string }
+export interface NativeBackendModule {
+  register(tfCore: typeof tf): Promise<string> | string;
+}
 
 /** Package loaders; replaced in tests to simulate missing or broken packages. */
 export interface BackendLoaders {
@@ -69,14 +74,18 @@ export function resolveBackendOrder(
   }
   const fromEnv = env.TELEPATH_BACKEND ?? env.TELEPATH_BACKENDS;
   if (fromEnv && fromEnv.trim() !== '') {
-    const list = fromEnv.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const list = fromEnv
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     return { order: validateCandidates(list, 'TELEPATH_BACKEND'), source: 'TELEPATH_BACKEND' };
   }
   return { order: [...BACKEND_CANDIDATES], source: 'default' };
 }
 
 function validateCandidates(list: string[], where: string): BackendCandidate[] {
-  if (list.length === 0) throw new Error(`${where}: empty backend list. Expected one or more of: ${BACKEND_CANDIDATES.join(', ')}`);
+  if (list.length === 0)
+    throw new Error(`${where}: empty backend list. Expected one or more of: ${BACKEND_CANDIDATES.join(', ')}`);
   for (const name of list) {
     if (!BACKEND_CANDIDATES.includes(name as BackendCandidate)) {
       throw new Error(`${where}: unknown backend "${name}". Expected one of: ${BACKEND_CANDIDATES.join(', ')}`);
@@ -95,9 +104,15 @@ export async function initBackend(
 ): Promise<BackendInfo> {
   const loaders = options.loaders ?? DEFAULT_LOADERS;
   const resolved = resolveBackendOrder(order, options.env);
-  if (current && !options.loaders && resolved.order.includes(current.candidate) && tf.getBackend() === current.backend) {
+  if (
+    current &&
+    !options.loaders &&
+    resolved.order.includes(current.candidate) &&
+    tf.getBackend() === current.backend
+  ) {
     const before = resolved.order.indexOf(current.candidate);
-    if (before === 0 || resolved.order.slice(0, before).every((c) => current!.tried.some((t) => t.candidate === c))) return current;
+    if (before === 0 || resolved.order.slice(0, before).every((c) => current!.tried.some((t) => t.candidate === c)))
+      return current;
   }
   await loadUnion(loaders);
   const tried: BackendAttempt[] = [];
@@ -108,16 +123,28 @@ export async function initBackend(
         throw new Error('skipped: the other tfjs-node package was already loaded (both register "tensorflow")');
       }
       let adapter: GpuAdapter | undefined;
-      const name = candidate === 'webgpu'
-        ? await prepareWebGPU(loaders, { force: resolved.source !== 'default', env: options.env }).then((a) => { adapter = a; return 'webgpu'; })
-        : await startCandidate(candidate, loaders, () => { nodeLoaded = true; });
+      const name =
+        candidate === 'webgpu'
+          ? await prepareWebGPU(loaders, { force: resolved.source !== 'default', env: options.env }).then((a) => {
+              adapter = a;
+              return 'webgpu';
+            })
+          : await startCandidate(candidate, loaders, () => {
+              nodeLoaded = true;
+            });
       const ok = await tf.setBackend(name);
       if (!ok) throw new Error(`tf.setBackend('${name}') returned false`);
       await tf.ready();
       if (name === 'wasm') applyWasmFixes();
       if (name === 'webgpu') applyWebGPUFixes();
       if (adapter) installSizeGuards(name, deviceBindingLimit() ?? adapter.maxStorageBufferBindingSize);
-      current = { backend: tf.getBackend(), candidate, tried, orderSource: resolved.source, ...(adapter ? { adapter } : {}) };
+      current = {
+        backend: tf.getBackend(),
+        candidate,
+        tried,
+        orderSource: resolved.source,
+        ...(adapter ? { adapter } : {}),
+      };
       if (!options.quiet) console.error(describeBackend(current));
       return current;
     } catch (e) {
@@ -132,7 +159,7 @@ export async function initBackend(
 
 /** One line per candidate: which backend runs and why the earlier ones were skipped. */
 export function describeBackend(info: BackendInfo): string {
-  const skipped = info.tried.map((t) => `${t.candidate}: ${t.error}`).join("; ");
+  const skipped = info.tried.map((t) => `${t.candidate}: ${t.error}`).join('; ');
   const gpu = info.adapter ? ` (${describeGpuAdapter(info.adapter)})` : '';
   return `[telepath] backend: ${info.backend}${gpu}${skipped ? ` — skipped: ${skipped}` : ''}`;
 }

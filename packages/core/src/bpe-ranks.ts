@@ -19,7 +19,10 @@ export function byteLevelChars(): string[] {
  * `ranks`: token bytes as a latin1 string (one character per byte) → rank. Returns the vocab.json
  * object (with `specials` added) and the merges.txt lines (without the `#version` header).
  */
-export function bpeFilesFromRanks(ranks: ReadonlyMap<string, number>, specials: Record<string, number> = {}): { vocab: Record<string, number>; merges: string[] } {
+export function bpeFilesFromRanks(
+  ranks: ReadonlyMap<string, number>,
+  specials: Record<string, number> = {},
+): { vocab: Record<string, number>; merges: string[] } {
   const chars = byteLevelChars();
   const byRank: string[] = [];
   for (const [bytes, r] of ranks) byRank[r] = bytes;
@@ -38,7 +41,10 @@ export function bpeFilesFromRanks(ranks: ReadonlyMap<string, number>, specials: 
       if (best < 0) break;
       parts = [...parts.slice(0, best), parts[best] + parts[best + 1], ...parts.slice(best + 2)];
     }
-    if (parts.length !== 2) throw new Error(`bpeFilesFromRanks: token of rank ${r} is not one merge of lower-ranked tokens (${parts.length} parts)`);
+    if (parts.length !== 2)
+      throw new Error(
+        `bpeFilesFromRanks: token of rank ${r} is not one merge of lower-ranked tokens (${parts.length} parts)`,
+      );
     merges.push(`${toChars(parts[0])} ${toChars(parts[1])}`);
   });
   const vocab: Record<string, number> = {};

@@ -24,7 +24,15 @@ describe('checkpoints', () => {
     const rng = new Rng(3);
     rng.float();
     const path = join(dir, 'a.ckpt');
-    await saveCheckpoint({ path, params: lm.params, modelConfig: lm.config, step: 7, optimizer: opt, rng: rng.state(), extra: { stage: 2 } });
+    await saveCheckpoint({
+      path,
+      params: lm.params,
+      modelConfig: lm.config,
+      step: 7,
+      optimizer: opt,
+      rng: rng.state(),
+      extra: { stage: 2 },
+    });
 
     const other = tinyLm({}, 2);
     const opt2 = new AdamW(DEFAULT_OPTIM_CONFIG, other.params);
@@ -33,7 +41,8 @@ describe('checkpoints', () => {
     expect(ck.meta.step).toBe(7);
     expect(ck.meta.extra).toEqual({ stage: 2 });
     expect(opt2.t).toBe(1);
-    for (const [name, v] of lm.params) expect(Array.from(other.params.get(name)!.dataSync())).toEqual(Array.from(v.dataSync()));
+    for (const [name, v] of lm.params)
+      expect(Array.from(other.params.get(name)!.dataSync())).toEqual(Array.from(v.dataSync()));
     expect(Array.from(opt2.v.get('wte')!.dataSync())).toEqual(Array.from(opt.v.get('wte')!.dataSync()));
     const r2 = new Rng(3);
     r2.restore(ck.meta.rng!);
@@ -48,7 +57,9 @@ describe('checkpoints', () => {
     await saveCheckpoint({ path, params: lm.params, modelConfig: lm.config, step: 1 });
     const wider = tinyLm({ width: 12 });
     const ck = await readCheckpoint(path);
-    expect(() => restoreCheckpoint(path, ck, { params: wider.params, modelConfig: wider.config })).toThrow(/model config differs .*width: checkpoint 8, model 12/);
+    expect(() => restoreCheckpoint(path, ck, { params: wider.params, modelConfig: wider.config })).toThrow(
+      /model config differs .*width: checkpoint 8, model 12/,
+    );
     [lm, wider].forEach((m) => m.dispose());
   });
 
@@ -62,13 +73,19 @@ describe('checkpoints', () => {
     restoreCheckpoint(path, ck, { params: same.params, modelConfig: same.config });
     expect(Array.from(same.params.get('wpe')!.dataSync())).toEqual(Array.from(lm.params.get('wpe')!.dataSync()));
     const rotary = tinyLm({ positions: 'rotary' });
-    expect(() => restoreCheckpoint(path, ck, { params: rotary.params, modelConfig: rotary.config })).toThrow(/positions: checkpoint "learned", model "rotary"/);
+    expect(() => restoreCheckpoint(path, ck, { params: rotary.params, modelConfig: rotary.config })).toThrow(
+      /positions: checkpoint "learned", model "rotary"/,
+    );
     [lm, same, rotary].forEach((m) => m.dispose());
   });
 
   it('detects truncated, corrupted and foreign files with the path in the message', async () => {
     const path = join(dir, 'c.bin');
-    await writeTensorFile(path, { x: { dtype: 'float32', shape: [2, 2], values: new Float32Array([1, 2, 3, 4]) } }, { hello: 1 });
+    await writeTensorFile(
+      path,
+      { x: { dtype: 'float32', shape: [2, 2], values: new Float32Array([1, 2, 3, 4]) } },
+      { hello: 1 },
+    );
     const good = readFileSync(path);
     expect((await readTensorFile(path)).meta).toEqual({ hello: 1 });
 

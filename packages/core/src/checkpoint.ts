@@ -37,7 +37,8 @@ export async function saveCheckpoint(o: SaveCheckpointOptions): Promise<void> {
   const tensors = new Map<string, StoredTensor>();
   const put = async (prefix: string, m: Map<string, tf.Variable>) => {
     // Asynchronous reads: a synchronous one fails on webgpu (read.ts).
-    for (const [name, v] of m) tensors.set(`${prefix}/${name}`, { dtype: 'float32', shape: v.shape, values: (await v.data()) as Float32Array });
+    for (const [name, v] of m)
+      tensors.set(`${prefix}/${name}`, { dtype: 'float32', shape: v.shape, values: (await v.data()) as Float32Array });
   };
   await put('param', o.params);
   if (o.optimizer) {
@@ -56,14 +57,20 @@ export async function saveCheckpoint(o: SaveCheckpointOptions): Promise<void> {
   await writeTensorFile(o.path, tensors, meta);
 }
 
-export interface LoadedCheckpoint { meta: CheckpointMeta; tensors: Map<string, StoredTensor> }
+export interface LoadedCheckpoint {
+  meta: CheckpointMeta;
+  tensors: Map<string, StoredTensor>;
+}
 
 export async function readCheckpoint(path: string): Promise<LoadedCheckpoint> {
   const { meta, tensors } = await readTensorFile(path);
   const m = meta as Partial<CheckpointMeta>;
-  if (!m || m.format !== CHECKPOINT_FORMAT) throw new Error(`${path}: not a Telepath checkpoint (format ${JSON.stringify(m?.format)})`);
-  if (m.version !== CHECKPOINT_VERSION) throw new Error(`${path}: checkpoint version ${m.version}, this build reads ${CHECKPOINT_VERSION}`);
-  if (!Number.isInteger(m.step) || m.step! < 0) throw new Error(`${path}: checkpoint step ${JSON.stringify(m.step)} is not an integer ≥ 0`);
+  if (!m || m.format !== CHECKPOINT_FORMAT)
+    throw new Error(`${path}: not a Telepath checkpoint (format ${JSON.stringify(m?.format)})`);
+  if (m.version !== CHECKPOINT_VERSION)
+    throw new Error(`${path}: checkpoint version ${m.version}, this build reads ${CHECKPOINT_VERSION}`);
+  if (!Number.isInteger(m.step) || m.step! < 0)
+    throw new Error(`${path}: checkpoint step ${JSON.stringify(m.step)} is not an integer ≥ 0`);
   return { meta: m as CheckpointMeta, tensors };
 }
 
@@ -71,14 +78,21 @@ export async function readCheckpoint(path: string): Promise<LoadedCheckpoint> {
  * Copy a checkpoint's parameters (and optimiser state, when given) into live variables.
  * Throws, naming the difference, if the model config or any shape does not match.
  */
-export function restoreCheckpoint(path: string, ck: LoadedCheckpoint, o: { params: Map<string, tf.Variable>; modelConfig: unknown; optimizer?: AdamW }): void {
+export function restoreCheckpoint(
+  path: string,
+  ck: LoadedCheckpoint,
+  o: { params: Map<string, tf.Variable>; modelConfig: unknown; optimizer?: AdamW },
+): void {
   const diff = configDiff(upgradeModelConfig(ck.meta.modelConfig), o.modelConfig);
   if (diff.length > 0) throw new Error(`${path}: model config differs from the checkpoint's: ${diff.join('; ')}`);
   const assign = (prefix: string, m: Map<string, tf.Variable>) => {
     for (const [name, v] of m) {
       const t = ck.tensors.get(`${prefix}/${name}`);
       if (!t) throw new Error(`${path}: checkpoint has no tensor ${prefix}/${name}`);
-      if (t.shape.join(',') !== v.shape.join(',')) throw new Error(`${path}: ${prefix}/${name} has shape [${t.shape}] in the checkpoint, [${v.shape}] in the model`);
+      if (t.shape.join(',') !== v.shape.join(','))
+        throw new Error(
+          `${path}: ${prefix}/${name} has shape [${t.shape}] in the checkpoint, [${v.shape}] in the model`,
+        );
       v.assign(tf.tensor(t.values, t.shape, t.dtype));
     }
   };
@@ -92,7 +106,10 @@ export function restoreCheckpoint(path: string, ck: LoadedCheckpoint, o: { param
   });
   const known = new Set([...o.params.keys()].map((k) => `param/${k}`));
   const unused = [...ck.tensors.keys()].filter((k) => k.startsWith('param/') && !known.has(k));
-  if (unused.length > 0) throw new Error(`${path}: checkpoint has parameters the model lacks: ${unused.slice(0, 5).join(', ')}${unused.length > 5 ? ', …' : ''}`);
+  if (unused.length > 0)
+    throw new Error(
+      `${path}: checkpoint has parameters the model lacks: ${unused.slice(0, 5).join(', ')}${unused.length > 5 ? ', …' : ''}`,
+    );
 }
 
 /**
@@ -107,7 +124,11 @@ function upgradeModelConfig(c: unknown): unknown {
 function configDiff(a: unknown, b: unknown, prefix = ''): string[] {
   if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].flatMap((k) => configDiff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], prefix ? `${prefix}.${k}` : k));
+    return [...keys].flatMap((k) =>
+      configDiff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], prefix ? `${prefix}.${k}` : k),
+    );
   }
-  return JSON.stringify(a) === JSON.stringify(b) ? [] : [`${prefix || 'config'}: checkpoint ${JSON.stringify(a)}, model ${JSON.stringify(b)}`];
+  return JSON.stringify(a) === JSON.stringify(b)
+    ? []
+    : [`${prefix || 'config'}: checkpoint ${JSON.stringify(a)}, model ${JSON.stringify(b)}`];
 }

@@ -11,7 +11,9 @@ describe('parseConfig', () => {
   });
 
   it('rejects unknown keys, naming the key and the valid ones', () => {
-    expect(() => parseConfig(DEFAULTS, { lrr: 1 }, 'colar')).toThrow('colar: unknown config key "lrr". Expected one of: lr, name, flags, sizes, any');
+    expect(() => parseConfig(DEFAULTS, { lrr: 1 }, 'colar')).toThrow(
+      'colar: unknown config key "lrr". Expected one of: lr, name, flags, sizes, any',
+    );
     expect(() => parseConfig(DEFAULTS, { flags: { useCach: true } })).toThrow(/unknown config key "flags.useCach"/);
   });
 

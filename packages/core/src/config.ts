@@ -9,7 +9,11 @@
  */
 import { UserError } from './errors.js';
 
-export type DeepPartial<T> = T extends readonly (infer U)[] ? U[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+export type DeepPartial<T> = T extends readonly (infer U)[]
+  ? U[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
 
 export class ConfigError extends UserError {
   constructor(message: string) {
@@ -26,11 +30,16 @@ export function parseConfig<C extends object>(defaults: C, overrides: unknown, w
 }
 
 function merge(target: Record<string, unknown>, src: unknown, where: string, prefix: string): void {
-  if (!isPlainObject(src)) throw new ConfigError(`${where}: ${prefix || 'config'} must be an object, got ${describe(src)}`);
+  if (!isPlainObject(src))
+    throw new ConfigError(`${where}: ${prefix || 'config'} must be an object, got ${describe(src)}`);
   for (const [key, value] of Object.entries(src)) {
     const path = prefix ? `${prefix}.${key}` : key;
     if (!Object.prototype.hasOwnProperty.call(target, key)) {
-      throw new ConfigError(`${where}: unknown config key "${path}". Expected one of: ${Object.keys(target).map((k) => (prefix ? `${prefix}.${k}` : k)).join(', ')}`);
+      throw new ConfigError(
+        `${where}: unknown config key "${path}". Expected one of: ${Object.keys(target)
+          .map((k) => (prefix ? `${prefix}.${k}` : k))
+          .join(', ')}`,
+      );
     }
     const def = target[key];
     target[key] = checkValue(def, value, where, path);
@@ -40,7 +49,8 @@ function merge(target: Record<string, unknown>, src: unknown, where: string, pre
 function checkValue(def: unknown, value: unknown, where: string, path: string): unknown {
   if (def === null || def === undefined) return structuredClone(value);
   if (Array.isArray(def)) {
-    if (!Array.isArray(value)) throw new ConfigError(`${where}: config key "${path}": expected array, got ${describe(value)}`);
+    if (!Array.isArray(value))
+      throw new ConfigError(`${where}: config key "${path}": expected array, got ${describe(value)}`);
     if (def.length === 0) return structuredClone(value);
     return value.map((v, i) => checkValue(def[0], v, where, `${path}[${i}]`));
   }
@@ -50,8 +60,10 @@ function checkValue(def: unknown, value: unknown, where: string, path: string): 
     return copy;
   }
   const expected = typeof def;
-  if (typeof value !== expected) throw new ConfigError(`${where}: config key "${path}": expected ${expected}, got ${describe(value)}`);
-  if (expected === 'number' && !Number.isFinite(value as number)) throw new ConfigError(`${where}: config key "${path}": expected a finite number, got ${value}`);
+  if (typeof value !== expected)
+    throw new ConfigError(`${where}: config key "${path}": expected ${expected}, got ${describe(value)}`);
+  if (expected === 'number' && !Number.isFinite(value as number))
+    throw new ConfigError(`${where}: config key "${path}": expected a finite number, got ${value}`);
   return value;
 }
 
@@ -99,7 +111,11 @@ function describe(v: unknown): string {
  * Range checks for numeric settings, each an error naming the key and the valid range:
  *   checkNumber('train.steps', -5, { integer: true, min: 0 }) → train.steps must be an integer ≥ 0, got -5
  */
-export function checkNumber(key: string, value: unknown, r: { integer?: boolean; min?: number; max?: number; minExclusive?: boolean; maxExclusive?: boolean }): number {
+export function checkNumber(
+  key: string,
+  value: unknown,
+  r: { integer?: boolean; min?: number; max?: number; minExclusive?: boolean; maxExclusive?: boolean },
+): number {
   const lo = r.min === undefined ? '' : `${r.minExclusive ? '>' : '≥'} ${r.min}`;
   const hi = r.max === undefined ? '' : `${r.maxExclusive ? '<' : '≤'} ${r.max}`;
   const range = [lo, hi].filter(Boolean).join(' and ');

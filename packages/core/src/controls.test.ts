@@ -14,14 +14,16 @@ describe('latent controls', () => {
 
   it('none copies, zero zeroes', async () => {
     const x = z();
-    await expectNoLeak(() => tf.tidy(() => {
-      expectClose(applyLatentControl(x, 'none', new Rng(0)), x);
-      expect(tf.sum(tf.abs(applyLatentControl(x, 'zero', new Rng(0)))).dataSync()[0]).toBe(0);
-    }));
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        expectClose(applyLatentControl(x, 'none', new Rng(0)), x);
+        expect(tf.sum(tf.abs(applyLatentControl(x, 'zero', new Rng(0)))).dataSync()[0]).toBe(0);
+      }),
+    );
     x.dispose();
   });
 
-  it('shuffle gives every example another example\'s latents', () => {
+  it("shuffle gives every example another example's latents", () => {
     const x = z();
     const y = applyLatentControl(x, 'shuffle', new Rng(3));
     const rows = x.arraySync() as number[][][];
@@ -35,14 +37,16 @@ describe('latent controls', () => {
     expect(derangement(1, new Rng(0))).toEqual([0]);
   });
 
-  it('random keeps each latent vector\'s norm and changes its direction', () => {
+  it("random keeps each latent vector's norm and changes its direction", () => {
     const x = z();
     const y = applyLatentControl(x, 'random', new Rng(5));
     const n = (t: tf.Tensor) => tf.tidy(() => tf.sqrt(tf.sum(tf.mul(t, t), -1)));
     expectClose(n(y), n(x), { rtol: 1e-5 });
     const cos = tf.tidy(() => tf.div(tf.sum(tf.mul(x, y), -1), tf.mul(n(x), n(y))).dataSync());
     expect(Math.max(...Array.from(cos).map(Math.abs))).toBeLessThan(0.99);
-    expect(() => applyLatentControl(x, 'flip' as never, new Rng(0))).toThrow(/Expected one of: none, zero, shuffle, random/);
+    expect(() => applyLatentControl(x, 'flip' as never, new Rng(0))).toThrow(
+      /Expected one of: none, zero, shuffle, random/,
+    );
     tf.dispose([x, y]);
   });
 });

@@ -25,7 +25,8 @@ export function derangement(n: number, rng: Rng): number[] {
 
 /** Apply a control to latents z [B, K, C] (or [B, C]); `rng` drives shuffle and random. */
 export function applyLatentControl<T extends tf.Tensor>(z: T, control: LatentControl, rng: Rng): T {
-  if (!LATENT_CONTROLS.includes(control)) throw new Error(`unknown latent control "${control}". Expected one of: ${LATENT_CONTROLS.join(', ')}`);
+  if (!LATENT_CONTROLS.includes(control))
+    throw new Error(`unknown latent control "${control}". Expected one of: ${LATENT_CONTROLS.join(', ')}`);
   return tf.tidy(() => {
     switch (control) {
       case 'none':

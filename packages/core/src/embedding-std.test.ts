@@ -39,4 +39,3 @@ it('embeddingStd is the population std of the embedding table, as the methods me
   t.dispose();
   lm.dispose();
 });
-

@@ -41,6 +41,8 @@ export async function readJsonFile<T = unknown>(file: string): Promise<T> {
     return JSON.parse(text) as T;
   } catch (e) {
     const what = text.trim() === '' ? 'is empty' : `is truncated or not valid JSON (${(e as Error).message})`;
-    throw new UserError(`${file} ${what}; the record is damaged — rerun what wrote it (telepath run --force for a run directory)`);
+    throw new UserError(
+      `${file} ${what}; the record is damaged — rerun what wrote it (telepath run --force for a run directory)`,
+    );
   }
 }

@@ -24,13 +24,21 @@ describe('fixedInitLm', () => {
     const std = tinyLmConfig.initStd;
     const wte = lm.params.get('wte')!.dataSync();
     const u = fixedPattern('wte', wte.length);
-    expect(Array.from(wte.slice(0, 4))).toEqual(Array.from(Float32Array.from(u.slice(0, 4), (x) => Math.sqrt(3) * std * x)));
+    expect(Array.from(wte.slice(0, 4))).toEqual(
+      Array.from(Float32Array.from(u.slice(0, 4), (x) => Math.sqrt(3) * std * x)),
+    );
     const wo = lm.params.get('h1.attn.wo')!.dataSync();
-    expect(wo[5]).toBe(Math.fround(Math.sqrt(3) * (std / Math.sqrt(2 * tinyLmConfig.layers)) * fixedPattern('h1.attn.wo', 6)[5]));
+    expect(wo[5]).toBe(
+      Math.fround(Math.sqrt(3) * (std / Math.sqrt(2 * tinyLmConfig.layers)) * fixedPattern('h1.attn.wo', 6)[5]),
+    );
     expect(lm.params.get('h0.ln1.g')!.dataSync()[3]).toBe(Math.fround(1 + 0.1 * fixedPattern('h0.ln1.g', 4)[3]));
     expect(lm.params.get('h0.mlp.bfc')!.dataSync()[2]).toBe(Math.fround(0.1 * std * fixedPattern('h0.mlp.bfc', 3)[2]));
     // Pinned (computed independently in Python): a formula change moves every golden fixture.
-    expect(Array.from(fixedPattern('wte', 3), (x) => x.toFixed(12))).toEqual(['-0.963415834587', '-0.898920732341', '-0.362289675096']);
+    expect(Array.from(fixedPattern('wte', 3), (x) => x.toFixed(12))).toEqual([
+      '-0.963415834587',
+      '-0.898920732341',
+      '-0.362289675096',
+    ]);
     lm.dispose();
   });
 
@@ -44,7 +52,10 @@ describe('fixedInitLm', () => {
     const rank = tf.tidy(() => {
       const m = tf.tensor2d(Float32Array.from(p), [64, 64]);
       const [, r] = tf.linalg.qr(m);
-      return tf.abs(tf.linalg.bandPart(r, 0, 0)).dataSync().filter((x) => x > 1e-3).length;
+      return tf
+        .abs(tf.linalg.bandPart(r, 0, 0))
+        .dataSync()
+        .filter((x) => x > 1e-3).length;
     });
     expect(rank).toBe(64);
   });

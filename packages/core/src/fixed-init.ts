@@ -50,7 +50,8 @@ export function fixedParamValues(name: string, shape: number[], c: LmConfig): Fl
   const last = name.split('.').pop() ?? name;
   let scale: number;
   let offset = 0;
-  if (shape.length >= 2) scale = Math.sqrt(3) * (last === 'wo' || last === 'wproj' ? c.initStd / Math.sqrt(2 * c.layers) : c.initStd);
+  if (shape.length >= 2)
+    scale = Math.sqrt(3) * (last === 'wo' || last === 'wproj' ? c.initStd / Math.sqrt(2 * c.layers) : c.initStd);
   else if (last === 'g') [scale, offset] = [0.1, 1];
   else scale = 0.1 * c.initStd;
   return Float32Array.from(u, (x) => offset + scale * x);

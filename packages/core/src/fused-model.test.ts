@@ -31,8 +31,16 @@ function batch(rng: Rng): { x: tf.Tensor2D; y: tf.Tensor2D; mask: tf.Tensor2D } 
   const rows = Array.from({ length: B }, () => Array.from({ length: T + 1 }, () => rng.int(CONFIG.vocabSize)));
   const mask = rows.map((_, b) => Array.from({ length: T }, (__, t) => (b === 1 && t >= T - 2 ? 0 : 1))); // row 1 ends in padding
   return {
-    x: tf.tensor2d(rows.map((r) => r.slice(0, T)), [B, T], 'int32'),
-    y: tf.tensor2d(rows.map((r) => r.slice(1)), [B, T], 'int32'),
+    x: tf.tensor2d(
+      rows.map((r) => r.slice(0, T)),
+      [B, T],
+      'int32',
+    ),
+    y: tf.tensor2d(
+      rows.map((r) => r.slice(1)),
+      [B, T],
+      'int32',
+    ),
     mask: tf.tensor2d(mask, [B, T]),
   };
 }
@@ -45,7 +53,10 @@ function lossOf(lm: TinyLm, rng: Rng): tf.Scalar {
 }
 
 /** Loss and every parameter gradient of a fresh model (same seed) on `backend`. */
-async function lossAndGrads(backend: 'cpu' | 'native', fused = true): Promise<{ loss: number; grads: Map<string, Float32Array>; kernels: string[] }> {
+async function lossAndGrads(
+  backend: 'cpu' | 'native',
+  fused = true,
+): Promise<{ loss: number; grads: Map<string, Float32Array>; kernels: string[] }> {
   await initBackend(backend, { quiet: true });
   const was = setFusedKernels(fused);
   const lm = tinyLm(CONFIG, 11);
@@ -61,7 +72,10 @@ async function lossAndGrads(backend: 'cpu' | 'native', fused = true): Promise<{ 
   }
 }
 
-function expectSameLossAndGrads(got: Awaited<ReturnType<typeof lossAndGrads>>, want: Awaited<ReturnType<typeof lossAndGrads>>): void {
+function expectSameLossAndGrads(
+  got: Awaited<ReturnType<typeof lossAndGrads>>,
+  want: Awaited<ReturnType<typeof lossAndGrads>>,
+): void {
   expect(relativeError([got.loss], [want.loss]), 'loss').toBeLessThan(1e-5);
   // Norm-wise per parameter. The key biases' gradients are zero in exact arithmetic (softmax
   // ignores a per-row constant): both paths give rounding noise there, judged against the
@@ -70,7 +84,8 @@ function expectSameLossAndGrads(got: Awaited<ReturnType<typeof lossAndGrads>>, w
   for (const g of want.grads.values()) for (const v of g) globalMax = Math.max(globalMax, Math.abs(v));
   for (const [name, g] of want.grads) {
     const n = got.grads.get(name)!;
-    if (name.endsWith('attn.bk')) expect(Math.max(...n.map((v, i) => Math.abs(v - g[i]))), name).toBeLessThan(1e-6 * globalMax);
+    if (name.endsWith('attn.bk'))
+      expect(Math.max(...n.map((v, i) => Math.abs(v - g[i]))), name).toBeLessThan(1e-6 * globalMax);
     else expect(relativeError(n, g, 'l2'), name).toBeLessThan(1e-5);
   }
 }
@@ -97,8 +112,23 @@ describe.skipIf(nativeReason !== '')('the decoder on native with fused kernels',
       await initBackend(backend, { quiet: true });
       const lm = tinyLm(CONFIG, 11);
       const counts: number[] = [];
-      const optim = { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, clipNorm: 1 };
-      const res = await train({ params: lm.params, rng: new Rng(2), config: { steps: 12, logEvery: 1, optim }, loss: ({ rng }) => lossOf(lm, rng), onLog: () => counts.push(tf.memory().numTensors) });
+      const optim = {
+        lr: 1e-2,
+        lrMinRatio: 0.1,
+        warmupSteps: 2,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-8,
+        weightDecay: 0.01,
+        clipNorm: 1,
+      };
+      const res = await train({
+        params: lm.params,
+        rng: new Rng(2),
+        config: { steps: 12, logEvery: 1, optim },
+        loss: ({ rng }) => lossOf(lm, rng),
+        onLog: () => counts.push(tf.memory().numTensors),
+      });
       expect(new Set(counts).size, `${backend} tensor counts ${counts.join(',')}`).toBe(1);
       losses[backend] = res.losses;
       lm.dispose();

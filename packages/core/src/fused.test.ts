@@ -36,7 +36,15 @@ function expectAgree(r: { fused: Float32Array[]; plain: Float32Array[] }, names:
   });
 }
 
-const uniform = (rng: Rng, shape: number[], lo = -1, hi = 1) => tf.tensor(rng.uniformArray(shape.reduce((a, b) => a * b, 1), lo, hi), shape);
+const uniform = (rng: Rng, shape: number[], lo = -1, hi = 1) =>
+  tf.tensor(
+    rng.uniformArray(
+      shape.reduce((a, b) => a * b, 1),
+      lo,
+      hi,
+    ),
+    shape,
+  );
 
 forEachBackend((backend, ready) => {
   it('reports the fused kernels the backend runs (all four on native, none elsewhere)', (ctx) => {
@@ -54,7 +62,12 @@ forEachBackend((backend, ready) => {
       for (const C of SIZES) {
         const rng = new Rng(rows * 1000 + C);
         const r = bothPaths(() => {
-          const [x, g, b, dy] = [uniform(rng.fork('x'), [rows, C], -3, 5), uniform(rng.fork('g'), [C], 0.5, 1.5), uniform(rng.fork('b'), [C]), uniform(rng.fork('dy'), [rows, C])];
+          const [x, g, b, dy] = [
+            uniform(rng.fork('x'), [rows, C], -3, 5),
+            uniform(rng.fork('g'), [C], 0.5, 1.5),
+            uniform(rng.fork('b'), [C]),
+            uniform(rng.fork('dy'), [rows, C]),
+          ];
           const f = (u: tf.Tensor, v: tf.Tensor, w: tf.Tensor) => tf.sum(tf.mul(layerNorm(u, v, w, 1e-5), dy));
           return [layerNorm(x, g, b, 1e-5), ...tf.grads(f as (...a: tf.Tensor[]) => tf.Tensor)([x, g, b])];
         });
@@ -79,7 +92,13 @@ forEachBackend((backend, ready) => {
 
   it('scaledMaskedSoftmax with an attention bias [B, 1, T, S]: fused and plain agree, values and gradient', (ctx) => {
     if (!ready()) return ctx.skip();
-    for (const [T, S] of [[1, 1], [7, 7], [7, 33], [33, 129], [129, 129]]) {
+    for (const [T, S] of [
+      [1, 1],
+      [7, 7],
+      [7, 33],
+      [33, 129],
+      [129, 129],
+    ]) {
       const [B, H] = [2, 3];
       const rng = new Rng(T * 1000 + S);
       const r = bothPaths(() => {
@@ -100,14 +119,29 @@ forEachBackend((backend, ready) => {
 
   it('adamWUpdate: fused and plain agree, with and without weight decay', (ctx) => {
     if (!ready()) return ctx.skip();
-    for (const [n, weightDecay] of [[1, 0], [33, 0.01], [129 * 7, 0.01], [129 * 33, 0]]) {
+    for (const [n, weightDecay] of [
+      [1, 0],
+      [33, 0.01],
+      [129 * 7, 0.01],
+      [129 * 33, 0],
+    ]) {
       const rng = new Rng(n);
       const r = bothPaths(() => {
         const [p, m, g] = ['p', 'm', 'g'].map((k) => uniform(rng.fork(k), [n]));
         const v = uniform(rng.fork('v'), [n], 0, 1e-2);
-        return adamWUpdate(p, m, v, g, { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay, c1: 1 - 0.9 ** 3, c2: 1 - 0.999 ** 3 });
+        return adamWUpdate(p, m, v, g, {
+          lr: 1e-3,
+          beta1: 0.9,
+          beta2: 0.999,
+          eps: 1e-8,
+          weightDecay,
+          c1: 1 - 0.9 ** 3,
+          c2: 1 - 0.999 ** 3,
+        });
       });
-      ['param', 'm', 'v'].forEach((name, i) => expect(relativeError(r.fused[i], r.plain[i]), `${name} [${n}] wd ${weightDecay}`).toBeLessThan(TOL));
+      ['param', 'm', 'v'].forEach((name, i) =>
+        expect(relativeError(r.fused[i], r.plain[i]), `${name} [${n}] wd ${weightDecay}`).toBeLessThan(TOL),
+      );
     }
   });
 
@@ -121,10 +155,34 @@ forEachBackend((backend, ready) => {
     for (const on of [true, false]) {
       const was = setFusedKernels(on);
       await expectNoLeak(() => tf.dispose([layerNorm(x, g, b, 1e-5), gelu(x), scaledMaskedSoftmax(x4, bias, 0.5)]));
-      await expectNoLeak(() => tf.dispose(tf.grads(((u: tf.Tensor, w: tf.Tensor, c: tf.Tensor) => tf.sum(gelu(layerNorm(u, w, c, 1e-5)))) as (...a: tf.Tensor[]) => tf.Tensor)([x, g, b])));
+      await expectNoLeak(() =>
+        tf.dispose(
+          tf.grads(((u: tf.Tensor, w: tf.Tensor, c: tf.Tensor) => tf.sum(gelu(layerNorm(u, w, c, 1e-5)))) as (
+            ...a: tf.Tensor[]
+          ) => tf.Tensor)([x, g, b]),
+        ),
+      );
       // Only x on the gradient path (g and b constant): LayerNorm's unused gradients are freed too.
-      await expectNoLeak(() => tf.dispose(tf.grad((u: tf.Tensor) => tf.sum(scaledMaskedSoftmax(tf.reshape(layerNorm(u, g, b, 1e-5), [1, 1, 7, 33]), bias, 0.5)))(x)));
-      await expectNoLeak(() => tf.dispose(adamWUpdate(p, m, v, b, { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, c1: 0.1, c2: 0.001 })));
+      await expectNoLeak(() =>
+        tf.dispose(
+          tf.grad((u: tf.Tensor) =>
+            tf.sum(scaledMaskedSoftmax(tf.reshape(layerNorm(u, g, b, 1e-5), [1, 1, 7, 33]), bias, 0.5)),
+          )(x),
+        ),
+      );
+      await expectNoLeak(() =>
+        tf.dispose(
+          adamWUpdate(p, m, v, b, {
+            lr: 1e-3,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weightDecay: 0.01,
+            c1: 0.1,
+            c2: 0.001,
+          }),
+        ),
+      );
       setFusedKernels(was);
     }
     tf.dispose([x, x4, g, b, bias, p, m, v]);

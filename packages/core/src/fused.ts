@@ -45,10 +45,18 @@ export function fusedKernelFor(kernel: FusedKernel, x: tf.Tensor, grad: boolean)
 /** Which fused kernels the current backend would run (for run records and benchmarks). */
 export function activeFusedKernels(): FusedKernel[] {
   if (!enabled) return [];
-  return Object.values(FUSED_KERNELS).filter((k) => tf.getKernel(k, tf.getBackend()) !== undefined && (k === FUSED_KERNELS.adamW || tf.getGradient(k) !== undefined));
+  return Object.values(FUSED_KERNELS).filter(
+    (k) =>
+      tf.getKernel(k, tf.getBackend()) !== undefined && (k === FUSED_KERNELS.adamW || tf.getGradient(k) !== undefined),
+  );
 }
 
 /** Runs a fused kernel (callers check `fusedKernelFor` first). */
-export function runFused(kernel: FusedKernel, inputs: Record<string, tf.Tensor>, attrs: Record<string, number> = {}): tf.Tensor | tf.Tensor[] {
-  return tf.engine().runKernel(kernel, inputs as tf.NamedTensorMap, attrs as unknown as tf.NamedAttrMap) as tf.Tensor | tf.Tensor[];
+export function runFused(
+  kernel: FusedKernel,
+  inputs: Record<string, tf.Tensor>,
+  attrs: Record<string, number> = {},
+): tf.Tensor | tf.Tensor[] {
+  return tf.engine().runKernel(kernel, inputs as tf.NamedTensorMap, attrs as unknown as tf.NamedAttrMap) as
+    tf.Tensor | tf.Tensor[];
 }

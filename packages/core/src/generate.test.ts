@@ -26,7 +26,10 @@ function greedyNoCache(lm: TinyLm, prompt: number[], n: number): number[] {
 describe('generate', () => {
   it('greedy decoding with the cache equals recomputation, for left-padded batches too', async () => {
     const lm = tinyLm({ initStd: 0.5 });
-    const prompts = [[3, 4, 5, 6], [7, 8]];
+    const prompts = [
+      [3, 4, 5, 6],
+      [7, 8],
+    ];
     const out = await expectNoLeak(() => generate(lm, prompts, { maxNewTokens: 6, padId: 0 }));
     expect(out.tokens[0]).toEqual(greedyNoCache(lm, prompts[0], 6));
     expect(out.tokens[1]).toEqual(greedyNoCache(lm, prompts[1], 6));
@@ -50,7 +53,13 @@ describe('generate', () => {
     const a = await generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
     const b = await generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
     expect(a.tokens).toEqual(b.tokens);
-    const nucleus = await generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0, temperature: 1, topP: 1e-9, rng: new Rng(2) });
+    const nucleus = await generate(lm, [[3, 4]], {
+      maxNewTokens: 8,
+      padId: 0,
+      temperature: 1,
+      topP: 1e-9,
+      rng: new Rng(2),
+    });
     expect(nucleus.tokens[0]).toEqual((await generate(lm, [[3, 4]], { maxNewTokens: 8, padId: 0 })).tokens[0]);
     await expect(generate(lm, [[3, 4]], { maxNewTokens: 2, padId: 0, temperature: 1 })).rejects.toThrow(/needs an rng/);
     lm.dispose();

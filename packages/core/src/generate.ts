@@ -59,7 +59,9 @@ function pickTensor(logits: tf.Tensor2D, o: Partial<SamplingOptions>): tf.Tensor
 
 function tokensFrom(flat: Flat, [B, V]: number[], o: Partial<SamplingOptions>): number[] {
   if ((o.temperature ?? 0) <= 0) return Array.from(flat);
-  return Array.from({ length: B }, (_, b) => sampleRow(Array.from(flat.subarray(b * V, (b + 1) * V)), o.topP ?? 1, o.rng!));
+  return Array.from({ length: B }, (_, b) =>
+    sampleRow(Array.from(flat.subarray(b * V, (b + 1) * V)), o.topP ?? 1, o.rng!),
+  );
 }
 
 function sampleRow(p: number[], topP: number, rng: Rng): number {
@@ -88,7 +90,13 @@ function sampleRow(p: number[], topP: number, rng: Rng): number {
  * position; `positions` the next position id per row. Takes ownership of `cache` (disposed).
  * One asynchronous read per step (the next ids depend on it).
  */
-export async function decode(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, positions: number[], o: DecodeOptions): Promise<DecodeResult> {
+export async function decode(
+  lm: TinyLm,
+  cache: KvCache,
+  lastLogits: tf.Tensor2D,
+  positions: number[],
+  o: DecodeOptions,
+): Promise<DecodeResult> {
   const steps = decodeSteps(lm, cache, lastLogits, positions, o);
   try {
     let r = steps.next();
@@ -101,7 +109,13 @@ export async function decode(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D
 }
 
 /** The decoding loop: yields the tensor to read at each step (and disposes it), receives its values. */
-function* decodeSteps(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, positions: number[], o: DecodeOptions): Generator<tf.Tensor, DecodeResult, Flat> {
+function* decodeSteps(
+  lm: TinyLm,
+  cache: KvCache,
+  lastLogits: tf.Tensor2D,
+  positions: number[],
+  o: DecodeOptions,
+): Generator<tf.Tensor, DecodeResult, Flat> {
   const B = lastLogits.shape[0];
   const stops = new Set(o.stopTokens ?? []);
   const tokens: number[][] = Array.from({ length: B }, () => []);
@@ -145,11 +159,16 @@ function* decodeSteps(lm: TinyLm, cache: KvCache, lastLogits: tf.Tensor2D, posit
 }
 
 /** Left-pad id prompts and run them through the LM; returns the cache, last logits and next positions. */
-export function prefill(lm: TinyLm, prompts: number[][], padId: number): { cache: KvCache; lastLogits: tf.Tensor2D; positions: number[] } {
+export function prefill(
+  lm: TinyLm,
+  prompts: number[][],
+  padId: number,
+): { cache: KvCache; lastLogits: tf.Tensor2D; positions: number[] } {
   if (prompts.length === 0) throw new Error('prefill: no prompts');
   const T = Math.max(...prompts.map((p) => p.length));
   if (T === 0) throw new Error('prefill: empty prompt');
-  if (T > lm.config.contextLength) throw new Error(`prefill: prompt of ${T} tokens exceeds contextLength ${lm.config.contextLength}`);
+  if (T > lm.config.contextLength)
+    throw new Error(`prefill: prompt of ${T} tokens exceeds contextLength ${lm.config.contextLength}`);
   const B = prompts.length;
   const { ids, mask, positions } = leftPadRows(prompts, padId);
   return tidy(() => {
@@ -163,7 +182,11 @@ export function prefill(lm: TinyLm, prompts: number[][], padId: number): { cache
 }
 
 /** Generate continuations of id prompts. */
-export async function generate(lm: TinyLm, prompts: number[][], o: DecodeOptions & { padId: number }): Promise<DecodeResult> {
+export async function generate(
+  lm: TinyLm,
+  prompts: number[][],
+  o: DecodeOptions & { padId: number },
+): Promise<DecodeResult> {
   const { cache, lastLogits, positions } = prefill(lm, prompts, o.padId);
   try {
     return await decode(lm, cache, lastLogits, positions, o);

@@ -15,13 +15,22 @@ import type { TinyLm } from './tiny-lm.js';
 import type { Tokenizer } from './tokenizer.js';
 
 /** What a row's reasoning cost, from its index and the tokens it wrote before `###`. */
-export type ReasoningOf = (row: number, reasoningTokens: number) => Pick<Generation, 'reasoningLength' | 'reasoningKind'>;
+export type ReasoningOf = (
+  row: number,
+  reasoningTokens: number,
+) => Pick<Generation, 'reasoningLength' | 'reasoningKind'>;
 
 /**
  * One `Generation` per example from the tokens decoded for it; `forced` ids (e.g. `###` fed
  * before decoding) are put in front of every row before its answer and text are read.
  */
-export function toGenerations(tok: Tokenizer, batch: Example[], tokens: number[][], forced: number[], reasoning: ReasoningOf): Generation[] {
+export function toGenerations(
+  tok: Tokenizer,
+  batch: Example[],
+  tokens: number[][],
+  forced: number[],
+  reasoning: ReasoningOf,
+): Generation[] {
   return batch.map((ex, i) => {
     const ids = [...forced, ...tokens[i]];
     const a = answerFromIds(tok, ids);
@@ -52,14 +61,30 @@ export interface DecodeGenerationsOptions {
  * Decodes answers after `start` until `<eos>` and makes them `Generation`s. `decode` takes the
  * cache (it disposes it); the last logits are disposed here, also when decoding throws.
  */
-export async function decodeGenerations(lm: TinyLm, tok: Tokenizer, batch: Example[], start: DecodeStart, o: DecodeGenerationsOptions): Promise<Generation[]> {
+export async function decodeGenerations(
+  lm: TinyLm,
+  tok: Tokenizer,
+  batch: Example[],
+  start: DecodeStart,
+  o: DecodeGenerationsOptions,
+): Promise<Generation[]> {
   const room = lm.config.contextLength - Math.max(...start.positions);
   const maxNewTokens = Math.max(1, Math.min(o.maxNewTokens, room));
   let out: DecodeResult;
   try {
-    out = await decode(lm, start.cache, start.lastLogits, start.positions, { maxNewTokens, padId: tok.padId, stopTokens: [tok.eosId], temperature: o.temperature, topP: o.topP, rng: o.rng });
+    out = await decode(lm, start.cache, start.lastLogits, start.positions, {
+      maxNewTokens,
+      padId: tok.padId,
+      stopTokens: [tok.eosId],
+      temperature: o.temperature,
+      topP: o.topP,
+      rng: o.rng,
+    });
   } finally {
     start.lastLogits.dispose();
   }
-  return toGenerations(tok, batch, out.tokens, o.forced, () => ({ reasoningLength: o.latents, reasoningKind: 'latents' }));
+  return toGenerations(tok, batch, out.tokens, o.forced, () => ({
+    reasoningLength: o.latents,
+    reasoningKind: 'latents',
+  }));
 }

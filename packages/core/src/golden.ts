@@ -37,7 +37,16 @@ export const GOLDEN_TRAIN: TrainConfig = {
   gradAccum: 1,
   logEvery: 1000,
   checkpointEvery: 0,
-  optim: { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 1, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, clipNorm: 1 },
+  optim: {
+    lr: 1e-2,
+    lrMinRatio: 0.1,
+    warmupSteps: 1,
+    beta1: 0.9,
+    beta2: 0.999,
+    eps: 1e-8,
+    weightDecay: 0.01,
+    clipNorm: 1,
+  },
 };
 
 /** The batch of golden step `step`: a fixed window of `size` examples, wrapping around `data`. */
@@ -64,7 +73,8 @@ export async function readGolden(file: string): Promise<GoldenFixture> {
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`golden fixture ${file} does not exist; ${fix}`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new Error(`golden fixture ${file} does not exist; ${fix}`);
     throw e;
   }
   let raw: unknown;
@@ -73,19 +83,33 @@ export async function readGolden(file: string): Promise<GoldenFixture> {
   } catch (e) {
     throw new Error(`golden fixture ${file} is not valid JSON (${(e as Error).message}); ${fix}`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`golden fixture ${file} must be a JSON object; ${fix}`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new Error(`golden fixture ${file} must be a JSON object; ${fix}`);
   const f = raw as Partial<GoldenFixture>;
-  if (f.version !== GOLDEN_VERSION) throw new Error(`golden fixture ${file} has version ${JSON.stringify(f.version)}, expected ${GOLDEN_VERSION}; ${fix}`);
-  if (typeof f.createdWith !== 'string' || f.createdWith.trim() === '') throw new Error(`golden fixture ${file} has no createdWith (the command and date that wrote it); ${fix}`);
-  if (!Array.isArray(f.losses) || f.losses.length === 0 || !f.losses.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+  if (f.version !== GOLDEN_VERSION)
+    throw new Error(
+      `golden fixture ${file} has version ${JSON.stringify(f.version)}, expected ${GOLDEN_VERSION}; ${fix}`,
+    );
+  if (typeof f.createdWith !== 'string' || f.createdWith.trim() === '')
+    throw new Error(`golden fixture ${file} has no createdWith (the command and date that wrote it); ${fix}`);
+  if (
+    !Array.isArray(f.losses) ||
+    f.losses.length === 0 ||
+    !f.losses.every((x) => typeof x === 'number' && Number.isFinite(x))
+  ) {
     throw new Error(`golden fixture ${file}: losses must be a non-empty array of finite numbers; ${fix}`);
   }
   return { version: f.version, createdWith: f.createdWith, losses: f.losses };
 }
 
 /** Writes a fixture atomically (temp file + rename). */
-export async function writeGolden(file: string, losses: number[], createdWith = `${goldenCommand(file)} @ ${new Date().toISOString()}`): Promise<void> {
-  if (!losses.every(Number.isFinite)) throw new Error(`writeGolden ${file}: refusing to store non-finite losses [${losses.join(', ')}]`);
+export async function writeGolden(
+  file: string,
+  losses: number[],
+  createdWith = `${goldenCommand(file)} @ ${new Date().toISOString()}`,
+): Promise<void> {
+  if (!losses.every(Number.isFinite))
+    throw new Error(`writeGolden ${file}: refusing to store non-finite losses [${losses.join(', ')}]`);
   const fixture: GoldenFixture = { version: GOLDEN_VERSION, createdWith, losses };
   await writeFileAtomic(file, JSON.stringify(fixture, null, 2) + '\n');
 }
@@ -94,7 +118,12 @@ export async function writeGolden(file: string, losses: number[], createdWith = 
  * Every |actual − expected| ≤ tolerance (and the same length), else an error listing each step
  * with both values and the difference, the fixture's createdWith, and the regenerate command.
  */
-export function compareGolden(file: string, fixture: GoldenFixture, actual: number[], tolerance = GOLDEN_TOLERANCE): void {
+export function compareGolden(
+  file: string,
+  fixture: GoldenFixture,
+  actual: number[],
+  tolerance = GOLDEN_TOLERANCE,
+): void {
   const n = Math.max(actual.length, fixture.losses.length);
   const rows: string[] = [];
   let bad = actual.length !== fixture.losses.length;
@@ -104,20 +133,29 @@ export function compareGolden(file: string, fixture: GoldenFixture, actual: numb
     const d = a === undefined || e === undefined ? NaN : Math.abs(a - e);
     const ok = d <= tolerance;
     if (!ok) bad = true;
-    rows.push(`  step ${i}: got ${a ?? '—'}, fixture ${e ?? '—'}, |diff| ${Number.isNaN(d) ? '—' : d.toExponential(2)}${ok ? '' : '  ✗'}`);
+    rows.push(
+      `  step ${i}: got ${a ?? '—'}, fixture ${e ?? '—'}, |diff| ${Number.isNaN(d) ? '—' : d.toExponential(2)}${ok ? '' : '  ✗'}`,
+    );
   }
   if (!bad) return;
-  const head = actual.length !== fixture.losses.length
-    ? `golden mismatch for ${file}: ${actual.length} losses, the fixture has ${fixture.losses.length}`
-    : `golden mismatch for ${file}: losses differ by more than ${tolerance}`;
-  throw new Error(`${head}\n${rows.join('\n')}\nfixture written by: ${fixture.createdWith}\nif the change is intended, ${goldenCommand(file)} and review the fixture's diff`);
+  const head =
+    actual.length !== fixture.losses.length
+      ? `golden mismatch for ${file}: ${actual.length} losses, the fixture has ${fixture.losses.length}`
+      : `golden mismatch for ${file}: losses differ by more than ${tolerance}`;
+  throw new Error(
+    `${head}\n${rows.join('\n')}\nfixture written by: ${fixture.createdWith}\nif the change is intended, ${goldenCommand(file)} and review the fixture's diff`,
+  );
 }
 
 /**
  * Compares `losses` with the fixture at `file` (see compareGolden), or, when
  * TELEPATH_UPDATE_GOLDEN=1 (or `o.update`), writes them there. Returns what it did.
  */
-export async function expectGolden(file: string, losses: number[], o: { tolerance?: number; update?: boolean } = {}): Promise<'compared' | 'written'> {
+export async function expectGolden(
+  file: string,
+  losses: number[],
+  o: { tolerance?: number; update?: boolean } = {},
+): Promise<'compared' | 'written'> {
   if (o.update ?? goldenUpdateRequested()) {
     await writeGolden(file, losses);
     return 'written';

@@ -12,30 +12,46 @@ import { expectNoLeak, forEachBackend } from './testing.js';
 /** Made by scripts/make-tiny-gpt2.py (plain PyTorch forward in float64 on the float32 weights). */
 const FIXTURES = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
 const TINY = path.join(FIXTURES, 'tiny-gpt2');
-const reference = JSON.parse(readFileSync(path.join(TINY, 'reference.json'), 'utf8')) as { prompt: number[]; logits: number[][]; generated: number[] };
+const reference = JSON.parse(readFileSync(path.join(TINY, 'reference.json'), 'utf8')) as {
+  prompt: number[];
+  logits: number[][];
+  generated: number[];
+};
 
-forEachBackend((backend, ready) => {
-  it('logits match the PyTorch reference within 1e-4 at every prompt position', async (ctx) => {
-    if (!ready()) return ctx.skip();
-    const { lm } = await loadGpt2(TINY);
-    const T = reference.prompt.length;
-    const V = lm.config.vocabSize;
-    const logits = await expectNoLeak(() => tf.tidy(() => lm.forward(lm.embed(tf.tensor2d(reference.prompt, [1, T], 'int32'))).logits.dataSync()));
-    expect(logits.length).toBe(T * V);
-    let worst = 0;
-    reference.logits.forEach((row, t) => row.forEach((v, i) => (worst = Math.max(worst, Math.abs(v - logits[t * V + i])))));
-    expect(worst).toBeLessThan(1e-4);
-    lm.dispose();
-  });
+forEachBackend(
+  (backend, ready) => {
+    it('logits match the PyTorch reference within 1e-4 at every prompt position', async (ctx) => {
+      if (!ready()) return ctx.skip();
+      const { lm } = await loadGpt2(TINY);
+      const T = reference.prompt.length;
+      const V = lm.config.vocabSize;
+      const logits = await expectNoLeak(() =>
+        tf.tidy(() => lm.forward(lm.embed(tf.tensor2d(reference.prompt, [1, T], 'int32'))).logits.dataSync()),
+      );
+      expect(logits.length).toBe(T * V);
+      let worst = 0;
+      reference.logits.forEach((row, t) =>
+        row.forEach((v, i) => (worst = Math.max(worst, Math.abs(v - logits[t * V + i])))),
+      );
+      expect(worst).toBeLessThan(1e-4);
+      lm.dispose();
+    });
 
-  it('the greedy continuation (KV-cache decoding) matches the reference token for token', async (ctx) => {
-    if (!ready()) return ctx.skip();
-    const { lm, tokenizer } = await loadGpt2(TINY);
-    const out = await expectNoLeak(() => generate(lm, [reference.prompt], { maxNewTokens: reference.generated.length, padId: tokenizer.id('<|endoftext|>') }));
-    expect(out.tokens[0]).toEqual(reference.generated);
-    lm.dispose();
-  });
-}, ['cpu', 'native']);
+    it('the greedy continuation (KV-cache decoding) matches the reference token for token', async (ctx) => {
+      if (!ready()) return ctx.skip();
+      const { lm, tokenizer } = await loadGpt2(TINY);
+      const out = await expectNoLeak(() =>
+        generate(lm, [reference.prompt], {
+          maxNewTokens: reference.generated.length,
+          padId: tokenizer.id('<|endoftext|>'),
+        }),
+      );
+      expect(out.tokens[0]).toEqual(reference.generated);
+      lm.dispose();
+    });
+  },
+  ['cpu', 'native'],
+);
 
 it('names without the transformer. prefix (F16, with attn.bias buffers) and in BF16 load to the rounded F32 weights', async () => {
   const f32 = await readGpt2Weights(TINY);
@@ -75,8 +91,17 @@ it('save → load is bit-exact, with Hugging Face names and the tokenizer files'
     expect(Buffer.from(saved.tensors.get(name)!.values.buffer).equals(Buffer.from(t.values.buffer))).toBe(true);
   }
   const again = await loadGpt2(out);
-  for (const [name, v] of lm.params) expect(Buffer.from(again.lm.params.get(name)!.dataSync().buffer).equals(Buffer.from(v.dataSync().buffer))).toBe(true);
-  expect(JSON.parse(readFileSync(path.join(out, 'config.json'), 'utf8'))).toMatchObject({ model_type: 'gpt2', n_embd: 32, n_layer: 2, vocab_size: 353, tie_word_embeddings: true });
+  for (const [name, v] of lm.params)
+    expect(Buffer.from(again.lm.params.get(name)!.dataSync().buffer).equals(Buffer.from(v.dataSync().buffer))).toBe(
+      true,
+    );
+  expect(JSON.parse(readFileSync(path.join(out, 'config.json'), 'utf8'))).toMatchObject({
+    model_type: 'gpt2',
+    n_embd: 32,
+    n_layer: 2,
+    vocab_size: 353,
+    tie_word_embeddings: true,
+  });
   expect(again.tokenizer.encode('Janet has 3 apples.')).toEqual(tokenizer.encode('Janet has 3 apples.'));
   lm.dispose();
   again.lm.dispose();
@@ -98,7 +123,9 @@ it("Telepath's special tokens grow the embedding with rows copied from << (marke
   const again = await loadGpt2(out, { addSpecialTokens: true });
   expect(again.lm.config.vocabSize).toBe(361);
   expect(again.tokenizer.id('latent')).toBe(tokenizer.id('latent'));
-  expect(again.tokenizer.encode('x<latent>### 4', { bos: true })).toEqual(tokenizer.encode('x<latent>### 4', { bos: true }));
+  expect(again.tokenizer.encode('x<latent>### 4', { bos: true })).toEqual(
+    tokenizer.encode('x<latent>### 4', { bos: true }),
+  );
   lm.dispose();
   again.lm.dispose();
 });

@@ -27,7 +27,11 @@ export const GPT2_CONFIG_FILE = 'config.json';
 const IGNORED = /^h\.\d+\.attn\.(bias|masked_bias)$/;
 
 /** One Hugging Face tensor and the TinyLm parameters it holds (several: column blocks of it). */
-interface Slot { hf: string; shape: number[]; parts: string[] }
+interface Slot {
+  hf: string;
+  shape: number[];
+  parts: string[];
+}
 
 function slots(c: LmConfig): Slot[] {
   const C = c.width;
@@ -71,7 +75,11 @@ export interface Gpt2Weights {
 export async function readGpt2Weights(folder: string): Promise<Gpt2Weights> {
   const configFile = path.join(folder, GPT2_CONFIG_FILE);
   const weightsFile = path.join(folder, GPT2_WEIGHTS_FILE);
-  for (const f of [configFile, weightsFile]) if (!existsSync(f)) throw new Error(`${folder}: no ${path.basename(f)} (a Hugging Face GPT-2 folder has config.json, model.safetensors and tokenizer.json or vocab.json + merges.txt)`);
+  for (const f of [configFile, weightsFile])
+    if (!existsSync(f))
+      throw new Error(
+        `${folder}: no ${path.basename(f)} (a Hugging Face GPT-2 folder has config.json, model.safetensors and tokenizer.json or vocab.json + merges.txt)`,
+      );
   let json: unknown;
   try {
     json = JSON.parse(await fs.readFile(configFile, 'utf8'));
@@ -81,13 +89,20 @@ export async function readGpt2Weights(folder: string): Promise<Gpt2Weights> {
   const { hf, lm } = lmConfigFromGpt2(json, configFile);
   const file = await readSafetensors(weightsFile);
   const tensors = new Map<string, { shape: number[]; values: Float32Array; dtype: SafetensorsDtype }>();
-  for (const [name, t] of file.tensors) tensors.set(name.startsWith('transformer.') ? name.slice('transformer.'.length) : name, t);
+  for (const [name, t] of file.tensors)
+    tensors.set(name.startsWith('transformer.') ? name.slice('transformer.'.length) : name, t);
   const weights = new Map<string, Float32Array>();
   const used = new Set<string>();
   for (const slot of slots(lm)) {
     const t = tensors.get(slot.hf);
-    if (!t) throw new Error(`${weightsFile}: missing tensor ${slot.hf} (or transformer.${slot.hf}), expected shape [${slot.shape}] (from ${configFile})`);
-    if (t.shape.join() !== slot.shape.join()) throw new Error(`${weightsFile}: tensor ${slot.hf} has shape [${t.shape}], expected [${slot.shape}] (from ${configFile})`);
+    if (!t)
+      throw new Error(
+        `${weightsFile}: missing tensor ${slot.hf} (or transformer.${slot.hf}), expected shape [${slot.shape}] (from ${configFile})`,
+      );
+    if (t.shape.join() !== slot.shape.join())
+      throw new Error(
+        `${weightsFile}: tensor ${slot.hf} has shape [${t.shape}], expected [${slot.shape}] (from ${configFile})`,
+      );
     used.add(slot.hf);
     splitColumns(t.values, slot.shape, slot.parts.length).forEach((v, i) => weights.set(slot.parts[i], v));
   }
@@ -95,10 +110,16 @@ export async function readGpt2Weights(folder: string): Promise<Gpt2Weights> {
   if (head) {
     used.add('lm_head.weight');
     const wte = tensors.get('wte.weight')!;
-    if (head.shape.join() !== wte.shape.join() || head.values.some((v, i) => v !== wte.values[i])) throw new Error(`${weightsFile}: lm_head.weight differs from wte.weight; Telepath's GPT-2 ties the output head to the token embedding`);
+    if (head.shape.join() !== wte.shape.join() || head.values.some((v, i) => v !== wte.values[i]))
+      throw new Error(
+        `${weightsFile}: lm_head.weight differs from wte.weight; Telepath's GPT-2 ties the output head to the token embedding`,
+      );
   }
   const extra = [...tensors.keys()].filter((n) => !used.has(n) && !IGNORED.test(n));
-  if (extra.length) throw new Error(`${weightsFile}: unexpected tensors ${extra.slice(0, 5).join(', ')}${extra.length > 5 ? ` (+${extra.length - 5} more)` : ''} for a GPT-2 with ${lm.layers} layers (${configFile})`);
+  if (extra.length)
+    throw new Error(
+      `${weightsFile}: unexpected tensors ${extra.slice(0, 5).join(', ')}${extra.length > 5 ? ` (+${extra.length - 5} more)` : ''} for a GPT-2 with ${lm.layers} layers (${configFile})`,
+    );
   return { hf, lm, weights, dtypes: [...new Set([...file.tensors.values()].map((t) => t.dtype))] };
 }
 
@@ -120,7 +141,10 @@ export interface LoadGpt2Options {
 /** A GPT-2 folder as a TinyLm plus its tokenizer. */
 export async function loadGpt2(folder: string, o: LoadGpt2Options = {}): Promise<LoadedGpt2> {
   const { hf, lm: config, weights, dtypes } = await readGpt2Weights(folder);
-  const tokenizer = await PretrainedTokenizer.load(folder, { addSpecialTokens: o.addSpecialTokens ?? false, modelVocabSize: config.vocabSize });
+  const tokenizer = await PretrainedTokenizer.load(folder, {
+    addSpecialTokens: o.addSpecialTokens ?? false,
+    modelVocabSize: config.vocabSize,
+  });
   let vocabSize = config.vocabSize;
   if (tokenizer.size > vocabSize) {
     const wte = weights.get('wte')!;
@@ -142,13 +166,29 @@ export async function loadGpt2(folder: string, o: LoadGpt2Options = {}): Promise
  * model.safetensors (F32, GPT2LMHeadModel's `transformer.` names, lm_head tied and absent) and,
  * when given, the tokenizer files.
  */
-export async function saveGpt2(folder: string, lm: TinyLm, o: { hf?: Partial<Gpt2HfConfig>; tokenizer?: PretrainedTokenizer } = {}): Promise<void> {
+export async function saveGpt2(
+  folder: string,
+  lm: TinyLm,
+  o: { hf?: Partial<Gpt2HfConfig>; tokenizer?: PretrainedTokenizer } = {},
+): Promise<void> {
   const values = new Map<string, Float32Array>();
   for (const [name, v] of lm.params) values.set(name, ((await v.data()) as Float32Array).slice()); // asynchronous: webgpu cannot read synchronously
-  const tensors: [string, { shape: number[]; values: Float32Array }][] = slots(lm.config).map((s) => [`transformer.${s.hf}`, { shape: s.shape, values: joinColumns(s.parts.map((p) => values.get(p)!), s.shape) }]);
+  const tensors: [string, { shape: number[]; values: Float32Array }][] = slots(lm.config).map((s) => [
+    `transformer.${s.hf}`,
+    {
+      shape: s.shape,
+      values: joinColumns(
+        s.parts.map((p) => values.get(p)!),
+        s.shape,
+      ),
+    },
+  ]);
   await fs.mkdir(folder, { recursive: true });
   await writeSafetensors(path.join(folder, GPT2_WEIGHTS_FILE), tensors);
-  await writeFileAtomic(path.join(folder, GPT2_CONFIG_FILE), JSON.stringify(gpt2ConfigFor(lm.config, o.hf), null, 2) + '\n');
+  await writeFileAtomic(
+    path.join(folder, GPT2_CONFIG_FILE),
+    JSON.stringify(gpt2ConfigFor(lm.config, o.hf), null, 2) + '\n',
+  );
   if (o.tokenizer) await o.tokenizer.save(folder);
 }
 
@@ -168,7 +208,7 @@ function splitColumns(values: Float32Array, shape: number[], k: number): Float32
 function joinColumns(blocks: Float32Array[], shape: number[]): Float32Array {
   if (blocks.length === 1) return blocks[0];
   const cols = shape[shape.length - 1];
-  const rows = blocks[0].length * blocks.length / cols;
+  const rows = (blocks[0].length * blocks.length) / cols;
   const n = cols / blocks.length;
   const out = new Float32Array(rows * cols);
   blocks.forEach((block, b) => {

@@ -30,12 +30,23 @@ afterEach(() => {
 
 const dir = mkdtempSync(join(tmpdir(), 'integrity-'));
 const OPTIM = { ...DEFAULT_OPTIM_CONFIG, warmupSteps: 1 };
-const lossOf = (lm: ReturnType<typeof tinyLm>) => () => tf.tidy(() => tf.mean(tf.square(lm.forward(lm.embed(tf.tensor2d([[1, 2, 3, 4]], [1, 4], 'int32'))).logits)) as tf.Scalar);
+const lossOf = (lm: ReturnType<typeof tinyLm>) => () =>
+  tf.tidy(
+    () => tf.mean(tf.square(lm.forward(lm.embed(tf.tensor2d([[1, 2, 3, 4]], [1, 4], 'int32'))).logits)) as tf.Scalar,
+  );
 
 async function smallCheckpoint(file: string, step = 100): Promise<Buffer> {
   const lm = tinyLm({ layers: 1, width: 4, heads: 1, vocabSize: 6, contextLength: 4 });
   const opt = new AdamW(DEFAULT_OPTIM_CONFIG, lm.params);
-  await saveCheckpoint({ path: file, params: lm.params, modelConfig: lm.config, step, optimizer: opt, rng: new Rng(1).state(), extra: { losses: [] } });
+  await saveCheckpoint({
+    path: file,
+    params: lm.params,
+    modelConfig: lm.config,
+    step,
+    optimizer: opt,
+    rng: new Rng(1).state(),
+    extra: { losses: [] },
+  });
   opt.dispose();
   lm.dispose();
   return readFileSync(file);
@@ -49,7 +60,9 @@ describe('checkpoints are checked whole', () => {
     const bad = Buffer.from(good);
     bad[second] ^= 0x01; // "0"… → "1"…: every weight would be read from the wrong place
     writeFileSync(join(dir, 'offset-flip.ckpt'), bad);
-    await expect(readCheckpoint(join(dir, 'offset-flip.ckpt'))).rejects.toThrow(/offset-flip\.ckpt is corrupt .*sha256/);
+    await expect(readCheckpoint(join(dir, 'offset-flip.ckpt'))).rejects.toThrow(
+      /offset-flip\.ckpt is corrupt .*sha256/,
+    );
   });
 
   it('the header\'s "step": 100 edited to 300 is refused; a checkpoint past the run\'s steps is too', async () => {
@@ -62,7 +75,16 @@ describe('checkpoints are checked whole', () => {
     // A sound checkpoint at step 300 given to a 100-step run: not resumed at 301 and recorded done.
     const lm = tinyLm({ layers: 1, width: 4, heads: 1, vocabSize: 6, contextLength: 4 });
     await saveCheckpoint({ path: join(dir, 'long.ckpt'), params: lm.params, modelConfig: lm.config, step: 300 });
-    await expect(train({ params: lm.params, rng: new Rng(0), config: { steps: 100, optim: OPTIM }, loss: lossOf(lm), modelConfig: lm.config, checkpointPath: join(dir, 'long.ckpt') })).rejects.toThrow(/long\.ckpt: checkpoint at step 300, past this run's 100 steps/);
+    await expect(
+      train({
+        params: lm.params,
+        rng: new Rng(0),
+        config: { steps: 100, optim: OPTIM },
+        loss: lossOf(lm),
+        modelConfig: lm.config,
+        checkpointPath: join(dir, 'long.ckpt'),
+      }),
+    ).rejects.toThrow(/long\.ckpt: checkpoint at step 300, past this run's 100 steps/);
     lm.dispose();
   });
 
@@ -81,7 +103,8 @@ describe('checkpoints are checked whole', () => {
       try {
         const ck = await readCheckpoint(flipped);
         expect(ck.meta).toEqual(reference.meta);
-        for (const [name, t] of reference.tensors) expect(Buffer.from(ck.tensors.get(name)!.values.buffer).equals(Buffer.from(t.values.buffer))).toBe(true);
+        for (const [name, t] of reference.tensors)
+          expect(Buffer.from(ck.tensors.get(name)!.values.buffer).equals(Buffer.from(t.values.buffer))).toBe(true);
       } catch (e) {
         expect((e as Error).message).toContain('fuzz-flip.ckpt');
         refused++;
@@ -93,16 +116,32 @@ describe('checkpoints are checked whole', () => {
   it('a file of the first format (data-only sha256) still reads, and a flipped offset in it is refused by the layout check', async () => {
     const data = Buffer.from(new Float32Array([1, 2, 3, 4, 5, 6]).buffer);
     const v1 = (tensors: object[]) => {
-      const header = Buffer.from(JSON.stringify({ meta: { old: true }, tensors, dataSha256: createHash('sha256').update(data).digest('hex') }));
+      const header = Buffer.from(
+        JSON.stringify({ meta: { old: true }, tensors, dataSha256: createHash('sha256').update(data).digest('hex') }),
+      );
       const prefix = Buffer.alloc(12);
       prefix.write('TLPTNSR1', 0, 'ascii');
       prefix.writeUInt32LE(header.length, 8);
       return Buffer.concat([prefix, header, Buffer.alloc((8 - ((12 + header.length) % 8)) % 8), data]);
     };
-    writeFileSync(join(dir, 'v1.bin'), v1([{ name: 'a', dtype: 'float32', shape: [2], offset: 0, bytes: 8 }, { name: 'b', dtype: 'float32', shape: [4], offset: 8, bytes: 16 }]));
+    writeFileSync(
+      join(dir, 'v1.bin'),
+      v1([
+        { name: 'a', dtype: 'float32', shape: [2], offset: 0, bytes: 8 },
+        { name: 'b', dtype: 'float32', shape: [4], offset: 8, bytes: 16 },
+      ]),
+    );
     expect(Array.from((await readTensorFile(join(dir, 'v1.bin'))).tensors.get('b')!.values)).toEqual([3, 4, 5, 6]);
-    writeFileSync(join(dir, 'v1-flip.bin'), v1([{ name: 'a', dtype: 'float32', shape: [2], offset: 0, bytes: 8 }, { name: 'b', dtype: 'float32', shape: [4], offset: 0, bytes: 16 }]));
-    await expect(readTensorFile(join(dir, 'v1-flip.bin'))).rejects.toThrow(/v1-flip\.bin is corrupt .*offset 0, expected 8/);
+    writeFileSync(
+      join(dir, 'v1-flip.bin'),
+      v1([
+        { name: 'a', dtype: 'float32', shape: [2], offset: 0, bytes: 8 },
+        { name: 'b', dtype: 'float32', shape: [4], offset: 0, bytes: 16 },
+      ]),
+    );
+    await expect(readTensorFile(join(dir, 'v1-flip.bin'))).rejects.toThrow(
+      /v1-flip\.bin is corrupt .*offset 0, expected 8/,
+    );
   });
 });
 
@@ -111,12 +150,21 @@ describe('training settings out of range are errors naming the key and the range
   beforeAll(() => {
     lm = tinyLm({ layers: 1, width: 4, heads: 1, vocabSize: 6, contextLength: 4 });
   });
-  const run = (config: Partial<TrainConfig>) => train({ params: lm.params, rng: new Rng(0), config: { steps: 2, ...config, optim: { ...OPTIM, ...config.optim } }, loss: lossOf(lm) });
+  const run = (config: Partial<TrainConfig>) =>
+    train({
+      params: lm.params,
+      rng: new Rng(0),
+      config: { steps: 2, ...config, optim: { ...OPTIM, ...config.optim } },
+      loss: lossOf(lm),
+    });
   it.each([
     [{ steps: -5 }, /train\.steps must be an integer ≥ 0, got -5/],
     [{ steps: 10.5 }, /train\.steps must be an integer ≥ 0, got 10\.5/],
     [{ optim: { ...OPTIM, lr: -1 } }, /train\.optim\.lr must be a finite number > 0, got -1/],
-    [{ optim: { ...OPTIM, clipNorm: -1 } }, /train\.optim\.clipNorm \(0: no clipping\) must be a finite number ≥ 0, got -1/],
+    [
+      { optim: { ...OPTIM, clipNorm: -1 } },
+      /train\.optim\.clipNorm \(0: no clipping\) must be a finite number ≥ 0, got -1/,
+    ],
     [{ checkpointEvery: -1 }, /train\.checkpointEvery \(0: only at the end\) must be an integer ≥ 0, got -1/],
     [{ logEvery: 0 }, /train\.logEvery must be an integer ≥ 1, got 0/],
     [{ optim: { ...OPTIM, beta2: 1 } }, /train\.optim\.beta2 must be a finite number ≥ 0 and < 1, got 1/],
@@ -134,7 +182,8 @@ describe('I/O errors name their file and leave no temporary file', () => {
     const open = fsp.open.bind(fsp);
     vi.spyOn(fsp, 'open').mockImplementation(async (...args: Parameters<typeof fsp.open>) => {
       const handle = await open(...args);
-      handle.writeFile = () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+      handle.writeFile = () =>
+        Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
       return handle;
     });
     const err = await writeFileAtomic(target, 'new').catch((e: unknown) => e as Error & { code?: string });
@@ -148,7 +197,9 @@ describe('I/O errors name their file and leave no temporary file', () => {
   it('a truncated JSON record is an error naming the file, not a bare SyntaxError', async () => {
     const f = join(dir, 'summary.json');
     writeFileSync(f, '{"accuracy": 0.29, "corr');
-    await expect(readJsonFile(f)).rejects.toThrow(new RegExp(`^${f.replace(/[.]/g, '\\.')} is truncated or not valid JSON`));
+    await expect(readJsonFile(f)).rejects.toThrow(
+      new RegExp(`^${f.replace(/[.]/g, '\\.')} is truncated or not valid JSON`),
+    );
     writeFileSync(f, '');
     await expect(readJsonFile(f)).rejects.toThrow(/summary\.json is empty/);
     await expect(readJsonFile(join(dir, 'absent.json'))).rejects.toThrow(/cannot read .*absent\.json: ENOENT/);
@@ -163,7 +214,10 @@ describe('metrics and training time across a crash', () => {
     await fsp.appendFile(rec.file('metrics.jsonl'), '{"step": 2, "sft/lo'); // killed mid-append
     const again = await RunRecord.open(d, { a: 1 }, { resume: true });
     await again.log(2, { 'sft/loss': 1.5 });
-    expect(await readJsonl(again.file('metrics.jsonl'))).toEqual([{ step: 1, 'sft/loss': 2 }, { step: 2, 'sft/loss': 1.5 }]);
+    expect(await readJsonl(again.file('metrics.jsonl'))).toEqual([
+      { step: 1, 'sft/loss': 2 },
+      { step: 2, 'sft/loss': 1.5 },
+    ]);
   });
 
   it('a run killed after its last checkpoint logs each step once, and trainSeconds counts the time before the crash', async () => {
@@ -175,7 +229,11 @@ describe('metrics and training time across a crash', () => {
       const rec = await RunRecord.open(d, { a: 1 }, { resume: true });
       try {
         return await train({
-          params: lm.params, rng: new Rng(0), config, modelConfig: lm.config, checkpointPath: ckpt,
+          params: lm.params,
+          rng: new Rng(0),
+          config,
+          modelConfig: lm.config,
+          checkpointPath: ckpt,
           loss: (at) => {
             if (at.step === crashAt) throw new Error('killed'); // the process dies: no checkpoint at the stop
             return lossOf(lm)();

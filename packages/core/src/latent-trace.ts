@@ -11,13 +11,25 @@ import { readTensorFile, writeTensorFile, type StoredTensor } from './tensor-fil
 const FORMAT = 'telepath-latents';
 const VERSION = 1;
 
-export async function writeLatentTrace(path: string, trace: LatentTrace, extraMeta: Record<string, unknown> = {}): Promise<void> {
+export async function writeLatentTrace(
+  path: string,
+  trace: LatentTrace,
+  extraMeta: Record<string, unknown> = {},
+): Promise<void> {
   const tensors = new Map<string, StoredTensor>();
   trace.slots.forEach((s, i) => {
-    if (s.vectors.length !== s.rows * s.width) throw new Error(`writeLatentTrace: slot ${s.name} has ${s.vectors.length} values for [${s.rows}, ${s.width}]`);
+    if (s.vectors.length !== s.rows * s.width)
+      throw new Error(`writeLatentTrace: slot ${s.name} has ${s.vectors.length} values for [${s.rows}, ${s.width}]`);
     tensors.set(`slot${i}`, { dtype: 'float32', shape: [s.rows, s.width], values: s.vectors });
   });
-  await writeTensorFile(path, tensors, { format: FORMAT, version: VERSION, source: trace.source, slotNames: trace.slots.map((s) => s.name), exampleIds: trace.exampleIds, ...extraMeta });
+  await writeTensorFile(path, tensors, {
+    format: FORMAT,
+    version: VERSION,
+    source: trace.source,
+    slotNames: trace.slots.map((s) => s.name),
+    exampleIds: trace.exampleIds,
+    ...extraMeta,
+  });
 }
 
 export async function readLatentTrace(path: string): Promise<LatentTrace & { meta: Record<string, unknown> }> {
@@ -49,7 +61,11 @@ export interface ChunkedTraceOptions {
  * asynchronously (`await t.data()`: a synchronous read fails on webgpu); slot k then holds [N, W],
  * one row per example in order.
  */
-export async function traceInChunks(examples: Example[], o: ChunkedTraceOptions, read: (part: Example[]) => Promise<Float32Array>): Promise<LatentTrace> {
+export async function traceInChunks(
+  examples: Example[],
+  o: ChunkedTraceOptions,
+  read: (part: Example[]) => Promise<Float32Array>,
+): Promise<LatentTrace> {
   const K = o.slotNames.length;
   const W = o.width;
   const N = examples.length;
@@ -57,8 +73,10 @@ export async function traceInChunks(examples: Example[], o: ChunkedTraceOptions,
   for (let i = 0; i < N; i += o.chunk) {
     const part = examples.slice(i, i + o.chunk);
     const v = await read(part); // [b, K, W]
-    if (v.length !== part.length * K * W) throw new Error(`traceInChunks: read ${v.length} values for ${part.length} examples × ${K} slots × ${W}`);
-    for (let r = 0; r < part.length; r++) for (let k = 0; k < K; k++) slots[k].vectors.set(v.subarray((r * K + k) * W, (r * K + k + 1) * W), (i + r) * W);
+    if (v.length !== part.length * K * W)
+      throw new Error(`traceInChunks: read ${v.length} values for ${part.length} examples × ${K} slots × ${W}`);
+    for (let r = 0; r < part.length; r++)
+      for (let k = 0; k < K; k++) slots[k].vectors.set(v.subarray((r * K + k) * W, (r * K + k + 1) * W), (i + r) * W);
   }
   return { source: o.source, slots, exampleIds: examples.map((e) => e.id) };
 }

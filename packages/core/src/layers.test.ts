@@ -14,7 +14,15 @@ forEachBackend((backend, ready) => {
   it('layerNorm normalises the last axis, then scales and shifts', (ctx) => {
     if (!ready()) return ctx.skip();
     tf.tidy(() => {
-      const y = layerNorm(tf.tensor2d([[1, 2, 3, 4], [10, 10, 10, 14]]), tf.tensor1d([1, 1, 2, 2]), tf.tensor1d([0, 0, 0, 1]), 1e-5);
+      const y = layerNorm(
+        tf.tensor2d([
+          [1, 2, 3, 4],
+          [10, 10, 10, 14],
+        ]),
+        tf.tensor1d([1, 1, 2, 2]),
+        tf.tensor1d([0, 0, 0, 1]),
+        1e-5,
+      );
       const row = (v: number[]) => {
         const m = v.reduce((a, b) => a + b) / v.length;
         const s = Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / v.length + 1e-5);
@@ -22,7 +30,10 @@ forEachBackend((backend, ready) => {
       };
       const r0 = row([1, 2, 3, 4]);
       const r1 = row([10, 10, 10, 14]);
-      expectClose(y, [r0[0], r0[1], 2 * r0[2], 2 * r0[3] + 1, r1[0], r1[1], 2 * r1[2], 2 * r1[3] + 1], { rtol: 1e-4, atol: 1e-5 });
+      expectClose(y, [r0[0], r0[1], 2 * r0[2], 2 * r0[3] + 1, r1[0], r1[1], 2 * r1[2], 2 * r1[3] + 1], {
+        rtol: 1e-4,
+        atol: 1e-5,
+      });
       expect(backend).toBeTruthy();
     });
   });

@@ -33,7 +33,11 @@ it('lm: 5 training steps from fixedInitLm reproduce the golden losses', async ()
     loss: (at) => {
       const rows = goldenBatch(data, at.step).map((ex) => {
         const e = encodeExample(tok, ex);
-        return [{ ids: e.prompt, trained: true }, { ids: e.reasoning, trained: true }, { ids: e.answer, trained: true }];
+        return [
+          { ids: e.prompt, trained: true },
+          { ids: e.reasoning, trained: true },
+          { ids: e.answer, trained: true },
+        ];
       });
       const p = packSegments(rows, tok.padId, lm.config.contextLength);
       return tf.tidy(() => maskedCrossEntropy(lm.forward(lm.embed(p.ids)).logits, p.targets, p.lossMask));

@@ -15,9 +15,19 @@ function reference(logits: tf.Tensor3D, targets: tf.Tensor2D, mask: tf.Tensor2D)
 
 function randomCase(seed: number, B: number, T: number, V: number) {
   const rng = new Rng(seed);
-  const logits = tf.tensor3d(Array.from({ length: B * T * V }, () => 4 * rng.normal()), [B, T, V]);
-  const targets = tf.tensor2d(Array.from({ length: B * T }, () => rng.int(V)), [B, T], 'int32');
-  const mask = tf.tensor2d(Array.from({ length: B * T }, (_, i) => (i % 3 === 1 ? 0 : 1)), [B, T]);
+  const logits = tf.tensor3d(
+    Array.from({ length: B * T * V }, () => 4 * rng.normal()),
+    [B, T, V],
+  );
+  const targets = tf.tensor2d(
+    Array.from({ length: B * T }, () => rng.int(V)),
+    [B, T],
+    'int32',
+  );
+  const mask = tf.tensor2d(
+    Array.from({ length: B * T }, (_, i) => (i % 3 === 1 ? 0 : 1)),
+    [B, T],
+  );
   return { logits, targets, mask };
 }
 
@@ -44,7 +54,9 @@ forEachBackend((_backend, ready) => {
     expectClose(maskedCrossEntropy(logits, targets, mask), reference(logits, targets, mask), { atol: 1e-5 });
     expectClose(ours, theirs, { atol: 1e-6 });
     const perPosition = tf.sum(tf.abs(ours), -1).dataSync(); // [B·T]
-    mask.dataSync().forEach((m, i) => (m === 0 ? expect(perPosition[i]).toBe(0) : expect(perPosition[i]).toBeGreaterThan(0)));
+    mask
+      .dataSync()
+      .forEach((m, i) => (m === 0 ? expect(perPosition[i]).toBe(0) : expect(perPosition[i]).toBeGreaterThan(0)));
   });
 
   it('an all-zero mask gives 0 and zero gradients; large logits stay finite', (ctx) => {
@@ -52,9 +64,15 @@ forEachBackend((_backend, ready) => {
     const { logits, targets } = randomCase(4, 1, 4, 5);
     const zero = tf.zeros([1, 4]) as tf.Tensor2D;
     expect(maskedCrossEntropy(logits, targets, zero).dataSync()[0]).toBe(0);
-    expect(tf.max(tf.abs(tf.grad((x: tf.Tensor) => maskedCrossEntropy(x as tf.Tensor3D, targets, zero))(logits))).dataSync()[0]).toBe(0);
+    expect(
+      tf
+        .max(tf.abs(tf.grad((x: tf.Tensor) => maskedCrossEntropy(x as tf.Tensor3D, targets, zero))(logits)))
+        .dataSync()[0],
+    ).toBe(0);
     const huge = tf.mul(logits, 1000) as tf.Tensor3D; // logits in the thousands: exp would overflow without the max shift
-    const grad = tf.grad((x: tf.Tensor) => maskedCrossEntropy(x as tf.Tensor3D, targets, tf.ones([1, 4]) as tf.Tensor2D))(huge);
+    const grad = tf.grad((x: tf.Tensor) =>
+      maskedCrossEntropy(x as tf.Tensor3D, targets, tf.ones([1, 4]) as tf.Tensor2D),
+    )(huge);
     expect(Number.isFinite(maskedCrossEntropy(huge, targets, tf.ones([1, 4]) as tf.Tensor2D).dataSync()[0])).toBe(true);
     expect(grad.dataSync().every(Number.isFinite)).toBe(true);
   });
@@ -65,7 +83,10 @@ forEachBackend((_backend, ready) => {
     const w = tf.variable(tf.ones([6]), true, `loss-leak-${tf.getBackend()}`);
     await expectNoLeak(() => tf.tidy(() => maskedCrossEntropy(logits, targets, mask)).dispose());
     await expectNoLeak(() => {
-      const { value, grads } = tf.variableGrads(() => maskedCrossEntropy(tf.mul(logits, w) as tf.Tensor3D, targets, mask), [w]);
+      const { value, grads } = tf.variableGrads(
+        () => maskedCrossEntropy(tf.mul(logits, w) as tf.Tensor3D, targets, mask),
+        [w],
+      );
       value.dispose();
       tf.dispose(Object.values(grads));
     });

@@ -12,8 +12,10 @@ import * as tf from '@tensorflow/tfjs-core';
  */
 export function maskedCrossEntropy(logits: tf.Tensor3D, targets: tf.Tensor2D, mask: tf.Tensor2D): tf.Scalar {
   const [B, T, V] = logits.shape;
-  if (targets.shape[0] !== B || targets.shape[1] !== T) throw new Error(`maskedCrossEntropy: targets must be [${B}, ${T}], got [${targets.shape}]`);
-  if (mask.shape[0] !== B || mask.shape[1] !== T) throw new Error(`maskedCrossEntropy: mask must be [${B}, ${T}], got [${mask.shape}]`);
+  if (targets.shape[0] !== B || targets.shape[1] !== T)
+    throw new Error(`maskedCrossEntropy: targets must be [${B}, ${T}], got [${targets.shape}]`);
+  if (mask.shape[0] !== B || mask.shape[1] !== T)
+    throw new Error(`maskedCrossEntropy: mask must be [${B}, ${T}], got [${mask.shape}]`);
   const N = B * T;
   return tf.tidy(() => {
     const m = tf.reshape(tf.cast(mask, 'float32'), [N]); // [N]

@@ -7,7 +7,12 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 /** a·b with optional transposes; rank-2 operands are transposed explicitly. */
-export function matMulT<R extends tf.Rank>(a: tf.Tensor<R>, b: tf.Tensor<R>, transposeA = false, transposeB = false): tf.Tensor<R> {
+export function matMulT<R extends tf.Rank>(
+  a: tf.Tensor<R>,
+  b: tf.Tensor<R>,
+  transposeA = false,
+  transposeB = false,
+): tf.Tensor<R> {
   if (a.rank === 2 && b.rank === 2) {
     const at = transposeA ? tf.transpose(a) : a;
     const bt = transposeB ? tf.transpose(b) : b;
@@ -19,7 +24,8 @@ export function matMulT<R extends tf.Rank>(a: tf.Tensor<R>, b: tf.Tensor<R>, tra
 /** [..., K] · [K, N] → [..., N]: folds leading dimensions into one and uses a rank-2 product. */
 export function linear(x: tf.Tensor, w: tf.Tensor, bias?: tf.Tensor): tf.Tensor {
   const k = x.shape[x.rank - 1];
-  if (k !== w.shape[0]) throw new Error(`linear: input width ${k} does not match weight rows ${w.shape[0]} (weight shape [${w.shape}])`);
+  if (k !== w.shape[0])
+    throw new Error(`linear: input width ${k} does not match weight rows ${w.shape[0]} (weight shape [${w.shape}])`);
   const lead = x.shape.slice(0, -1);
   const flat = tf.reshape(x, [-1, k]) as tf.Tensor2D; // [N, K]
   let y: tf.Tensor = tf.matMul(flat, w as tf.Tensor2D); // [N, N_out]

@@ -39,7 +39,11 @@ export interface MethodContext {
 }
 
 /** Where training is: the step and the phase ('sft', 'rl', 'stage2', …). */
-export interface StepInfo { step: number; phase: string; rng: Rng }
+export interface StepInfo {
+  step: number;
+  phase: string;
+  rng: Rng;
+}
 
 export interface GenerateOptions {
   maxNewTokens: number;

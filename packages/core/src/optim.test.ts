@@ -21,10 +21,19 @@ describe('optimiser', () => {
   it('AdamW matches a hand computation, with decay only on matrices', () => {
     const w = variableFrom(tf.tensor2d([[1, -2]]), true, 'w#t');
     const b = variableFrom(tf.tensor1d([0.5]), true, 'b#t');
-    const params = new Map<string, tf.Variable>([['h0.mlp.wfc', w], ['h0.mlp.bfc', b]]);
+    const params = new Map<string, tf.Variable>([
+      ['h0.mlp.wfc', w],
+      ['h0.mlp.bfc', b],
+    ]);
     const c = { ...DEFAULT_OPTIM_CONFIG, weightDecay: 0.1 };
     const opt = new AdamW(c, params);
-    opt.apply(new Map<string, tf.Tensor>([['h0.mlp.wfc', tf.tensor2d([[0.2, 0.4]])], ['h0.mlp.bfc', tf.tensor1d([-1])]]), 0.01);
+    opt.apply(
+      new Map<string, tf.Tensor>([
+        ['h0.mlp.wfc', tf.tensor2d([[0.2, 0.4]])],
+        ['h0.mlp.bfc', tf.tensor1d([-1])],
+      ]),
+      0.01,
+    );
     // Step 1: m̂ = g, v̂ = g², update = g/(|g|+eps) = sign(g) (+ decay·w for matrices).
     const expectW = [1 - 0.01 * (1 + 0.1 * 1), -2 - 0.01 * (1 + 0.1 * -2)];
     Array.from(w.dataSync()).forEach((x, i) => expect(x).toBeCloseTo(expectW[i], 6));
@@ -36,7 +45,10 @@ describe('optimiser', () => {
   });
 
   it('clips by the global norm', async () => {
-    const g = new Map<string, tf.Tensor>([['a', tf.tensor1d([3, 0])], ['b', tf.tensor1d([0, 4])]]);
+    const g = new Map<string, tf.Tensor>([
+      ['a', tf.tensor1d([3, 0])],
+      ['b', tf.tensor1d([0, 4])],
+    ]);
     const normT = globalNorm(g);
     const [norm] = await readScalars([normT]);
     normT.dispose();

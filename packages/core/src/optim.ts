@@ -76,8 +76,15 @@ export interface AdamWStep {
  * One AdamW update of a parameter of any shape (no gradient): the fused kernel where the backend
  * has it (fused.ts), else plain ops with the same rounding order. Returns [param', m', v'].
  */
-export function adamWUpdate(p: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tensor, s: AdamWStep): [tf.Tensor, tf.Tensor, tf.Tensor] {
-  if (fusedKernelFor(FUSED_KERNELS.adamW, p, false)) return runFused(FUSED_KERNELS.adamW, { param: p, m, v, grad: g }, { ...s }) as [tf.Tensor, tf.Tensor, tf.Tensor];
+export function adamWUpdate(
+  p: tf.Tensor,
+  m: tf.Tensor,
+  v: tf.Tensor,
+  g: tf.Tensor,
+  s: AdamWStep,
+): [tf.Tensor, tf.Tensor, tf.Tensor] {
+  if (fusedKernelFor(FUSED_KERNELS.adamW, p, false))
+    return runFused(FUSED_KERNELS.adamW, { param: p, m, v, grad: g }, { ...s }) as [tf.Tensor, tf.Tensor, tf.Tensor];
   return tf.tidy(() => {
     const m1 = tf.add(tf.mul(m, s.beta1), tf.mul(g, 1 - s.beta1));
     const v1 = tf.add(tf.mul(v, s.beta2), tf.mul(tf.mul(g, g), 1 - s.beta2));
@@ -108,7 +115,15 @@ export class AdamW {
   apply(grads: Map<string, tf.Tensor>, lr: number): void {
     const { beta1, beta2, eps, weightDecay } = this.config;
     this.t += 1;
-    const step = { lr, beta1, beta2, eps, weightDecay: 0, c1: 1 - Math.pow(beta1, this.t), c2: 1 - Math.pow(beta2, this.t) };
+    const step = {
+      lr,
+      beta1,
+      beta2,
+      eps,
+      weightDecay: 0,
+      c1: 1 - Math.pow(beta1, this.t),
+      c2: 1 - Math.pow(beta2, this.t),
+    };
     tf.tidy(() => {
       for (const [name, p] of this.params) {
         const g = grads.get(name);

@@ -9,7 +9,9 @@ import { encodeExample, answerFromIds } from './sequence.js';
 const FIXTURES = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
 const TINY = path.join(FIXTURES, 'tiny-gpt2');
 /** The fixture script's own byte-level BPE encodings of a few texts. */
-const reference = JSON.parse(readFileSync(path.join(TINY, 'reference.json'), 'utf8')) as { texts: { text: string; ids: number[] }[] };
+const reference = JSON.parse(readFileSync(path.join(TINY, 'reference.json'), 'utf8')) as {
+  texts: { text: string; ids: number[] }[];
+};
 const scratch = mkdtempSync(path.join(tmpdir(), 'telepath-tokenizer-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -34,7 +36,16 @@ it('tokenizer.json and vocab.json + merges.txt both encode as the fixture script
 it("with Telepath's special tokens added, an example encodes to the shared layout and its answer decodes back", async () => {
   const tok = await PretrainedTokenizer.load(TINY, { addSpecialTokens: true });
   expect(tok.size).toBe(361);
-  expect([tok.padId, tok.bosId, tok.eosId, tok.unkId, tok.id('bot'), tok.id('eot'), tok.id('latent'), tok.sepId]).toEqual([353, 354, 355, 356, 357, 358, 359, 360]);
+  expect([
+    tok.padId,
+    tok.bosId,
+    tok.eosId,
+    tok.unkId,
+    tok.id('bot'),
+    tok.id('eot'),
+    tok.id('latent'),
+    tok.sepId,
+  ]).toEqual([353, 354, 355, 356, 357, 358, 359, 360]);
   expect(tok.encode('a<bot><latent><latent><eot>### 7')).toEqual([64, 357, 359, 359, 358, 360, ...tok.encode(' 7')]);
   const ex = { id: 'x', question: 'Janet has 3 apples.', steps: ['<<3+4=7>>'], answer: '7' };
   const enc = encodeExample(tok, ex);

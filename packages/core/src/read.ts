@@ -25,6 +25,8 @@ export async function readScalars(scalars: tf.Tensor[]): Promise<number[]> {
 export function hostValues(t: tf.Tensor): ArrayLike<number> | null {
   // eslint-disable-next-line no-restricted-properties -- CPU-side backends only: no GPU tensor reaches this read
   if (tf.getBackend() !== 'webgpu') return t.dataSync() as ArrayLike<number>;
-  const backend = tf.backend() as unknown as { tensorMap?: { get(id: object): { values?: ArrayLike<number> | null } | undefined } };
+  const backend = tf.backend() as unknown as {
+    tensorMap?: { get(id: object): { values?: ArrayLike<number> | null } | undefined };
+  };
   return backend.tensorMap?.get(t.dataId)?.values ?? null;
 }

@@ -6,7 +6,11 @@
  * The generator is xoshiro128** seeded through splitmix32 of an FNV-1a hash of the path.
  */
 
-export interface RngState { path: string; s: [number, number, number, number]; spare: number | null }
+export interface RngState {
+  path: string;
+  s: [number, number, number, number];
+  spare: number | null;
+}
 
 export class Rng {
   private s: Uint32Array;
@@ -14,7 +18,8 @@ export class Rng {
 
   /** `seed` is any integer (or a path string, used by `fork`). */
   constructor(readonly seed: number | string) {
-    if (typeof seed === 'number' && !Number.isInteger(seed)) throw new Error(`Rng: seed must be an integer, got ${seed}`);
+    if (typeof seed === 'number' && !Number.isInteger(seed))
+      throw new Error(`Rng: seed must be an integer, got ${seed}`);
     this.s = seedState(String(seed));
   }
 
@@ -115,7 +120,8 @@ export class Rng {
 
   /** Restore a state produced by `state()` of a generator with the same seed path. */
   restore(st: RngState): void {
-    if (st.path !== String(this.seed)) throw new Error(`Rng.restore: state is for seed path "${st.path}", this generator is "${this.seed}"`);
+    if (st.path !== String(this.seed))
+      throw new Error(`Rng.restore: state is for seed path "${st.path}", this generator is "${this.seed}"`);
     this.s = Uint32Array.from(st.s);
     this.spare = st.spare;
   }

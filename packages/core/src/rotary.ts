@@ -31,7 +31,11 @@ export function rotaryTables(contextLength: number, D: number): RotaryTables {
     r[(i + half) * D + i] = -1; // out[i] = −x[i + D/2]
     r[i * D + i + half] = 1; // out[i + D/2] = x[i]
   }
-  return { cos: tf.keep(tf.tensor2d(cos, [contextLength, D])), sin: tf.keep(tf.tensor2d(sin, [contextLength, D])), half: tf.keep(tf.tensor2d(r, [D, D])) };
+  return {
+    cos: tf.keep(tf.tensor2d(cos, [contextLength, D])),
+    sin: tf.keep(tf.tensor2d(sin, [contextLength, D])),
+    half: tf.keep(tf.tensor2d(r, [D, D])),
+  };
 }
 
 /** The rotation of queries or keys [B, H, T, D] at positions [B, T]: x·cos + rotateHalf(x)·sin. */

@@ -24,7 +24,10 @@ describe('RunRecord', () => {
     expect(env.datasets).toEqual({ 'gsm8k/test': 'abc' });
     expect(env.tfjs).toBe('4.22.0');
     expect(typeof env.git.sha === 'string' || env.git.sha === null).toBe(true);
-    expect(await RunRecord.readMetrics(dir)).toEqual([{ step: 10, 'train/loss': 1.5 }, { step: 20, 'train/loss': 1.2, 'val/acc': 0.3 }]);
+    expect(await RunRecord.readMetrics(dir)).toEqual([
+      { step: 10, 'train/loss': 1.5 },
+      { step: 20, 'train/loss': 1.2, 'val/acc': 0.3 },
+    ]);
     expect(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).accuracy).toBe(0.3);
   });
 
@@ -49,10 +52,23 @@ describe('RunRecord', () => {
   it('configDifferences names each changed, added or removed key by its path', () => {
     const recorded = { arm: { config: { steps: 10, maxNewTokens: 64 } }, seeds: [0, 1], gone: true };
     const current = { arm: { config: { steps: 10, maxNewTokens: 128, extra: 'x' } }, seeds: [0, 2] };
-    expect(configDifferences(recorded, current)).toEqual(['arm.config.maxNewTokens: 64 → 128', 'arm.config.extra: absent → "x"', 'seeds: [0,1] → [0,2]', 'gone: true → absent']);
+    expect(configDifferences(recorded, current)).toEqual([
+      'arm.config.maxNewTokens: 64 → 128',
+      'arm.config.extra: absent → "x"',
+      'seeds: [0,1] → [0,2]',
+      'gone: true → absent',
+    ]);
     expect(configDifferences(recorded, structuredClone(recorded))).toEqual([]);
-    expect(configDifferences({ a: 1, b: 1, c: 1 }, { a: 2, b: 2, c: 2 }, { limit: 2 })).toEqual(['a: 1 → 2', 'b: 1 → 2', '1 more']);
-    expect(configDifferences(recorded, current, { skipNewKeys: true })).toEqual(['arm.config.maxNewTokens: 64 → 128', 'seeds: [0,1] → [0,2]', 'gone: true → absent']);
+    expect(configDifferences({ a: 1, b: 1, c: 1 }, { a: 2, b: 2, c: 2 }, { limit: 2 })).toEqual([
+      'a: 1 → 2',
+      'b: 1 → 2',
+      '1 more',
+    ]);
+    expect(configDifferences(recorded, current, { skipNewKeys: true })).toEqual([
+      'arm.config.maxNewTokens: 64 → 128',
+      'seeds: [0,1] → [0,2]',
+      'gone: true → absent',
+    ]);
   });
 
   it('refuses to overwrite a run, resumes one with the same config only', async () => {
@@ -68,7 +84,9 @@ describe('RunRecord', () => {
       // root ignores permission bits; a path under a regular file cannot be created by anyone.
       const parent = mkdtempSync(join(tmpdir(), 'rec-'));
       appendFileSync(join(parent, 'file'), 'x');
-      await expect(RunRecord.open(join(parent, 'file', 'run'), {})).rejects.toThrow(/cannot write to run directory .*file\/run/);
+      await expect(RunRecord.open(join(parent, 'file', 'run'), {})).rejects.toThrow(
+        /cannot write to run directory .*file\/run/,
+      );
       return;
     }
     const parent = mkdtempSync(join(tmpdir(), 'rec-'));

@@ -27,12 +27,21 @@ import { activeFusedKernels } from './fused.js';
  * `skipNewKeys`, keys the recorded config lacks are not differences: a record written before a
  * setting existed (new settings default to the old behaviour).
  */
-export function configDifferences(recorded: unknown, current: unknown, o: { limit?: number; skipNewKeys?: boolean } = {}): string[] {
+export function configDifferences(
+  recorded: unknown,
+  current: unknown,
+  o: { limit?: number; skipNewKeys?: boolean } = {},
+): string[] {
   const limit = o.limit ?? 5;
   const out: string[] = [];
   const walk = (a: unknown, b: unknown, at: string): void => {
     if (a === undefined && o.skipNewKeys) return;
-    const objects = typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b);
+    const objects =
+      typeof a === 'object' &&
+      a !== null &&
+      typeof b === 'object' &&
+      b !== null &&
+      Array.isArray(a) === Array.isArray(b);
     if (objects && !Array.isArray(a)) {
       const ra = a as Record<string, unknown>;
       const rb = b as Record<string, unknown>;
@@ -82,10 +91,13 @@ export class RunRecord {
     }
     const rec = new RunRecord(dir);
     const existing = await readJsonIfExists(path.join(dir, 'config.resolved.json'));
-    if (existing !== undefined && !o.resume) throw new Error(`RunRecord: ${dir} already holds a run; pass resume to continue it`);
+    if (existing !== undefined && !o.resume)
+      throw new Error(`RunRecord: ${dir} already holds a run; pass resume to continue it`);
     const changed = existing === undefined ? [] : configDifferences(existing, resolvedConfig);
     if (changed.length > 0) {
-      throw new Error(`RunRecord: ${dir} was started with a different config (${changed.join('; ')}); refusing to resume it`);
+      throw new Error(
+        `RunRecord: ${dir} was started with a different config (${changed.join('; ')}); refusing to resume it`,
+      );
     }
     for (const jsonl of ['metrics.jsonl', 'samples.jsonl']) await cutTornLine(path.join(dir, jsonl));
     await writeFileAtomic(path.join(dir, 'config.resolved.json'), JSON.stringify(resolvedConfig, null, 2) + '\n');
@@ -211,8 +223,15 @@ export function collectEnv(datasets: Record<string, string>): RunEnv {
 
 function gitState(): RunEnv['git'] {
   try {
-    const sha = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    const sha = execFileSync('git', ['rev-parse', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() !== '';
     return { sha, dirty };
   } catch {
     return { sha: null, dirty: null };
@@ -222,9 +241,18 @@ function gitState(): RunEnv['git'] {
 function workspaceVersions(): Record<string, string> {
   const out: Record<string, string> = {};
   const require = createRequire(import.meta.url);
-  for (const name of ['@telepath/core', '@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-webgpu', 'webgpu', '@telepath/backend-native']) {
+  for (const name of [
+    '@telepath/core',
+    '@tensorflow/tfjs',
+    '@tensorflow/tfjs-backend-wasm',
+    '@tensorflow/tfjs-backend-webgpu',
+    'webgpu',
+    '@telepath/backend-native',
+  ]) {
     try {
-      out[name] = (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
+      out[name] = (
+        JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }
+      ).version;
     } catch {
       // not installed
     }

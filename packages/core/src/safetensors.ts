@@ -27,7 +27,11 @@ export interface SafetensorsFile {
   metadata: Record<string, string>;
 }
 
-interface HeaderEntry { dtype: string; shape: number[]; data_offsets: [number, number] }
+interface HeaderEntry {
+  dtype: string;
+  shape: number[];
+  data_offsets: [number, number];
+}
 
 /** Reads every tensor of a safetensors file into float32; errors name the file and the tensor. */
 export async function readSafetensors(file: string): Promise<SafetensorsFile> {
@@ -45,7 +49,8 @@ export function parseSafetensors(buf: Uint8Array, file: string): SafetensorsFile
   if (buf.length < 8) throw bad(`${buf.length} bytes, shorter than the 8-byte header length (truncated?)`);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const headerLength = Number(view.getBigUint64(0, true));
-  if (8 + headerLength > buf.length) throw bad(`header of ${headerLength} bytes runs past the end of the file (${buf.length} bytes; truncated?)`);
+  if (8 + headerLength > buf.length)
+    throw bad(`header of ${headerLength} bytes runs past the end of the file (${buf.length} bytes; truncated?)`);
   let header: Record<string, unknown>;
   try {
     header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + headerLength))) as Record<string, unknown>;
@@ -66,16 +71,22 @@ export function parseSafetensors(buf: Uint8Array, file: string): SafetensorsFile
       throw bad(`tensor ${name}: header entry must have dtype, shape and data_offsets`);
     }
     if (!SAFETENSORS_DTYPES.includes(e.dtype as SafetensorsDtype)) {
-      throw bad(`tensor ${name} has dtype ${e.dtype}; Telepath reads ${SAFETENSORS_DTYPES.join(', ')} (converted to float32)`);
+      throw bad(
+        `tensor ${name} has dtype ${e.dtype}; Telepath reads ${SAFETENSORS_DTYPES.join(', ')} (converted to float32)`,
+      );
     }
     const dtype = e.dtype as SafetensorsDtype;
     const [begin, end] = e.data_offsets;
     const count = e.shape.reduce((a, b) => a * b, 1);
     if (end - begin !== count * BYTES[dtype]) {
-      throw bad(`tensor ${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes, shape [${e.shape}] of ${dtype} needs ${count * BYTES[dtype]}`);
+      throw bad(
+        `tensor ${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes, shape [${e.shape}] of ${dtype} needs ${count * BYTES[dtype]}`,
+      );
     }
     if (begin < 0 || end > data.length) {
-      throw bad(`tensor ${name}: data_offsets [${begin}, ${end}] run past the data section (${data.length} bytes; truncated?)`);
+      throw bad(
+        `tensor ${name}: data_offsets [${begin}, ${end}] run past the data section (${data.length} bytes; truncated?)`,
+      );
     }
     tensors.set(name, { dtype, shape: e.shape, values: toFloat32(data.subarray(begin, end), dtype) });
   }
@@ -83,13 +94,18 @@ export function parseSafetensors(buf: Uint8Array, file: string): SafetensorsFile
 }
 
 /** Writes float32 tensors (names in the given order) atomically as an F32 safetensors file. */
-export async function writeSafetensors(file: string, tensors: Iterable<[string, { shape: number[]; values: Float32Array }]>, metadata: Record<string, string> = { format: 'pt' }): Promise<void> {
+export async function writeSafetensors(
+  file: string,
+  tensors: Iterable<[string, { shape: number[]; values: Float32Array }]>,
+  metadata: Record<string, string> = { format: 'pt' },
+): Promise<void> {
   const header: Record<string, unknown> = { __metadata__: metadata };
   const blobs: Uint8Array[] = [];
   let offset = 0;
   for (const [name, t] of tensors) {
     const count = t.shape.reduce((a, b) => a * b, 1);
-    if (count !== t.values.length) throw new Error(`writeSafetensors ${file}: tensor ${name} has ${t.values.length} values for shape [${t.shape}]`);
+    if (count !== t.values.length)
+      throw new Error(`writeSafetensors ${file}: tensor ${name} has ${t.values.length} values for shape [${t.shape}]`);
     const bytes = new Uint8Array(t.values.buffer, t.values.byteOffset, t.values.byteLength); // little-endian on every platform Node runs on
     header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + bytes.length] };
     blobs.push(bytes);

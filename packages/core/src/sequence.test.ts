@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
-import { answerFromIds, encodeExample, exampleTexts, leftPadRows, packSegments, referenceSegments, runTokenizer } from './sequence.js';
+import {
+  answerFromIds,
+  encodeExample,
+  exampleTexts,
+  leftPadRows,
+  packSegments,
+  referenceSegments,
+  runTokenizer,
+} from './sequence.js';
 import { Tokenizer } from './tokenizer.js';
 
 beforeAll(async () => {
@@ -16,24 +24,57 @@ const ex = { id: 'x', question: 'Use 3 5 7 to make 22', steps: ['5+7=12', '12+3=
 it('lays out prompt, reasoning and answer with the separator', () => {
   const tok = Tokenizer.build(exampleTexts([ex]));
   const e = encodeExample(tok, ex);
-  expect(tok.decode([...e.prompt, ...e.reasoning, ...e.answer])).toBe('<bos>Use 3 5 7 to make 22\n5+7=12\n12+3=15\n### 15<eos>');
+  expect(tok.decode([...e.prompt, ...e.reasoning, ...e.answer])).toBe(
+    '<bos>Use 3 5 7 to make 22\n5+7=12\n12+3=15\n### 15<eos>',
+  );
   expect(e.answer[0]).toBe(tok.sepId);
 });
 
 it('reference segments train the reasoning and the answer (CoT) or the answer alone (No-CoT), never the prompt', () => {
   const tok = Tokenizer.build(exampleTexts([ex]));
   const e = encodeExample(tok, ex);
-  expect(referenceSegments(tok, ex, true)).toEqual([{ ids: e.prompt, trained: false }, { ids: e.reasoning, trained: true }, { ids: e.answer, trained: true }]);
-  expect(referenceSegments(tok, ex, false)).toEqual([{ ids: e.prompt, trained: false }, { ids: e.answer, trained: true }]);
+  expect(referenceSegments(tok, ex, true)).toEqual([
+    { ids: e.prompt, trained: false },
+    { ids: e.reasoning, trained: true },
+    { ids: e.answer, trained: true },
+  ]);
+  expect(referenceSegments(tok, ex, false)).toEqual([
+    { ids: e.prompt, trained: false },
+    { ids: e.answer, trained: true },
+  ]);
 });
 
 it('packs right-padded teacher-forcing batches with loss masks', () => {
   const tok = Tokenizer.build(exampleTexts([ex]));
-  const p = packSegments([[{ ids: [1, 5, 6], trained: false }, { ids: [7, 2], trained: true }], [{ ids: [1, 5], trained: false }, { ids: [2], trained: true }]], tok.padId);
-  expect(p.ids.arraySync()).toEqual([[1, 5, 6, 7], [1, 5, 0, 0]]);
-  expect(p.targets.arraySync()).toEqual([[5, 6, 7, 2], [5, 2, 0, 0]]);
-  expect(p.lossMask.arraySync()).toEqual([[0, 0, 1, 1], [0, 1, 0, 0]]);
-  expect(p.attentionMask.arraySync()).toEqual([[1, 1, 1, 1], [1, 1, 0, 0]]);
+  const p = packSegments(
+    [
+      [
+        { ids: [1, 5, 6], trained: false },
+        { ids: [7, 2], trained: true },
+      ],
+      [
+        { ids: [1, 5], trained: false },
+        { ids: [2], trained: true },
+      ],
+    ],
+    tok.padId,
+  );
+  expect(p.ids.arraySync()).toEqual([
+    [1, 5, 6, 7],
+    [1, 5, 0, 0],
+  ]);
+  expect(p.targets.arraySync()).toEqual([
+    [5, 6, 7, 2],
+    [5, 2, 0, 0],
+  ]);
+  expect(p.lossMask.arraySync()).toEqual([
+    [0, 0, 1, 1],
+    [0, 1, 0, 0],
+  ]);
+  expect(p.attentionMask.arraySync()).toEqual([
+    [1, 1, 1, 1],
+    [1, 1, 0, 0],
+  ]);
   tf.dispose([p.ids, p.targets, p.lossMask, p.attentionMask]);
   expect(() => packSegments([[{ ids: [1, 2, 3, 4], trained: true }]], 0, 2)).toThrow(/exceeds the context length/);
 });
@@ -46,9 +87,19 @@ it('reads the answer after the last separator and counts reasoning tokens before
 });
 
 describe('leftPadRows', () => {
-  it('left-pads ids, masks the padding and counts positions from each row\'s first real token; leading slots come first in mask and positions', () => {
-    expect(leftPadRows([[5, 6, 7], [8]], 0)).toEqual({ ids: [5, 6, 7, 0, 0, 8], mask: [1, 1, 1, 0, 0, 1], positions: [0, 1, 2, 0, 0, 0], T: 3 });
-    expect(leftPadRows([[5, 6], [8]], 0, 1)).toEqual({ ids: [5, 6, 0, 8], mask: [1, 1, 1, 1, 0, 1], positions: [0, 0, 1, 0, 0, 0], T: 2 });
+  it("left-pads ids, masks the padding and counts positions from each row's first real token; leading slots come first in mask and positions", () => {
+    expect(leftPadRows([[5, 6, 7], [8]], 0)).toEqual({
+      ids: [5, 6, 7, 0, 0, 8],
+      mask: [1, 1, 1, 0, 0, 1],
+      positions: [0, 1, 2, 0, 0, 0],
+      T: 3,
+    });
+    expect(leftPadRows([[5, 6], [8]], 0, 1)).toEqual({
+      ids: [5, 6, 0, 8],
+      mask: [1, 1, 1, 1, 0, 1],
+      positions: [0, 0, 1, 0, 0, 0],
+      T: 2,
+    });
   });
 });
 

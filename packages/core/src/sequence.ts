@@ -31,11 +31,22 @@ export function encodeExample(tok: Tokenizer, ex: Example): EncodedExample {
  * Teacher-forcing segments of the No-CoT / CoT references (standard supervised fine-tuning): the
  * prompt is context; CoT trains `steps ### answer <eos>`, No-CoT `### answer <eos>`.
  */
-export function referenceSegments(tok: Tokenizer, ex: Example, withReasoning: boolean): { ids: number[]; trained: boolean }[] {
+export function referenceSegments(
+  tok: Tokenizer,
+  ex: Example,
+  withReasoning: boolean,
+): { ids: number[]; trained: boolean }[] {
   const e = encodeExample(tok, ex);
   return withReasoning
-    ? [{ ids: e.prompt, trained: false }, { ids: e.reasoning, trained: true }, { ids: e.answer, trained: true }]
-    : [{ ids: e.prompt, trained: false }, { ids: e.answer, trained: true }];
+    ? [
+        { ids: e.prompt, trained: false },
+        { ids: e.reasoning, trained: true },
+        { ids: e.answer, trained: true },
+      ]
+    : [
+        { ids: e.prompt, trained: false },
+        { ids: e.answer, trained: true },
+      ];
 }
 
 /** Every text a tokenizer should be built from, for a training split. */
@@ -49,7 +60,11 @@ export function exampleTexts(examples: Iterable<Example>): string[] {
  * A run's tokenizer: read from `file` when the run already saved one (a resumed run keeps its
  * vocabulary), else built from the training split's texts with `options` and saved there.
  */
-export async function runTokenizer(file: string, train: Iterable<Example>, options: BuildOptions = {}): Promise<Tokenizer> {
+export async function runTokenizer(
+  file: string,
+  train: Iterable<Example>,
+  options: BuildOptions = {},
+): Promise<Tokenizer> {
   if (existsSync(file)) return Tokenizer.load(file);
   const tokenizer = Tokenizer.build(exampleTexts(train), options);
   await tokenizer.save(file);
@@ -68,18 +83,24 @@ export interface PackedBatch {
  * Right-padded teacher-forcing batch from segments per row. Each segment is trained (its tokens
  * are targets) or not; row r's input is its concatenation minus the last token.
  */
-export function packSegments(rows: { ids: number[]; trained: boolean }[][], padId: number, maxLength?: number): PackedBatch {
+export function packSegments(
+  rows: { ids: number[]; trained: boolean }[][],
+  padId: number,
+  maxLength?: number,
+): PackedBatch {
   const seqs = rows.map((segs) => {
     const ids: number[] = [];
     const trained: boolean[] = [];
-    for (const s of segs) for (const id of s.ids) {
-      ids.push(id);
-      trained.push(s.trained);
-    }
+    for (const s of segs)
+      for (const id of s.ids) {
+        ids.push(id);
+        trained.push(s.trained);
+      }
     return { ids, trained };
   });
   const T = Math.max(...seqs.map((s) => s.ids.length)) - 1;
-  if (maxLength !== undefined && T > maxLength) throw new Error(`packSegments: a sequence of ${T + 1} tokens exceeds the context length ${maxLength + 1}`);
+  if (maxLength !== undefined && T > maxLength)
+    throw new Error(`packSegments: a sequence of ${T + 1} tokens exceeds the context length ${maxLength + 1}`);
   const B = rows.length;
   const ids = new Int32Array(B * T).fill(padId);
   const targets = new Int32Array(B * T).fill(padId);
@@ -108,7 +129,11 @@ export function packSegments(rows: { ids: number[]; trained: boolean }[][], padI
  * embeddings placed before the tokens) come first in `mask` and `positions` (mask 1, position 0),
  * not in `ids`.
  */
-export function leftPadRows(rows: readonly (readonly number[])[], padId: number, leading = 0): { ids: number[]; mask: number[]; positions: number[]; T: number } {
+export function leftPadRows(
+  rows: readonly (readonly number[])[],
+  padId: number,
+  leading = 0,
+): { ids: number[]; mask: number[]; positions: number[]; T: number } {
   const T = Math.max(...rows.map((r) => r.length));
   const ids: number[] = [];
   const mask: number[] = [];
@@ -129,7 +154,10 @@ export function leftPadRows(rows: readonly (readonly number[])[], padId: number,
 }
 
 /** The answer text of generated ids: what follows the last ### up to <eos>, specials dropped. */
-export function answerFromIds(tok: Tokenizer, ids: number[]): { answer: string; reasoningTokens: number; sawSeparator: boolean } {
+export function answerFromIds(
+  tok: Tokenizer,
+  ids: number[],
+): { answer: string; reasoningTokens: number; sawSeparator: boolean } {
   const sep = ids.lastIndexOf(tok.sepId);
   const firstSep = ids.indexOf(tok.sepId);
   const end = ids.indexOf(tok.eosId, sep + 1);

@@ -20,7 +20,9 @@ it('refuses an input above the limit before the kernel runs, naming the kernel, 
   const before = tf.memory().numTensors;
   const big = tf.zeros([17]); // 68 bytes
   expect(() => tf.relu(big)).toThrow(TensorSizeError);
-  expect(() => tf.relu(big)).toThrow('cpu: Relu input "x" of shape [17] (float32) needs 68 bytes (0.0 MiB), above this adapter\'s maxStorageBufferBindingSize of 64 bytes (0.0 MiB)');
+  expect(() => tf.relu(big)).toThrow(
+    'cpu: Relu input "x" of shape [17] (float32) needs 68 bytes (0.0 MiB), above this adapter\'s maxStorageBufferBindingSize of 64 bytes (0.0 MiB)',
+  );
   big.dispose();
   expect(tf.memory().numTensors).toBe(before);
 });

@@ -13,7 +13,11 @@ export class TensorSizeError extends Error {
   override name = 'TensorSizeError';
 }
 
-interface Guarded { backend: string; limitBytes: number; originals: tf.KernelConfig[] }
+interface Guarded {
+  backend: string;
+  limitBytes: number;
+  originals: tf.KernelConfig[];
+}
 const installed = new Map<string, Guarded>();
 
 /** Bytes a tensor of this shape and dtype occupies on a GPU backend (4 per element, 8 for complex64). */
@@ -27,7 +31,11 @@ export function tensorBytes(shape: readonly number[], dtype: tf.DataType): numbe
  * `limitBytes`. Installing again replaces the limit. Returns a function that restores the
  * original kernels.
  */
-export function installSizeGuards(backend: string, limitBytes: number, label = 'maxStorageBufferBindingSize'): () => void {
+export function installSizeGuards(
+  backend: string,
+  limitBytes: number,
+  label = 'maxStorageBufferBindingSize',
+): () => void {
   const prior = installed.get(backend);
   if (prior) {
     prior.limitBytes = limitBytes;

@@ -25,16 +25,31 @@ export interface StoredTensor {
   shape: number[];
   values: Float32Array | Int32Array;
 }
-interface HeaderEntry { name: string; dtype: StoredDtype; shape: number[]; offset: number; bytes: number }
-interface Header { meta: unknown; tensors: HeaderEntry[]; dataSha256?: string }
+interface HeaderEntry {
+  name: string;
+  dtype: StoredDtype;
+  shape: number[];
+  offset: number;
+  bytes: number;
+}
+interface Header {
+  meta: unknown;
+  tensors: HeaderEntry[];
+  dataSha256?: string;
+}
 
-export async function writeTensorFile(path: string, tensors: Map<string, StoredTensor> | Record<string, StoredTensor>, meta: unknown): Promise<void> {
+export async function writeTensorFile(
+  path: string,
+  tensors: Map<string, StoredTensor> | Record<string, StoredTensor>,
+  meta: unknown,
+): Promise<void> {
   const entries = tensors instanceof Map ? [...tensors.entries()] : Object.entries(tensors);
   const list: HeaderEntry[] = [];
   let offset = 0;
   for (const [name, t] of entries) {
     const n = t.shape.reduce((a, b) => a * b, 1);
-    if (n !== t.values.length) throw new Error(`writeTensorFile ${path}: tensor ${name} has ${t.values.length} values for shape [${t.shape}]`);
+    if (n !== t.values.length)
+      throw new Error(`writeTensorFile ${path}: tensor ${name} has ${t.values.length} values for shape [${t.shape}]`);
     list.push({ name, dtype: t.dtype, shape: t.shape, offset, bytes: t.values.byteLength });
     offset += t.values.byteLength;
   }
@@ -46,8 +61,13 @@ export async function writeTensorFile(path: string, tensors: Map<string, StoredT
   file.write(MAGIC, 0, 'ascii');
   file.writeUInt32LE(headerBytes.length, MAGIC.length);
   headerBytes.copy(file, MAGIC.length + 4);
-  entries.forEach(([, t], i) => Buffer.from(t.values.buffer, t.values.byteOffset, t.values.byteLength).copy(file, dstart + list[i].offset));
-  createHash('sha256').update(file.subarray(0, dstart + offset)).digest().copy(file, dstart + offset);
+  entries.forEach(([, t], i) =>
+    Buffer.from(t.values.buffer, t.values.byteOffset, t.values.byteLength).copy(file, dstart + list[i].offset),
+  );
+  createHash('sha256')
+    .update(file.subarray(0, dstart + offset))
+    .digest()
+    .copy(file, dstart + offset);
   await writeFileAtomic(path, file);
 }
 
@@ -64,14 +84,19 @@ export async function readTensorFile(path: string): Promise<{ meta: unknown; ten
   let body = buf;
   if (magic === MAGIC) {
     // The checksum first: nothing in a damaged header (a length, an offset, a step) is trusted.
-    if (buf.length < MAGIC.length + 4 + SHA_BYTES) throw bad(`${buf.length} bytes is too short to hold a header and its checksum (truncated?)`);
+    if (buf.length < MAGIC.length + 4 + SHA_BYTES)
+      throw bad(`${buf.length} bytes is too short to hold a header and its checksum (truncated?)`);
     body = buf.subarray(0, buf.length - SHA_BYTES);
     const sha = createHash('sha256').update(body).digest();
-    if (!sha.equals(buf.subarray(buf.length - SHA_BYTES))) throw bad(`sha256 of the file ${sha.toString('hex').slice(0, 12)}… does not match the one stored at its end (truncated, or bits changed)`);
+    if (!sha.equals(buf.subarray(buf.length - SHA_BYTES)))
+      throw bad(
+        `sha256 of the file ${sha.toString('hex').slice(0, 12)}… does not match the one stored at its end (truncated, or bits changed)`,
+      );
   }
   const hlen = body.readUInt32LE(MAGIC.length);
   const hstart = MAGIC.length + 4;
-  if (hstart + hlen > body.length) throw bad(`header of ${hlen} bytes runs past the end of the file (${buf.length} bytes; truncated?)`);
+  if (hstart + hlen > body.length)
+    throw bad(`header of ${hlen} bytes runs past the end of the file (${buf.length} bytes; truncated?)`);
   let header: Header;
   try {
     header = JSON.parse(body.toString('utf8', hstart, hstart + hlen)) as Header;
@@ -84,7 +109,10 @@ export async function readTensorFile(path: string): Promise<{ meta: unknown; ten
   if (layout) throw bad(layout);
   if (magic === MAGIC_V1) {
     const sha = createHash('sha256').update(data).digest('hex');
-    if (sha !== header.dataSha256) throw bad(`data sha256 ${sha.slice(0, 12)}… does not match the header's ${String(header.dataSha256).slice(0, 12)}…`);
+    if (sha !== header.dataSha256)
+      throw bad(
+        `data sha256 ${sha.slice(0, 12)}… does not match the header's ${String(header.dataSha256).slice(0, 12)}…`,
+      );
   }
   const tensors = new Map<string, StoredTensor>();
   for (const e of header.tensors) {
@@ -98,15 +126,18 @@ export async function readTensorFile(path: string): Promise<{ meta: unknown; ten
 
 /** What is wrong with the header's tensor list (null when its entries tile `dataBytes` exactly, in order). */
 function checkLayout(header: Header, dataBytes: number): string | null {
-  if (typeof header !== 'object' || header === null || !Array.isArray(header.tensors)) return 'header has no tensor list';
+  if (typeof header !== 'object' || header === null || !Array.isArray(header.tensors))
+    return 'header has no tensor list';
   let offset = 0;
   const names = new Set<string>();
   for (const [i, e] of header.tensors.entries()) {
     const at = `tensor ${i} (${JSON.stringify(e?.name)})`;
     if (typeof e?.name !== 'string' || names.has(e.name)) return `${at}: missing or repeated name`;
     names.add(e.name);
-    if (!DTYPES.includes(e.dtype)) return `${at}: dtype ${JSON.stringify(e.dtype)}, expected one of ${DTYPES.join(', ')}`;
-    if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isInteger(d) && d >= 0)) return `${at}: shape ${JSON.stringify(e.shape)} is not a list of sizes`;
+    if (!DTYPES.includes(e.dtype))
+      return `${at}: dtype ${JSON.stringify(e.dtype)}, expected one of ${DTYPES.join(', ')}`;
+    if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isInteger(d) && d >= 0))
+      return `${at}: shape ${JSON.stringify(e.shape)} is not a list of sizes`;
     const bytes = 4 * e.shape.reduce((a, b) => a * b, 1);
     if (e.bytes !== bytes) return `${at}: ${e.bytes} bytes listed for shape [${e.shape}] (${bytes} expected)`;
     if (e.offset !== offset) return `${at}: offset ${e.offset}, expected ${offset} (the tensors follow each other)`;

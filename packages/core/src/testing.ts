@@ -32,7 +32,12 @@ export function tinyLm(overrides: Partial<LmConfig> = {}, seed = 0): TinyLm {
 
 /** Tokenizer over lowercase letters, digits, spaces and basic punctuation. */
 export function charTokenizer(): Tokenizer {
-  return Tokenizer.build(['abcdefghijklmnopqrstuvwxyz', ' a b c d e f g h i j k l m n o p q r s t u v w x y z', '0123456789 0 1 2 3 4 5 6 7 8 9', '+-*/=().,:?!']);
+  return Tokenizer.build([
+    'abcdefghijklmnopqrstuvwxyz',
+    ' a b c d e f g h i j k l m n o p q r s t u v w x y z',
+    '0123456789 0 1 2 3 4 5 6 7 8 9',
+    '+-*/=().,:?!',
+  ]);
 }
 
 /** Toy task for method tests: "add a b" with the one step "a+b=s" and the sum as answer (a, b < 5). */
@@ -55,7 +60,11 @@ export async function expectNoLeak<T>(fn: () => T | Promise<T>, o: { allowed?: n
 }
 
 /** Element-wise |a − b| ≤ atol + rtol·|b|, with the worst index in the failure message. */
-export function expectClose(a: tf.Tensor | ArrayLike<number> | number, b: tf.Tensor | ArrayLike<number> | number, o: { rtol?: number; atol?: number } = {}): void {
+export function expectClose(
+  a: tf.Tensor | ArrayLike<number> | number,
+  b: tf.Tensor | ArrayLike<number> | number,
+  o: { rtol?: number; atol?: number } = {},
+): void {
   const av = toArray(a);
   const bv = toArray(b);
   expect(av.length, 'length').toBe(bv.length);
@@ -70,7 +79,8 @@ export function expectClose(a: tf.Tensor | ArrayLike<number> | number, b: tf.Ten
       worstExcess = excess;
     }
   }
-  if (worst >= 0) expect.fail(`values differ at index ${worst}: ${av[worst]} vs ${bv[worst]} (rtol ${rtol}, atol ${atol})`);
+  if (worst >= 0)
+    expect.fail(`values differ at index ${worst}: ${av[worst]} vs ${bv[worst]} (rtol ${rtol}, atol ${atol})`);
 }
 
 /**
@@ -78,7 +88,11 @@ export function expectClose(a: tf.Tensor | ArrayLike<number> | number, b: tf.Ten
  * ‖a − b‖₂ / ‖b‖₂ ('l2', for gradients, whose single entries may cancel to rounding noise).
  * Returns the absolute error when `expected` is all zeros.
  */
-export function relativeError(actual: tf.Tensor | ArrayLike<number>, expected: tf.Tensor | ArrayLike<number>, norm: 'max' | 'l2' = 'max'): number {
+export function relativeError(
+  actual: tf.Tensor | ArrayLike<number>,
+  expected: tf.Tensor | ArrayLike<number>,
+  norm: 'max' | 'l2' = 'max',
+): number {
   const a = toArray(actual);
   const b = toArray(expected);
   if (a.length !== b.length) return Infinity;
@@ -161,7 +175,10 @@ export const TEST_BACKENDS: BackendCandidate[] = ['cpu', 'wasm', 'native'];
  * cannot start (e.g. native without its addon) is reported, and `ready()` returns false so the
  * bodies can `ctx.skip()`.
  */
-export function forEachBackend(fn: (backend: BackendCandidate, ready: () => boolean) => void, backends: BackendCandidate[] = TEST_BACKENDS): void {
+export function forEachBackend(
+  fn: (backend: BackendCandidate, ready: () => boolean) => void,
+  backends: BackendCandidate[] = TEST_BACKENDS,
+): void {
   for (const b of backends) {
     describe(`on ${b}`, () => {
       let available = false;
@@ -170,7 +187,9 @@ export function forEachBackend(fn: (backend: BackendCandidate, ready: () => bool
           await initBackend(b, { quiet: true });
           available = true;
         } catch (e) {
-          console.warn(`[forEachBackend] ${b} unavailable, its tests are skipped: ${(e as Error).message.split('\n').slice(-1)[0].trim()}`);
+          console.warn(
+            `[forEachBackend] ${b} unavailable, its tests are skipped: ${(e as Error).message.split('\n').slice(-1)[0].trim()}`,
+          );
         }
       });
       fn(b, () => available);

@@ -15,11 +15,23 @@ forEachBackend((backend, ready) => {
     const lm = tinyLm();
     await expectNoLeak(() =>
       tf.tidy(() => {
-        const out = lm.forward(lm.embed(ids([[1, 2, 3], [4, 5, 6]])));
+        const out = lm.forward(
+          lm.embed(
+            ids([
+              [1, 2, 3],
+              [4, 5, 6],
+            ]),
+          ),
+        );
         expect(out.logits.shape).toEqual([2, 3, tinyLmConfig.vocabSize]);
         expect(out.hidden).toHaveLength(tinyLmConfig.layers + 1);
         for (const h of out.hidden) expect(h.shape).toEqual([2, 3, tinyLmConfig.width]);
-        expect(out.cache.layers[0].k.shape).toEqual([2, tinyLmConfig.heads, 3, tinyLmConfig.width / tinyLmConfig.heads]);
+        expect(out.cache.layers[0].k.shape).toEqual([
+          2,
+          tinyLmConfig.heads,
+          3,
+          tinyLmConfig.width / tinyLmConfig.heads,
+        ]);
         expect(out.cache.position).toBe(3);
       }),
     );
@@ -30,7 +42,10 @@ forEachBackend((backend, ready) => {
     it(`${positions} positions: decoding step by step with the cache gives the full forward logits`, async (ctx) => {
       if (!ready()) return ctx.skip();
       const lm = tinyLm({ positions });
-      const seq = [[3, 1, 4, 1, 5, 9, 2], [2, 7, 1, 8, 2, 8, 1]];
+      const seq = [
+        [3, 1, 4, 1, 5, 9, 2],
+        [2, 7, 1, 8, 2, 8, 1],
+      ];
       await expectNoLeak(() =>
         tf.tidy(() => {
           const full = lm.forward(lm.embed(ids(seq))).logits;
@@ -55,10 +70,28 @@ forEachBackend((backend, ready) => {
       const lm = tinyLm({ positions });
       tf.tidy(() => {
         const alone = lm.forward(lm.embed(ids([[5, 6, 7]]))).logits;
-        const padded = lm.forward(lm.embed(ids([[0, 0, 5, 6, 7], [1, 2, 3, 4, 5]])), {
-          attentionMask: tf.tensor2d([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]]),
-          positions: tf.tensor2d([[0, 0, 0, 1, 2], [0, 1, 2, 3, 4]], [2, 5], 'int32'),
-        }).logits;
+        const padded = lm.forward(
+          lm.embed(
+            ids([
+              [0, 0, 5, 6, 7],
+              [1, 2, 3, 4, 5],
+            ]),
+          ),
+          {
+            attentionMask: tf.tensor2d([
+              [0, 0, 1, 1, 1],
+              [1, 1, 1, 1, 1],
+            ]),
+            positions: tf.tensor2d(
+              [
+                [0, 0, 0, 1, 2],
+                [0, 1, 2, 3, 4],
+              ],
+              [2, 5],
+              'int32',
+            ),
+          },
+        ).logits;
         expectClose(tf.slice(padded, [0, 2, 0], [1, 3, -1]), alone, tol);
       });
       lm.dispose();
@@ -70,12 +103,17 @@ forEachBackend((backend, ready) => {
       tf.tidy(() => {
         const prefix = lm.forward(lm.embed(ids([[9, 8, 7]])));
         const viaCache = lm.forward(lm.embed(ids([[1, 2]])), { cache: prefix.cache }).logits;
-        const viaExtra = lm.forward(lm.embed(ids([[1, 2]])), { extraKV: { layers: prefix.cache.layers }, positions: tf.tensor2d([[3, 4]], [1, 2], 'int32') });
+        const viaExtra = lm.forward(lm.embed(ids([[1, 2]])), {
+          extraKV: { layers: prefix.cache.layers },
+          positions: tf.tensor2d([[3, 4]], [1, 2], 'int32'),
+        });
         expectClose(viaExtra.logits, viaCache, tol);
         expect(viaExtra.cache.keyMask.shape).toEqual([1, 5]);
         // A masked-out extra position changes nothing compared with no extra at all.
         const none = lm.forward(lm.embed(ids([[1, 2]]))).logits;
-        const masked = lm.forward(lm.embed(ids([[1, 2]])), { extraKV: { layers: prefix.cache.layers, mask: tf.zeros([1, 3]) } }).logits;
+        const masked = lm.forward(lm.embed(ids([[1, 2]])), {
+          extraKV: { layers: prefix.cache.layers, mask: tf.zeros([1, 3]) },
+        }).logits;
         expectClose(masked, none, tol);
       });
       lm.dispose();
@@ -99,14 +137,18 @@ forEachBackend((backend, ready) => {
         // Order still matters: the last position sees [1, 4, 1, 3] differently from [3, 1, 4, 1].
         const swapped = rotary.forward(rotary.embed(ids([[1, 4, 1, 3]]))).logits;
         const last = (t: tf.Tensor) => tf.slice(t, [0, 3, 0], [1, 1, -1]);
-        expect(tf.max(tf.abs(tf.sub(last(swapped), last(rotary.forward(rotary.embed(ids([[4, 1, 1, 3]]))).logits)))).dataSync()[0]).toBeGreaterThan(1e-4);
+        expect(
+          tf
+            .max(tf.abs(tf.sub(last(swapped), last(rotary.forward(rotary.embed(ids([[4, 1, 1, 3]]))).logits))))
+            .dataSync()[0],
+        ).toBeGreaterThan(1e-4);
       }),
     );
     rotary.dispose();
     learned.dispose();
   });
 
-  it('newKv holds the new positions\' keys and values, the tail of the returned cache', async (ctx) => {
+  it("newKv holds the new positions' keys and values, the tail of the returned cache", async (ctx) => {
     if (!ready()) return ctx.skip();
     const lm = tinyLm();
     tf.tidy(() => {
@@ -129,13 +171,21 @@ forEachBackend((backend, ready) => {
       expect(() => lm.forward(tf.zeros([1, 2, 3]) as tf.Tensor3D)).toThrow(/embeds must be \[B, T, 8\], got \[1,2,3\]/);
       expect(() => lm.embed(ids([[99]]))).toThrow(/token id 99 outside \[0, 16\)/);
       expect(() => lm.embed(tf.tensor2d([[1]], [1, 1], 'float32'))).toThrow(/int32/);
-      expect(() => lm.forward(lm.embed(ids([[1, 2]])), { attentionMask: tf.ones([1, 3]) as tf.Tensor2D })).toThrow(/attentionMask must be \[1, 2\]/);
+      expect(() => lm.forward(lm.embed(ids([[1, 2]])), { attentionMask: tf.ones([1, 3]) as tf.Tensor2D })).toThrow(
+        /attentionMask must be \[1, 2\]/,
+      );
       expect(() => lm.forward(tf.zeros([1, 17, 8]) as tf.Tensor3D)).toThrow(/exceed contextLength 16/);
     });
     expect(() => new TinyLm({ ...tinyLmConfig, heads: 3 }, new Rng(0))).toThrow(/divisible/);
-    expect(() => new TinyLm({ ...tinyLmConfig, positions: 'alibi' } as never, new Rng(0))).toThrow(/lm.positions must be one of learned, rotary, got "alibi"/);
-    expect(() => new TinyLm({ ...tinyLmConfig, width: 6, heads: 2, positions: 'rotary' }, new Rng(0))).toThrow(/even head width/);
-    expect(() => new TinyLm({ ...tinyLmConfig, layerz: 1 } as never, new Rng(0))).toThrow(/unknown config key "layerz"/);
+    expect(() => new TinyLm({ ...tinyLmConfig, positions: 'alibi' } as never, new Rng(0))).toThrow(
+      /lm.positions must be one of learned, rotary, got "alibi"/,
+    );
+    expect(() => new TinyLm({ ...tinyLmConfig, width: 6, heads: 2, positions: 'rotary' }, new Rng(0))).toThrow(
+      /even head width/,
+    );
+    expect(() => new TinyLm({ ...tinyLmConfig, layerz: 1 } as never, new Rng(0))).toThrow(
+      /unknown config key "layerz"/,
+    );
     lm.dispose();
   });
 });
@@ -144,12 +194,16 @@ it('same seed gives identical parameters; another seed differs', () => {
   const a = tinyLm({}, 1);
   const b = tinyLm({}, 1);
   const c = tinyLm({}, 2);
-  expect(Array.from(a.params.get('h0.attn.wq')!.dataSync())).toEqual(Array.from(b.params.get('h0.attn.wq')!.dataSync()));
-  expect(Array.from(a.params.get('h0.attn.wq')!.dataSync())).not.toEqual(Array.from(c.params.get('h0.attn.wq')!.dataSync()));
+  expect(Array.from(a.params.get('h0.attn.wq')!.dataSync())).toEqual(
+    Array.from(b.params.get('h0.attn.wq')!.dataSync()),
+  );
+  expect(Array.from(a.params.get('h0.attn.wq')!.dataSync())).not.toEqual(
+    Array.from(c.params.get('h0.attn.wq')!.dataSync()),
+  );
   [a, b, c].forEach((m) => m.dispose());
 });
 
-it('without a gradient tape, a forward holds one layer\'s attention at a time: peak memory barely grows with depth', async () => {
+it("without a gradient tape, a forward holds one layer's attention at a time: peak memory barely grows with depth", async () => {
   const peak = async (layers: number) => {
     const lm = tinyLm({ layers, heads: 4, width: 16, vocabSize: 8, contextLength: 128 });
     const x = tf.zeros([8, 128], 'int32') as tf.Tensor2D;

@@ -84,8 +84,10 @@ export function lmConfig(overrides: unknown = {}): LmConfig {
     if (!Number.isInteger(c[k]) || c[k] <= 0) throw new Error(`lm.${k} must be a positive integer, got ${c[k]}`);
   }
   if (c.width % c.heads !== 0) throw new Error(`lm.width (${c.width}) must be divisible by lm.heads (${c.heads})`);
-  if (!POSITION_KINDS.includes(c.positions)) throw new Error(`lm.positions must be one of ${POSITION_KINDS.join(', ')}, got "${c.positions}"`);
-  if (c.positions === 'rotary' && (c.width / c.heads) % 2 !== 0) throw new Error(`lm.positions "rotary" needs an even head width, got width/heads = ${c.width / c.heads}`);
+  if (!POSITION_KINDS.includes(c.positions))
+    throw new Error(`lm.positions must be one of ${POSITION_KINDS.join(', ')}, got "${c.positions}"`);
+  if (c.positions === 'rotary' && (c.width / c.heads) % 2 !== 0)
+    throw new Error(`lm.positions "rotary" needs an even head width, got width/heads = ${c.width / c.heads}`);
   if (c.dropout < 0 || c.dropout >= 1) throw new Error(`lm.dropout must be in [0, 1), got ${c.dropout}`);
   return c;
 }
@@ -98,10 +100,18 @@ export class TinyLm {
   private readonly rotary: RotaryTables | null;
 
   /** `weights` (by parameter name, e.g. a pretrained checkpoint's) replace the random initial values. */
-  constructor(config: Partial<LmConfig> | LmConfig, rng: Rng, namePrefix = 'lm', weights?: ReadonlyMap<string, Float32Array>) {
+  constructor(
+    config: Partial<LmConfig> | LmConfig,
+    rng: Rng,
+    namePrefix = 'lm',
+    weights?: ReadonlyMap<string, Float32Array>,
+  ) {
     this.config = lmConfig(config);
     this.params = initParams(this.config, rng.fork('init'), namePrefix, weights);
-    this.rotary = this.config.positions === 'rotary' ? rotaryTables(this.config.contextLength, this.config.width / this.config.heads) : null;
+    this.rotary =
+      this.config.positions === 'rotary'
+        ? rotaryTables(this.config.contextLength, this.config.width / this.config.heads)
+        : null;
   }
 
   /** [B, T] int32 ids → [B, T, C] token embeddings (positions are added in `forward`). */
@@ -112,7 +122,8 @@ export class TinyLm {
     const host = hostValues(ids);
     if (host) {
       for (let i = 0; i < host.length; i++) {
-        if (!(host[i] >= 0 && host[i] < vocabSize)) throw new Error(`TinyLm.embed: token id ${host[i]} outside [0, ${vocabSize})`);
+        if (!(host[i] >= 0 && host[i] < vocabSize))
+          throw new Error(`TinyLm.embed: token id ${host[i]} outside [0, ${vocabSize})`);
       }
     }
     return tf.tidy(() => {
@@ -147,10 +158,21 @@ export class TinyLm {
         // (4 × 128, B 100, T 419: 4.1 GB live at once otherwise). Under a tape, what the backward
         // pass needs is kept by the tape itself.
         const layer = tidy(() => {
-          const att = this.attention(l, layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), c.layerNormEps), prefix, bias, drop, rotate);
+          const att = this.attention(
+            l,
+            layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), c.layerNormEps),
+            prefix,
+            bias,
+            drop,
+            rotate,
+          );
           const mid = tf.add(x, dropout(att.out, c.dropout, drop?.tfSeed())) as tf.Tensor3D; // [B, T, C]
           const m = this.mlp(l, layerNorm(mid, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`), c.layerNormEps));
-          return { kv: att.kv, newKv: att.newKv, out: tf.add(mid, dropout(m, c.dropout, drop?.tfSeed())) as tf.Tensor3D };
+          return {
+            kv: att.kv,
+            newKv: att.newKv,
+            out: tf.add(mid, dropout(m, c.dropout, drop?.tfSeed())) as tf.Tensor3D,
+          };
         });
         layers.push(layer.kv);
         newKv.push(layer.newKv);
@@ -160,7 +182,11 @@ export class TinyLm {
       const final = layerNorm(x, this.p('lnf.g'), this.p('lnf.b'), c.layerNormEps) as tf.Tensor3D; // [B, T, C]
       hidden[c.layers] = final;
       const flat = tf.reshape(final, [B * T, c.width]) as tf.Tensor2D; // [BT, C]
-      const logits = tf.reshape(matMulT(flat, this.p('wte') as tf.Tensor2D, false, true), [B, T, c.vocabSize]) as tf.Tensor3D;
+      const logits = tf.reshape(matMulT(flat, this.p('wte') as tf.Tensor2D, false, true), [
+        B,
+        T,
+        c.vocabSize,
+      ]) as tf.Tensor3D;
       const cache: KvCache = { layers, keyMask, position: (o.cache?.position ?? 0) + T };
       return { logits, hidden, cache, newKv };
     });
@@ -190,14 +216,24 @@ export class TinyLm {
   }
 
   /** Causal self-attention of layer l over prefix keys (cache, extra) and the new positions. */
-  private attention(l: number, h: tf.Tensor, prefix: LayerKv[], bias: tf.Tensor4D, drop: Rng | undefined, rotate?: (t: tf.Tensor4D) => tf.Tensor4D): { out: tf.Tensor3D; kv: LayerKv; newKv: LayerKv } {
+  private attention(
+    l: number,
+    h: tf.Tensor,
+    prefix: LayerKv[],
+    bias: tf.Tensor4D,
+    drop: Rng | undefined,
+    rotate?: (t: tf.Tensor4D) => tf.Tensor4D,
+  ): { out: tf.Tensor3D; kv: LayerKv; newKv: LayerKv } {
     const { heads: H, width: C } = this.config;
     const [B, T] = h.shape;
     const D = C / H;
     const split = (t: tf.Tensor) => tf.transpose(tf.reshape(t, [B, T, H, D]), [0, 2, 1, 3]) as tf.Tensor4D; // [B, H, T, D]
     const place = rotate ?? ((t: tf.Tensor4D) => t);
     const q = place(split(linear(h, this.p(`h${l}.attn.wq`), this.p(`h${l}.attn.bq`))));
-    const newKv = { k: place(split(linear(h, this.p(`h${l}.attn.wk`), this.p(`h${l}.attn.bk`)))), v: split(linear(h, this.p(`h${l}.attn.wv`), this.p(`h${l}.attn.bv`))) };
+    const newKv = {
+      k: place(split(linear(h, this.p(`h${l}.attn.wk`), this.p(`h${l}.attn.bk`)))),
+      v: split(linear(h, this.p(`h${l}.attn.wv`), this.p(`h${l}.attn.bv`))),
+    };
     let { k, v } = newKv;
     if (prefix.length > 0) {
       k = tf.concat([...prefix.map((p) => p.k), k], 2) as tf.Tensor4D; // [B, H, S, D]
@@ -216,7 +252,12 @@ export class TinyLm {
   }
 }
 
-function initParams(c: LmConfig, rng: Rng, prefix: string, weights?: ReadonlyMap<string, Float32Array>): Map<string, tf.Variable> {
+function initParams(
+  c: LmConfig,
+  rng: Rng,
+  prefix: string,
+  weights?: ReadonlyMap<string, Float32Array>,
+): Map<string, tf.Variable> {
   const params = new Map<string, tf.Variable>();
   const C = c.width;
   const F = c.mlpRatio * C;
@@ -224,10 +265,15 @@ function initParams(c: LmConfig, rng: Rng, prefix: string, weights?: ReadonlyMap
   const add = (name: string, shape: number[], init: 'normal' | 'residual' | 'zeros' | 'ones') => {
     const n = shape.reduce((a, b) => a * b, 1);
     const given = weights?.get(name);
-    if (weights && given?.length !== n) throw new Error(`TinyLm: weight ${name} needs ${n} values for shape [${shape}], got ${given?.length ?? 'none'}`);
+    if (weights && given?.length !== n)
+      throw new Error(`TinyLm: weight ${name} needs ${n} values for shape [${shape}], got ${given?.length ?? 'none'}`);
     const values = given
       ? given
-      : init === 'zeros' ? new Float32Array(n) : init === 'ones' ? new Float32Array(n).fill(1) : rng.fork(name).normalArray(n, init === 'residual' ? residualStd : c.initStd);
+      : init === 'zeros'
+        ? new Float32Array(n)
+        : init === 'ones'
+          ? new Float32Array(n).fill(1)
+          : rng.fork(name).normalArray(n, init === 'residual' ? residualStd : c.initStd);
     params.set(name, variableFrom(tf.tensor(values, shape, 'float32'), true, uniqueVariableName(`${prefix}.${name}`)));
   };
   add('wte', [c.vocabSize, C], 'normal');
@@ -279,22 +325,35 @@ function attentionBias(keyMask: tf.Tensor2D, T: number): tf.Tensor4D {
 }
 
 function checkForwardShapes(c: LmConfig, embeds: tf.Tensor, o: ForwardOptions): void {
-  if (embeds.rank !== 3 || embeds.shape[2] !== c.width) throw new Error(`TinyLm.forward: embeds must be [B, T, ${c.width}], got [${embeds.shape}]`);
+  if (embeds.rank !== 3 || embeds.shape[2] !== c.width)
+    throw new Error(`TinyLm.forward: embeds must be [B, T, ${c.width}], got [${embeds.shape}]`);
   const [B, T] = embeds.shape;
   if (T === 0) throw new Error('TinyLm.forward: embeds has no positions (T = 0)');
   const D = c.width / c.heads;
-  if (o.attentionMask && (o.attentionMask.rank !== 2 || o.attentionMask.shape[0] !== B || o.attentionMask.shape[1] !== T)) {
+  if (
+    o.attentionMask &&
+    (o.attentionMask.rank !== 2 || o.attentionMask.shape[0] !== B || o.attentionMask.shape[1] !== T)
+  ) {
     throw new Error(`TinyLm.forward: attentionMask must be [${B}, ${T}], got [${o.attentionMask.shape}]`);
   }
   if (o.positions && (o.positions.shape[0] !== B || o.positions.shape[1] !== T || o.positions.dtype !== 'int32')) {
-    throw new Error(`TinyLm.forward: positions must be int32 [${B}, ${T}], got ${o.positions.dtype} [${o.positions.shape}]`);
+    throw new Error(
+      `TinyLm.forward: positions must be int32 [${B}, ${T}], got ${o.positions.dtype} [${o.positions.shape}]`,
+    );
   }
   const checkKv = (what: string, layers: LayerKv[], S?: number) => {
-    if (layers.length !== c.layers) throw new Error(`TinyLm.forward: ${what} has ${layers.length} layers, the model has ${c.layers}`);
+    if (layers.length !== c.layers)
+      throw new Error(`TinyLm.forward: ${what} has ${layers.length} layers, the model has ${c.layers}`);
     for (const [i, kv] of layers.entries()) {
       for (const t of [kv.k, kv.v]) {
-        const ok = t.rank === 4 && t.shape[0] === B && t.shape[1] === c.heads && t.shape[3] === D && (S === undefined || t.shape[2] === S);
-        if (!ok) throw new Error(`TinyLm.forward: ${what} layer ${i} must be [${B}, ${c.heads}, S, ${D}], got [${t.shape}]`);
+        const ok =
+          t.rank === 4 &&
+          t.shape[0] === B &&
+          t.shape[1] === c.heads &&
+          t.shape[3] === D &&
+          (S === undefined || t.shape[2] === S);
+        if (!ok)
+          throw new Error(`TinyLm.forward: ${what} layer ${i} must be [${B}, ${c.heads}, S, ${D}], got [${t.shape}]`);
       }
     }
   };
@@ -302,6 +361,7 @@ function checkForwardShapes(c: LmConfig, embeds: tf.Tensor, o: ForwardOptions): 
   if (o.extraKV) {
     checkKv('extraKV', o.extraKV.layers, o.extraKV.mask?.shape[1]);
     const S = o.extraKV.layers[0].k.shape[2];
-    if (o.extraKV.mask && o.extraKV.mask.shape[0] !== B) throw new Error(`TinyLm.forward: extraKV.mask must be [${B}, ${S}], got [${o.extraKV.mask.shape}]`);
+    if (o.extraKV.mask && o.extraKV.mask.shape[0] !== B)
+      throw new Error(`TinyLm.forward: extraKV.mask must be [${B}, ${S}], got [${o.extraKV.mask.shape}]`);
   }
 }

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SPECIAL_TOKENS, Tokenizer } from './tokenizer.js';
 
-const TRAIN = ['Natalia sold 48 clips in April, and half as many in May.', '<<48/2=24>> 48/2=24 ### 72', 'How many clips did she sell?'];
+const TRAIN = [
+  'Natalia sold 48 clips in April, and half as many in May.',
+  '<<48/2=24>> 48/2=24 ### 72',
+  'How many clips did she sell?',
+];
 
 describe('Tokenizer', () => {
   it('round-trips text whose pieces were seen, with specials kept whole', () => {

@@ -32,7 +32,11 @@ const ALWAYS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', ' '];
 const FORMAT = 'telepath-tokenizer';
 const VERSION = 1;
 
-export interface TokenizerJson { format: typeof FORMAT; version: number; tokens: string[] }
+export interface TokenizerJson {
+  format: typeof FORMAT;
+  version: number;
+  tokens: string[];
+}
 export interface BuildOptions {
   /** Pieces seen fewer times than this are left out (they encode as <unk>). */
   minCount?: number;
@@ -47,16 +51,22 @@ export class Tokenizer {
   private readonly specials: string[];
   private readonly specialPattern: RegExp;
 
-  constructor(readonly tokens: readonly string[], extraSpecials: string[] = []) {
+  constructor(
+    readonly tokens: readonly string[],
+    extraSpecials: string[] = [],
+  ) {
     for (const s of SPECIAL_LIST) {
       if (!tokens.includes(s)) throw new Error(`Tokenizer: vocabulary lacks the special token ${s}`);
     }
     this.index = new Map();
     tokens.forEach((t, i) => {
-      if (this.index.has(t)) throw new Error(`Tokenizer: duplicate token ${JSON.stringify(t)} at ids ${this.index.get(t)} and ${i}`);
+      if (this.index.has(t))
+        throw new Error(`Tokenizer: duplicate token ${JSON.stringify(t)} at ids ${this.index.get(t)} and ${i}`);
       this.index.set(t, i);
     });
-    this.specials = [...SPECIAL_LIST, ...extraSpecials.filter((s) => !SPECIAL_LIST.includes(s))].sort((a, b) => b.length - a.length);
+    this.specials = [...SPECIAL_LIST, ...extraSpecials.filter((s) => !SPECIAL_LIST.includes(s))].sort(
+      (a, b) => b.length - a.length,
+    );
     this.specialPattern = new RegExp(`(${this.specials.map(escapeRegExp).join('|')})`, 'u');
   }
 
@@ -78,7 +88,10 @@ export class Tokenizer {
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .map(([p]) => p);
     const fixed = [...specials, ...ALWAYS];
-    if (maxSize < fixed.length) throw new Error(`Tokenizer.build: maxSize ${maxSize} is below the ${fixed.length} fixed tokens (specials, digits, space)`);
+    if (maxSize < fixed.length)
+      throw new Error(
+        `Tokenizer.build: maxSize ${maxSize} is below the ${fixed.length} fixed tokens (specials, digits, space)`,
+      );
     return new Tokenizer([...fixed, ...ranked.slice(0, maxSize - fixed.length)], extraSpecials);
   }
 
@@ -94,11 +107,21 @@ export class Tokenizer {
     return i;
   }
 
-  get padId(): number { return this.id('pad'); }
-  get bosId(): number { return this.id('bos'); }
-  get eosId(): number { return this.id('eos'); }
-  get unkId(): number { return this.id('unk'); }
-  get sepId(): number { return this.id('sep'); }
+  get padId(): number {
+    return this.id('pad');
+  }
+  get bosId(): number {
+    return this.id('bos');
+  }
+  get eosId(): number {
+    return this.id('eos');
+  }
+  get unkId(): number {
+    return this.id('unk');
+  }
+  get sepId(): number {
+    return this.id('sep');
+  }
 
   /** The regex pieces of a text, special tokens kept whole. */
   pieces(text: string): string[] {
@@ -124,7 +147,8 @@ export class Tokenizer {
     const drop = o.skipSpecial ? new Set([this.padId, this.bosId, this.eosId]) : undefined;
     let s = '';
     for (const id of ids) {
-      if (!Number.isInteger(id) || id < 0 || id >= this.tokens.length) throw new Error(`Tokenizer.decode: id ${id} outside [0, ${this.tokens.length})`);
+      if (!Number.isInteger(id) || id < 0 || id >= this.tokens.length)
+        throw new Error(`Tokenizer.decode: id ${id} outside [0, ${this.tokens.length})`);
       if (drop?.has(id)) continue;
       s += this.tokens[id];
     }
@@ -145,14 +169,20 @@ export class Tokenizer {
   }
 
   toJSON(): TokenizerJson & { extraSpecials: string[] } {
-    return { format: FORMAT, version: VERSION, tokens: [...this.tokens], extraSpecials: this.specials.filter((s) => !SPECIAL_LIST.includes(s)) };
+    return {
+      format: FORMAT,
+      version: VERSION,
+      tokens: [...this.tokens],
+      extraSpecials: this.specials.filter((s) => !SPECIAL_LIST.includes(s)),
+    };
   }
 
   static fromJSON(json: unknown, source = 'tokenizer JSON'): Tokenizer {
     const j = json as Partial<TokenizerJson & { extraSpecials: string[] }>;
     if (!j || j.format !== FORMAT) throw new Error(`${source}: not a Telepath tokenizer (expected format "${FORMAT}")`);
     if (j.version !== VERSION) throw new Error(`${source}: tokenizer version ${j.version}, expected ${VERSION}`);
-    if (!Array.isArray(j.tokens) || !j.tokens.every((t) => typeof t === 'string')) throw new Error(`${source}: "tokens" must be an array of strings`);
+    if (!Array.isArray(j.tokens) || !j.tokens.every((t) => typeof t === 'string'))
+      throw new Error(`${source}: "tokens" must be an array of strings`);
     return new Tokenizer(j.tokens, j.extraSpecials ?? []);
   }
 

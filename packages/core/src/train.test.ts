@@ -22,18 +22,44 @@ function batchLoss(lm: TinyLm, rng: Rng, B = 4, T = 8): tf.Scalar {
     const d = 1 + rng.int(3);
     rows.push(Array.from({ length: T + 1 }, (_, t) => (s + d * t) % 16));
   }
-  const x = tf.tensor2d(rows.map((r) => r.slice(0, T)), [B, T], 'int32');
-  const y = tf.tensor2d(rows.map((r) => r.slice(1)), [B, T], 'int32');
+  const x = tf.tensor2d(
+    rows.map((r) => r.slice(0, T)),
+    [B, T],
+    'int32',
+  );
+  const y = tf.tensor2d(
+    rows.map((r) => r.slice(1)),
+    [B, T],
+    'int32',
+  );
   return maskedCrossEntropy(lm.forward(lm.embed(x)).logits, y, tf.onesLike(y) as tf.Tensor2D);
 }
 
-const CFG = (steps: number): Partial<TrainConfig> => ({ steps, logEvery: 1000, optim: { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, clipNorm: 1 } });
+const CFG = (steps: number): Partial<TrainConfig> => ({
+  steps,
+  logEvery: 1000,
+  optim: {
+    lr: 1e-2,
+    lrMinRatio: 0.1,
+    warmupSteps: 2,
+    beta1: 0.9,
+    beta2: 0.999,
+    eps: 1e-8,
+    weightDecay: 0.01,
+    clipNorm: 1,
+  },
+});
 
 describe('train', () => {
   it('overfits one fixed batch to near-zero loss', async () => {
     const lm = tinyLm({ width: 16 });
     const fixed = new Rng(99);
-    const res = await train({ params: lm.params, rng: new Rng(0), config: { ...CFG(150), optim: { ...CFG(1).optim!, lr: 2e-2, weightDecay: 0 } as never }, loss: () => batchLoss(lm, fixed.fork('batch')) });
+    const res = await train({
+      params: lm.params,
+      rng: new Rng(0),
+      config: { ...CFG(150), optim: { ...CFG(1).optim!, lr: 2e-2, weightDecay: 0 } as never },
+      loss: () => batchLoss(lm, fixed.fork('batch')),
+    });
     expect(res.losses[0]).toBeGreaterThan(2);
     expect(res.losses[res.losses.length - 1]).toBeLessThan(0.05);
     lm.dispose();
@@ -43,7 +69,13 @@ describe('train', () => {
     const counts: number[] = [];
     const run = async () => {
       const lm = tinyLm();
-      const r = await train({ params: lm.params, rng: new Rng(5), config: { ...CFG(20), logEvery: 1 }, loss: ({ rng }) => batchLoss(lm, rng), onLog: () => counts.push(tf.memory().numTensors) });
+      const r = await train({
+        params: lm.params,
+        rng: new Rng(5),
+        config: { ...CFG(20), logEvery: 1 },
+        loss: ({ rng }) => batchLoss(lm, rng),
+        onLog: () => counts.push(tf.memory().numTensors),
+      });
       lm.dispose();
       return r.losses;
     };
@@ -77,7 +109,7 @@ describe('train', () => {
     expect(events).toEqual(['step 0', 'logged 1', 'step 1', 'logged 2', 'step 2', 'logged 3']);
   });
 
-  it('awaits prepare before each micro-batch\'s loss, with the step, the micro-batch and an equal fresh rng', async () => {
+  it("awaits prepare before each micro-batch's loss, with the step, the micro-batch and an equal fresh rng", async () => {
     const lm = tinyLm();
     const events: string[] = [];
     let prepared = -1;
@@ -96,21 +128,41 @@ describe('train', () => {
       },
     });
     lm.dispose();
-    expect(events).toEqual(['prepare 0/0', 'loss 0/0 same draw', 'prepare 0/1', 'loss 0/1 same draw', 'prepare 1/0', 'loss 1/0 same draw', 'prepare 1/1', 'loss 1/1 same draw']);
+    expect(events).toEqual([
+      'prepare 0/0',
+      'loss 0/0 same draw',
+      'prepare 0/1',
+      'loss 0/1 same draw',
+      'prepare 1/0',
+      'loss 1/0 same draw',
+      'prepare 1/1',
+      'loss 1/1 same draw',
+    ]);
   });
 
   it('gradient accumulation over two halves equals one full batch', async () => {
     const full = tinyLm();
     const halves = tinyLm();
     const rows = new Rng(3);
-    await train({ params: full.params, rng: new Rng(1), config: { ...CFG(1), gradAccum: 1 }, loss: () => batchLoss(full, rows.fork('b'), 4) });
-    await train({ params: halves.params, rng: new Rng(1), config: { ...CFG(1), gradAccum: 2 }, loss: ({ micro }) => tf.tidy(() => {
-      // The same four rows, split two and two: mean of the halves' means = the full mean.
-      const all = rows.fork('b');
-      const lossA = batchLoss(halves, all, 2);
-      const lossB = batchLoss(halves, all, 2);
-      return micro === 0 ? lossA : lossB;
-    }) });
+    await train({
+      params: full.params,
+      rng: new Rng(1),
+      config: { ...CFG(1), gradAccum: 1 },
+      loss: () => batchLoss(full, rows.fork('b'), 4),
+    });
+    await train({
+      params: halves.params,
+      rng: new Rng(1),
+      config: { ...CFG(1), gradAccum: 2 },
+      loss: ({ micro }) =>
+        tf.tidy(() => {
+          // The same four rows, split two and two: mean of the halves' means = the full mean.
+          const all = rows.fork('b');
+          const lossA = batchLoss(halves, all, 2);
+          const lossB = batchLoss(halves, all, 2);
+          return micro === 0 ? lossA : lossB;
+        }),
+    });
     const a = full.params.get('h0.attn.wq')!.dataSync();
     const b = halves.params.get('h0.attn.wq')!.dataSync();
     for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-6);
@@ -120,9 +172,17 @@ describe('train', () => {
 
   it('stops on a non-finite loss or gradient, naming the step and the tensor', async () => {
     const lm = tinyLm();
-    await expect(train({ params: lm.params, rng: new Rng(0), config: CFG(5), loss: ({ step }) => tf.tidy(() => (step === 2 ? tf.mul(batchLoss(lm, new Rng(1)), Number.NaN) : batchLoss(lm, new Rng(1))) as tf.Scalar) })).rejects.toThrow(
-      /loss is NaN at step 2/,
-    );
+    await expect(
+      train({
+        params: lm.params,
+        rng: new Rng(0),
+        config: CFG(5),
+        loss: ({ step }) =>
+          tf.tidy(
+            () => (step === 2 ? tf.mul(batchLoss(lm, new Rng(1)), Number.NaN) : batchLoss(lm, new Rng(1))) as tf.Scalar,
+          ),
+      }),
+    ).rejects.toThrow(/loss is NaN at step 2/);
     const wpe = lm.params.get('wpe')!;
     await expect(
       train({
@@ -134,7 +194,12 @@ describe('train', () => {
       }),
     ).rejects.toThrow(NonFiniteError);
     await expect(
-      train({ params: lm.params, rng: new Rng(0), config: CFG(3), loss: () => tf.tidy(() => tf.add(batchLoss(lm, new Rng(1)), tf.sum(tf.sqrt(tf.mul(wpe, 0))))) }),
+      train({
+        params: lm.params,
+        rng: new Rng(0),
+        config: CFG(3),
+        loss: () => tf.tidy(() => tf.add(batchLoss(lm, new Rng(1)), tf.sum(tf.sqrt(tf.mul(wpe, 0))))),
+      }),
     ).rejects.toThrow(/step 0; non-finite gradient in wpe/);
     lm.dispose();
   });
@@ -142,23 +207,51 @@ describe('train', () => {
   it('killed at step k and resumed, ends with the same losses and weights as an uninterrupted run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'resume-'));
     const straight = tinyLm();
-    const full = await train({ params: straight.params, rng: new Rng(8), config: CFG(12), loss: ({ rng }) => batchLoss(straight, rng), modelConfig: straight.config });
+    const full = await train({
+      params: straight.params,
+      rng: new Rng(8),
+      config: CFG(12),
+      loss: ({ rng }) => batchLoss(straight, rng),
+      modelConfig: straight.config,
+    });
 
     const first = tinyLm();
     const path = join(dir, 'ck.bin');
-    const part = await train({ params: first.params, rng: new Rng(8), config: { ...CFG(12), checkpointEvery: 3 }, loss: ({ rng }) => batchLoss(first, rng), modelConfig: first.config, checkpointPath: path });
+    const part = await train({
+      params: first.params,
+      rng: new Rng(8),
+      config: { ...CFG(12), checkpointEvery: 3 },
+      loss: ({ rng }) => batchLoss(first, rng),
+      modelConfig: first.config,
+      checkpointPath: path,
+    });
     expect(part.losses).toEqual(full.losses);
 
     // A second run interrupted after 5 steps, then a fresh process-like restart from the checkpoint.
     const path2 = join(dir, 'ck2.bin');
     const a = tinyLm();
     let n = 0;
-    const interrupted = await train({ params: a.params, rng: new Rng(8), config: CFG(12), loss: ({ rng }) => batchLoss(a, rng), modelConfig: a.config, checkpointPath: path2, shouldStop: () => ++n >= 5 });
+    const interrupted = await train({
+      params: a.params,
+      rng: new Rng(8),
+      config: CFG(12),
+      loss: ({ rng }) => batchLoss(a, rng),
+      modelConfig: a.config,
+      checkpointPath: path2,
+      shouldStop: () => ++n >= 5,
+    });
     expect(interrupted.interrupted).toBe(true);
     expect(interrupted.finalStep).toBe(5);
     a.dispose();
     const b = tinyLm({}, 1234); // different init: every weight must come from the checkpoint
-    const resumed = await train({ params: b.params, rng: new Rng(8), config: CFG(12), loss: ({ rng }) => batchLoss(b, rng), modelConfig: b.config, checkpointPath: path2 });
+    const resumed = await train({
+      params: b.params,
+      rng: new Rng(8),
+      config: CFG(12),
+      loss: ({ rng }) => batchLoss(b, rng),
+      modelConfig: b.config,
+      checkpointPath: path2,
+    });
     expect(resumed.startStep).toBe(5);
     expect(resumed.losses.length).toBe(12);
     resumed.losses.forEach((l, i) => expect(Math.abs(l - full.losses[i])).toBeLessThan(1e-5));
@@ -172,7 +265,13 @@ describe('train', () => {
     const lm = tinyLm();
     let stop = false;
     setTimeout(() => (stop = true), 0); // runs only if train() yields to the event loop between steps
-    const res = await train({ params: lm.params, rng: new Rng(3), config: { ...CFG(200), checkpointEvery: 0 }, loss: ({ rng }) => batchLoss(lm, rng), shouldStop: () => stop });
+    const res = await train({
+      params: lm.params,
+      rng: new Rng(3),
+      config: { ...CFG(200), checkpointEvery: 0 },
+      loss: ({ rng }) => batchLoss(lm, rng),
+      shouldStop: () => stop,
+    });
     expect(res.interrupted).toBe(true);
     expect(res.finalStep).toBeLessThan(5);
     lm.dispose();

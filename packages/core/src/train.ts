@@ -11,7 +11,15 @@ import * as tf from '@tensorflow/tfjs-core';
 import { readCheckpoint, restoreCheckpoint, saveCheckpoint } from './checkpoint.js';
 import { checkNumber, parseConfig } from './config.js';
 import { UserError } from './errors.js';
-import { AdamW, checkOptimConfig, clipToNorm, DEFAULT_OPTIM_CONFIG, globalNorm, learningRate, type OptimConfig } from './optim.js';
+import {
+  AdamW,
+  checkOptimConfig,
+  clipToNorm,
+  DEFAULT_OPTIM_CONFIG,
+  globalNorm,
+  learningRate,
+  type OptimConfig,
+} from './optim.js';
 import { readScalars } from './read.js';
 import type { Rng } from './rng.js';
 
@@ -33,8 +41,18 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   optim: DEFAULT_OPTIM_CONFIG,
 };
 
-export interface TrainStep { step: number; micro: number; rng: Rng }
-export interface StepLog { step: number; loss: number; lr: number; gradNorm: number; ms: number }
+export interface TrainStep {
+  step: number;
+  micro: number;
+  rng: Rng;
+}
+export interface StepLog {
+  step: number;
+  loss: number;
+  lr: number;
+  gradNorm: number;
+  ms: number;
+}
 
 export interface TrainOptions {
   /** Trainable parameters by name. */
@@ -94,7 +112,10 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
   let priorSeconds = 0;
   if (o.checkpointPath && (await exists(o.checkpointPath))) {
     const ck = await readCheckpoint(o.checkpointPath);
-    if (ck.meta.step > cfg.steps) throw new UserError(`${o.checkpointPath}: checkpoint at step ${ck.meta.step}, past this run's ${cfg.steps} steps; it belongs to a longer run (delete it, or use another run directory)`);
+    if (ck.meta.step > cfg.steps)
+      throw new UserError(
+        `${o.checkpointPath}: checkpoint at step ${ck.meta.step}, past this run's ${cfg.steps} steps; it belongs to a longer run (delete it, or use another run directory)`,
+      );
     restoreCheckpoint(o.checkpointPath, ck, { params: o.params, modelConfig: o.modelConfig ?? null, optimizer });
     const extra = ck.meta.extra as { losses?: number[]; state?: unknown; seconds?: number } | null;
     step = ck.meta.step;
@@ -126,7 +147,13 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       const { loss, gradNorm } = await trainStep(o, cfg, optimizer, byVarName, step);
       losses.push(loss);
       step += 1;
-      const log = { step, loss, lr: learningRate(cfg.optim, step - 1, cfg.steps), gradNorm, ms: performance.now() - ts };
+      const log = {
+        step,
+        loss,
+        lr: learningRate(cfg.optim, step - 1, cfg.steps),
+        gradNorm,
+        ms: performance.now() - ts,
+      };
       if (o.onLog && (step % cfg.logEvery === 0 || step === cfg.steps || step === startStep + 1)) await o.onLog(log);
       if (cfg.checkpointEvery > 0 && step % cfg.checkpointEvery === 0 && step < cfg.steps) await save();
       // Yield to the event loop once per step so a SIGINT handler (the lab's Ctrl-C) runs before the next step.
@@ -161,7 +188,13 @@ export function checkTrainConfig(cfg: TrainConfig, where = 'train'): TrainConfig
  * One optimiser step. The losses of the micro-batches and the gradient norm are read back
  * together, with one asynchronous read (no synchronous GPU read: read.ts), before the update.
  */
-async function trainStep(o: TrainOptions, cfg: TrainConfig, optimizer: AdamW, byVarName: Map<string, string>, step: number): Promise<{ loss: number; gradNorm: number }> {
+async function trainStep(
+  o: TrainOptions,
+  cfg: TrainConfig,
+  optimizer: AdamW,
+  byVarName: Map<string, string>,
+  step: number,
+): Promise<{ loss: number; gradNorm: number }> {
   const stepRng = o.rng.fork(`step/${step}`);
   const varList = [...o.params.values()];
   const lossTensors: tf.Scalar[] = [];
@@ -170,7 +203,10 @@ async function trainStep(o: TrainOptions, cfg: TrainConfig, optimizer: AdamW, by
   try {
     for (let micro = 0; micro < cfg.gradAccum; micro++) {
       await o.prepare?.({ step, micro, rng: stepRng.fork(`micro/${micro}`) });
-      const { value, grads } = tf.variableGrads(() => o.loss({ step, micro, rng: stepRng.fork(`micro/${micro}`) }), varList);
+      const { value, grads } = tf.variableGrads(
+        () => o.loss({ step, micro, rng: stepRng.fork(`micro/${micro}`) }),
+        varList,
+      );
       lossTensors.push(value);
       const named = new Map<string, tf.Tensor>();
       for (const [varName, g] of Object.entries(grads)) named.set(byVarName.get(varName) ?? varName, g);
@@ -189,7 +225,10 @@ async function trainStep(o: TrainOptions, cfg: TrainConfig, optimizer: AdamW, by
     const grads = accum!;
     if (cfg.gradAccum > 1) {
       for (const [name, g] of grads) {
-        grads.set(name, tf.tidy(() => tf.div(g, cfg.gradAccum)));
+        grads.set(
+          name,
+          tf.tidy(() => tf.div(g, cfg.gradAccum)),
+        );
         g.dispose();
       }
     }
@@ -197,8 +236,14 @@ async function trainStep(o: TrainOptions, cfg: TrainConfig, optimizer: AdamW, by
     const read = await readScalars([...lossTensors, normT]);
     const norm = read.pop()!;
     const bad = read.findIndex((l) => !Number.isFinite(l));
-    if (bad >= 0) throw new NonFiniteError(`train: loss is ${read[bad]} at step ${step}${cfg.gradAccum > 1 ? ` (micro-batch ${bad})` : ''}`);
-    if (!Number.isFinite(norm)) throw new NonFiniteError(`train: gradient norm is ${norm} at step ${step}; non-finite gradient in ${await firstNonFinite(grads)}`);
+    if (bad >= 0)
+      throw new NonFiniteError(
+        `train: loss is ${read[bad]} at step ${step}${cfg.gradAccum > 1 ? ` (micro-batch ${bad})` : ''}`,
+      );
+    if (!Number.isFinite(norm))
+      throw new NonFiniteError(
+        `train: gradient norm is ${norm} at step ${step}; non-finite gradient in ${await firstNonFinite(grads)}`,
+      );
     const clipped = clipToNorm(grads, cfg.optim.clipNorm, norm);
     optimizer.apply(clipped, learningRate(cfg.optim, step, cfg.steps));
     if (clipped !== grads) clipped.forEach((g) => g.dispose());

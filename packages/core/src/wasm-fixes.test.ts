@@ -11,15 +11,29 @@ function grads(backend: string): number[][] {
   const b = rng.normalArray(5 * 3);
   const table = rng.normalArray(6 * 4);
   const out: number[][] = [];
-  for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]] as const) {
+  for (const [ta, tb] of [
+    [false, false],
+    [false, true],
+    [true, false],
+    [true, true],
+  ] as const) {
     const A = tf.tensor2d(a, ta ? [5, 7] : [7, 5]);
     const B = tf.tensor2d(b, tb ? [3, 5] : [5, 3]);
-    const g = tf.grads((x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.mul(tf.matMul(x as tf.Tensor2D, y as tf.Tensor2D, ta, tb), tf.reshape(tf.range(1, 22), [7, 3]))))([A, B]);
+    const g = tf.grads((x: tf.Tensor, y: tf.Tensor) =>
+      tf.sum(tf.mul(tf.matMul(x as tf.Tensor2D, y as tf.Tensor2D, ta, tb), tf.reshape(tf.range(1, 22), [7, 3]))),
+    )([A, B]);
     out.push(Array.from(g[0].dataSync()), Array.from(g[1].dataSync()));
     tf.dispose([A, B, ...g]);
   }
   const T = tf.tensor2d(table, [6, 4]);
-  const idx = tf.tensor2d([[0, 5, 5], [2, 0, 1]], [2, 3], 'int32');
+  const idx = tf.tensor2d(
+    [
+      [0, 5, 5],
+      [2, 0, 1],
+    ],
+    [2, 3],
+    'int32',
+  );
   const gg = tf.grad((t: tf.Tensor) => tf.sum(tf.mul(tf.gather(t, idx), tf.reshape(tf.range(0, 24), [2, 3, 4]))))(T);
   out.push(Array.from(gg.dataSync()));
   tf.dispose([T, idx, gg]);

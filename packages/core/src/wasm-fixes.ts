@@ -27,9 +27,12 @@ function registerBatchMatMulGradient(): void {
       const [a, b] = saved;
       const { transposeA, transposeB } = attrs as unknown as { transposeA: boolean; transposeB: boolean };
       // C = op(A)·op(B): dA and dB for the four flag combinations.
-      if (!transposeA && !transposeB) return { a: () => matMulT(g, b, false, true), b: () => matMulT(a, g, true, false) };
-      if (!transposeA && transposeB) return { a: () => matMulT(g, b, false, false), b: () => matMulT(g, a, true, false) };
-      if (transposeA && !transposeB) return { a: () => matMulT(b, g, false, true), b: () => matMulT(a, g, false, false) };
+      if (!transposeA && !transposeB)
+        return { a: () => matMulT(g, b, false, true), b: () => matMulT(a, g, true, false) };
+      if (!transposeA && transposeB)
+        return { a: () => matMulT(g, b, false, false), b: () => matMulT(g, a, true, false) };
+      if (transposeA && !transposeB)
+        return { a: () => matMulT(b, g, false, true), b: () => matMulT(a, g, false, false) };
       return { a: () => matMulT(b, g, true, true), b: () => matMulT(g, a, true, true) };
     },
   });

@@ -44,7 +44,10 @@ function chunkAddN(maxInputs: number): void {
         const sums: tf.TensorInfo[] = [];
         for (let i = 0; i < terms.length; i += maxInputs) {
           const chunk = terms.slice(i, i + maxInputs);
-          const s = chunk.length === 1 ? chunk[0] : (addN({ ...args, inputs: chunk as unknown as tf.NamedTensorInfoMap }) as tf.TensorInfo);
+          const s =
+            chunk.length === 1
+              ? chunk[0]
+              : (addN({ ...args, inputs: chunk as unknown as tf.NamedTensorInfoMap }) as tf.TensorInfo);
           if (chunk.length > 1) temps.push(s);
           sums.push(s);
         }
@@ -65,7 +68,8 @@ function failReadsAfterDeviceErrors(backend: WebGPUBackendLike): void {
   if (backend.device.addEventListener) backend.device.addEventListener('uncapturederror', record);
   else backend.device.onuncapturederror = record;
   const check = () => {
-    if (firstError) throw new Error(`webgpu: the GPU rejected work earlier (${firstError}); results computed since then are wrong`);
+    if (firstError)
+      throw new Error(`webgpu: the GPU rejected work earlier (${firstError}); results computed since then are wrong`);
   };
   const read = backend.read.bind(backend);
   backend.read = async (dataId) => {

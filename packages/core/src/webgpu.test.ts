@@ -32,7 +32,10 @@ describe('on webgpu (against cpu)', () => {
   for (const positions of POSITION_KINDS) {
     it(`${positions} positions: forward logits and hidden states; cached step-by-step decoding equals the full forward`, async (ctx) => {
       if (skipReason) return ctx.skip();
-      const seq = [[3, 1, 4, 1, 5, 9, 2], [2, 7, 1, 8, 2, 8, 1]];
+      const seq = [
+        [3, 1, 4, 1, 5, 9, 2],
+        [2, 7, 1, 8, 2, 8, 1],
+      ];
       const { cpu, gpu } = await onCpuAndWebgpu(async () => {
         const lm = tinyLm({ positions, initStd: 0.5 });
         const read = tf.tidy(() => {
@@ -44,7 +47,12 @@ describe('on webgpu (against cpu)', () => {
             cache = out.cache;
             last.push(out.logits);
           }
-          return [full.logits, full.hidden[full.hidden.length - 1], tf.concat(last, 1), tf.slice(full.logits, [0, 4, 0], [-1, 3, -1])];
+          return [
+            full.logits,
+            full.hidden[full.hidden.length - 1],
+            tf.concat(last, 1),
+            tf.slice(full.logits, [0, 4, 0], [-1, 3, -1]),
+          ];
         });
         const [logits, hidden, stepped, tail] = await Promise.all(read.map(values));
         tf.dispose(read);
@@ -62,7 +70,28 @@ describe('on webgpu (against cpu)', () => {
     if (skipReason) return ctx.skip();
     const { cpu, gpu } = await onCpuAndWebgpu(async () => {
       const lm = tinyLm({ initStd: 0.5 });
-      const { value, grads } = tf.variableGrads(() => tf.tidy(() => maskedCrossEntropy(lm.forward(lm.embed(ids([[1, 2, 3, 4], [5, 6, 7, 8]]))).logits, ids([[2, 3, 4, 5], [6, 7, 8, 9]]), tf.tensor2d([[1, 1, 1, 0], [1, 1, 1, 1]]))));
+      const { value, grads } = tf.variableGrads(() =>
+        tf.tidy(() =>
+          maskedCrossEntropy(
+            lm.forward(
+              lm.embed(
+                ids([
+                  [1, 2, 3, 4],
+                  [5, 6, 7, 8],
+                ]),
+              ),
+            ).logits,
+            ids([
+              [2, 3, 4, 5],
+              [6, 7, 8, 9],
+            ]),
+            tf.tensor2d([
+              [1, 1, 1, 0],
+              [1, 1, 1, 1],
+            ]),
+          ),
+        ),
+      );
       const out: Record<string, number[]> = { loss: await values(value) };
       for (const [name, v] of lm.params) out[name] = await values(grads[v.name]);
       tf.dispose([value, ...Object.values(grads)]);
@@ -88,11 +117,30 @@ describe('on webgpu (against cpu)', () => {
         params: lm.params,
         rng: new Rng(4),
         checkpointPath: join(dir, `${backend}.ckpt`),
-        config: { steps: 10, logEvery: 1, checkpointEvery: 5, optim: { lr: 1e-2, lrMinRatio: 0.1, warmupSteps: 2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, clipNorm: 0.5 } },
-        loss: ({ rng }) => tf.tidy(() => {
-          const rows = Array.from({ length: 4 }, () => Array.from({ length: 9 }, () => rng.int(16)));
-          return maskedCrossEntropy(lm.forward(lm.embed(ids(rows.map((r) => r.slice(0, 8))))).logits, ids(rows.map((r) => r.slice(1))), tf.ones([4, 8]) as tf.Tensor2D);
-        }),
+        config: {
+          steps: 10,
+          logEvery: 1,
+          checkpointEvery: 5,
+          optim: {
+            lr: 1e-2,
+            lrMinRatio: 0.1,
+            warmupSteps: 2,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weightDecay: 0.01,
+            clipNorm: 0.5,
+          },
+        },
+        loss: ({ rng }) =>
+          tf.tidy(() => {
+            const rows = Array.from({ length: 4 }, () => Array.from({ length: 9 }, () => rng.int(16)));
+            return maskedCrossEntropy(
+              lm.forward(lm.embed(ids(rows.map((r) => r.slice(0, 8))))).logits,
+              ids(rows.map((r) => r.slice(1))),
+              tf.ones([4, 8]) as tf.Tensor2D,
+            );
+          }),
         onLog: () => counts.push(tf.memory().numTensors),
       });
       const weights = await values(lm.params.get('h1.mlp.wfc')!);
@@ -110,8 +158,21 @@ describe('on webgpu (against cpu)', () => {
     if (skipReason) return ctx.skip();
     const { cpu, gpu } = await onCpuAndWebgpu(async () => {
       const lm: TinyLm = tinyLm({ initStd: 0.5 });
-      const greedy = await generate(lm, [[3, 4, 5, 6], [7, 8]], { maxNewTokens: 6, padId: 0, stopTokens: [15] });
-      const sampled = await generate(lm, [[3, 4]], { maxNewTokens: 6, padId: 0, temperature: 1, topP: 0.9, rng: new Rng(1) });
+      const greedy = await generate(
+        lm,
+        [
+          [3, 4, 5, 6],
+          [7, 8],
+        ],
+        { maxNewTokens: 6, padId: 0, stopTokens: [15] },
+      );
+      const sampled = await generate(lm, [[3, 4]], {
+        maxNewTokens: 6,
+        padId: 0,
+        temperature: 1,
+        topP: 0.9,
+        rng: new Rng(1),
+      });
       lm.dispose();
       return { greedy, sampled };
     });
@@ -126,7 +187,8 @@ describe('on webgpu (against cpu)', () => {
     const before = tf.memory().numTensors;
     const host = ids([[1, 2, 15]]);
     // A matMul result lives on the GPU: embed cannot check its ids without a synchronous read.
-    const onGpu = (rows: number[][]) => tf.tidy(() => tf.cast(tf.matMul(tf.tensor2d(rows), tf.eye(rows[0].length)), 'int32') as tf.Tensor2D);
+    const onGpu = (rows: number[][]) =>
+      tf.tidy(() => tf.cast(tf.matMul(tf.tensor2d(rows), tf.eye(rows[0].length)), 'int32') as tf.Tensor2D);
     const good = onGpu([[1, 2, 15]]);
     const bad = onGpu([[1, 99, 15]]);
     const [a, b, c] = [lm.embed(host), lm.embed(good), lm.embed(bad)];
@@ -161,7 +223,9 @@ describe('on webgpu (against cpu)', () => {
     const before = tf.memory().numTensors;
     // An input above the adapter's real limit is refused before any GPU work.
     const big = tf.zeros([limit / 4 + 1]);
-    expect(() => tf.add(big, 1)).toThrow(/webgpu: Add input "a" of shape \[\d+\] \(float32\) needs \d+ bytes .* above this adapter's maxStorageBufferBindingSize/);
+    expect(() => tf.add(big, 1)).toThrow(
+      /webgpu: Add input "a" of shape \[\d+\] \(float32\) needs \d+ bytes .* above this adapter's maxStorageBufferBindingSize/,
+    );
     big.dispose();
     // An output above a (lowered) limit is freed and refused.
     installSizeGuards('webgpu', 4096);

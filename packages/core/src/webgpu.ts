@@ -72,18 +72,29 @@ export function vulkanDriverFiles(env: NodeJS.ProcessEnv = process.env): string[
  * reason, when there is no Vulkan driver, no adapter, or only a software adapter and `force` is
  * false. Returns the adapter.
  */
-export async function prepareWebGPU(loaders: BackendLoaders, o: { force: boolean; env?: NodeJS.ProcessEnv }): Promise<GpuAdapter> {
+export async function prepareWebGPU(
+  loaders: BackendLoaders,
+  o: { force: boolean; env?: NodeJS.ProcessEnv },
+): Promise<GpuAdapter> {
   if (process.platform === 'linux' && vulkanDriverFiles(o.env).length === 0) {
-    throw new Error('no Vulkan driver: no ICD json in VK_DRIVER_FILES or /usr/share/vulkan/icd.d (install libvulkan1 and the GPU vendor\'s Vulkan driver; README "Running on a GPU")');
+    throw new Error(
+      'no Vulkan driver: no ICD json in VK_DRIVER_FILES or /usr/share/vulkan/icd.d (install libvulkan1 and the GPU vendor\'s Vulkan driver; README "Running on a GPU")',
+    );
   }
   const dawn = (await loaders.importModule('webgpu')) as Partial<DawnModule>;
-  if (typeof dawn.create !== 'function' || !dawn.globals) throw new Error('the webgpu package does not export create() and globals');
+  if (typeof dawn.create !== 'function' || !dawn.globals)
+    throw new Error('the webgpu package does not export create() and globals');
   installGlobals(dawn as DawnModule);
   const adapter = await gpu!.requestAdapter({ powerPreference: 'high-performance' });
-  if (!adapter) throw new Error('Dawn found no usable WebGPU adapter (requestAdapter() returned null; a Vulkan driver too old for Dawn, e.g. Mesa 22 lavapipe, is rejected)');
+  if (!adapter)
+    throw new Error(
+      'Dawn found no usable WebGPU adapter (requestAdapter() returned null; a Vulkan driver too old for Dawn, e.g. Mesa 22 lavapipe, is rejected)',
+    );
   const info = describeAdapter(adapter);
   if (info.architecture === 'software' && !o.force) {
-    throw new Error(`software adapter (${info.description}) is not taken automatically; TELEPATH_BACKEND=webgpu forces it`);
+    throw new Error(
+      `software adapter (${info.description}) is not taken automatically; TELEPATH_BACKEND=webgpu forces it`,
+    );
   }
   await loaders.importModule('@tensorflow/tfjs-backend-webgpu');
   return info;

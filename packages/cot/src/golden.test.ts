@@ -5,7 +5,14 @@
  */
 import { fileURLToPath } from 'node:url';
 import { exampleTexts, initBackend, Rng, Tokenizer, train } from '@telepath/core';
-import { expectGolden, fixedInitLm, GOLDEN_TRAIN, goldenBatch, tinyLmConfig, toyAdditionExamples } from '@telepath/core/testing';
+import {
+  expectGolden,
+  fixedInitLm,
+  GOLDEN_TRAIN,
+  goldenBatch,
+  tinyLmConfig,
+  toyAdditionExamples,
+} from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cot } from './method.js';
 
@@ -19,7 +26,10 @@ describe('cot golden', () => {
     const data = toyAdditionExamples(64);
     const tokenizer = Tokenizer.build(exampleTexts(data));
     const lm = fixedInitLm({ ...tinyLmConfig, vocabSize: tokenizer.size, contextLength: 24 });
-    const state = cot.init({ lm, tokenizer, rng: new Rng(5), backend: 'cpu' }, { ...cot.defaults, variant, steps: GOLDEN_TRAIN.steps });
+    const state = cot.init(
+      { lm, tokenizer, rng: new Rng(5), backend: 'cpu' },
+      { ...cot.defaults, variant, steps: GOLDEN_TRAIN.steps },
+    );
     const res = await train({
       params: state.trainable('sft'),
       rng: new Rng(7),

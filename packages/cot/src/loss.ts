@@ -9,7 +9,11 @@ import type { CotState } from './state.js';
 
 export function referenceLoss(s: CotState, batch: Example[]): tf.Scalar {
   return tf.tidy(() => {
-    const p = packSegments(batch.map((ex) => referenceSegments(s.tokenizer, ex, s.config.variant === 'cot')), s.tokenizer.padId, s.lm.config.contextLength);
+    const p = packSegments(
+      batch.map((ex) => referenceSegments(s.tokenizer, ex, s.config.variant === 'cot')),
+      s.tokenizer.padId,
+      s.lm.config.contextLength,
+    );
     const out = s.lm.forward(s.lm.embed(p.ids)); // [B, T, V]; right padding: causal attention never sees it
     return maskedCrossEntropy(out.logits, p.targets, p.lossMask);
   });

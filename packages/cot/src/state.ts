@@ -10,7 +10,8 @@ export interface CotState extends MethodState {
 
 export function initState(ctx: MethodContext, config: CotConfig): CotState {
   const c = parseConfig(DEFAULT_COT_CONFIG, config, 'cot');
-  if (!COT_VARIANTS.includes(c.variant)) throw new Error(`cot: unknown variant "${c.variant}". Expected one of: ${COT_VARIANTS.join(', ')}`);
+  if (!COT_VARIANTS.includes(c.variant))
+    throw new Error(`cot: unknown variant "${c.variant}". Expected one of: ${COT_VARIANTS.join(', ')}`);
   return {
     lm: ctx.lm,
     tokenizer: ctx.tokenizer,

@@ -74,7 +74,9 @@ export function maxLatentStage(c: SoftEmbeddingConfig): number {
 export function resolveConfig(raw: unknown): SoftEmbeddingConfig {
   const c = parseConfig(DEFAULT_SOFT_EMBEDDING_CONFIG, raw, 'soft-embedding');
   if (!SOFT_EMBEDDING_VARIANTS.includes(c.variant)) {
-    throw new Error(`soft-embedding: unknown variant "${c.variant}". Expected one of: ${SOFT_EMBEDDING_VARIANTS.join(', ')}`);
+    throw new Error(
+      `soft-embedding: unknown variant "${c.variant}". Expected one of: ${SOFT_EMBEDDING_VARIANTS.join(', ')}`,
+    );
   }
   const int = (k: keyof SoftEmbeddingConfig, min: number) => {
     const v = c[k] as number;
@@ -82,7 +84,8 @@ export function resolveConfig(raw: unknown): SoftEmbeddingConfig {
   };
   int('latentTokens', 1);
   int('maxNewTokens', 1);
-  if (c.variant === 'soft-tokens') int('steps', 0); // 0: evaluate the weights an initFrom arm ended with
+  if (c.variant === 'soft-tokens')
+    int('steps', 0); // 0: evaluate the weights an initFrom arm ended with
   else {
     int('thoughtsPerStep', 1);
     int('firstStage', 0);
@@ -92,13 +95,19 @@ export function resolveConfig(raw: unknown): SoftEmbeddingConfig {
     // Moved off its default (a resolved config, as the lab passes, carries every key, so presence says nothing).
     const set = (k: 'stepsPerStage' | 'finalStageSteps') => c[k] !== DEFAULT_SOFT_EMBEDDING_CONFIG[k];
     if (c.totalSteps > 0 && (set('stepsPerStage') || set('finalStageSteps'))) {
-      throw new Error('soft-embedding: set either totalSteps (shared equally by the stages) or stepsPerStage and finalStageSteps, not both');
+      throw new Error(
+        'soft-embedding: set either totalSteps (shared equally by the stages) or stepsPerStage and finalStageSteps, not both',
+      );
     }
     if (c.latentTokens % c.thoughtsPerStep !== 0) {
-      throw new Error(`soft-embedding: latentTokens (${c.latentTokens}) must be a multiple of thoughtsPerStep (${c.thoughtsPerStep}); N_L = stages × c`);
+      throw new Error(
+        `soft-embedding: latentTokens (${c.latentTokens}) must be a multiple of thoughtsPerStep (${c.thoughtsPerStep}); N_L = stages × c`,
+      );
     }
-    if (c.firstStage > maxLatentStage(c) + 1) throw new Error(`soft-embedding: firstStage (${c.firstStage}) is past the final stage ${maxLatentStage(c) + 1}`);
-    if (!(c.uniformProb >= 0 && c.uniformProb <= 1)) throw new Error(`soft-embedding: uniformProb must be in [0, 1], got ${c.uniformProb}`);
+    if (c.firstStage > maxLatentStage(c) + 1)
+      throw new Error(`soft-embedding: firstStage (${c.firstStage}) is past the final stage ${maxLatentStage(c) + 1}`);
+    if (!(c.uniformProb >= 0 && c.uniformProb <= 1))
+      throw new Error(`soft-embedding: uniformProb must be in [0, 1], got ${c.uniformProb}`);
   }
   return c;
 }

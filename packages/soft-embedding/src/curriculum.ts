@@ -11,7 +11,11 @@
 import type { Rng } from '@telepath/core';
 import { maxLatentStage, type SoftEmbeddingConfig } from './config.js';
 
-type CurriculumConfig = Pick<SoftEmbeddingConfig, 'latentTokens' | 'thoughtsPerStep' | 'firstStage' | 'stepsPerStage' | 'finalStageSteps'> & Partial<Pick<SoftEmbeddingConfig, 'totalSteps'>>;
+type CurriculumConfig = Pick<
+  SoftEmbeddingConfig,
+  'latentTokens' | 'thoughtsPerStep' | 'firstStage' | 'stepsPerStage' | 'finalStageSteps'
+> &
+  Partial<Pick<SoftEmbeddingConfig, 'totalSteps'>>;
 
 /**
  * Optimizer settings of every stage, over the experiment's: Coconut (arXiv 2412.06769 §4 and its
@@ -38,7 +42,11 @@ export function stageAt(step: number, c: CurriculumConfig): number {
   return Math.min(last, c.firstStage + Math.floor(step / c.stepsPerStage));
 }
 
-export interface CurriculumPhase { phase: string; stage: number; steps: number }
+export interface CurriculumPhase {
+  phase: string;
+  stage: number;
+  steps: number;
+}
 
 /**
  * Training phases in order: one per stage that gets at least one step, sized by `stageAt` — or,
@@ -64,14 +72,18 @@ export function curriculumPhases(c: CurriculumConfig): CurriculumPhase[] {
     if (cur && cur.stage === stage) cur.steps += 1;
     else phases.push({ phase: `stage${stage}`, stage, steps: 1 });
   }
-  if (phases.length === 0) throw new Error('soft-embedding: the curriculum has no training steps (stepsPerStage and finalStageSteps are 0)');
+  if (phases.length === 0)
+    throw new Error('soft-embedding: the curriculum has no training steps (stepsPerStage and finalStageSteps are 0)');
   return phases;
 }
 
 /** Stage of a phase name produced by `curriculumPhases`. */
 export function stageOfPhase(phase: string): number {
   const m = /^stage(\d+)$/.exec(phase);
-  if (!m) throw new Error(`soft-embedding: continuous-thought has no phase "${phase}". Expected stage<s> (see curriculumPhases)`);
+  if (!m)
+    throw new Error(
+      `soft-embedding: continuous-thought has no phase "${phase}". Expected stage<s> (see curriculumPhases)`,
+    );
   return Number(m[1]);
 }
 
@@ -79,7 +91,11 @@ export function stageOfPhase(phase: string): number {
  * What one example looks like at `stage`: how many continuous thoughts it gets and how many of
  * its `nSteps` language steps are removed.
  */
-export function stageLayout(stage: number, nSteps: number, c: CurriculumConfig): { thoughts: number; removedSteps: number } {
+export function stageLayout(
+  stage: number,
+  nSteps: number,
+  c: CurriculumConfig,
+): { thoughts: number; removedSteps: number } {
   const maxStage = maxLatentStage(c as SoftEmbeddingConfig);
   if (stage > maxStage) return { thoughts: maxStage * c.thoughtsPerStep, removedSteps: nSteps };
   return { thoughts: stage * c.thoughtsPerStep, removedSteps: Math.min(stage, nSteps) };

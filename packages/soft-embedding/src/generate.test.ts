@@ -29,7 +29,8 @@ describe.each(['soft-tokens', 'continuous-thought'] as const)('%s generation and
     const gens = await expectNoLeak(() => softEmbedding.generate(state, data.slice(0, 5), gen('none')));
     expect(gens.map((g) => g.id)).toEqual(data.slice(0, 5).map((e) => e.id));
     expect(gens.every((g) => g.reasoningKind === 'latents' && g.reasoningLength === 3)).toBe(true);
-    for (const c of ['zero', 'shuffle', 'random'] as const) await expectNoLeak(() => softEmbedding.generate(state, data.slice(0, 5), gen(c)));
+    for (const c of ['zero', 'shuffle', 'random'] as const)
+      await expectNoLeak(() => softEmbedding.generate(state, data.slice(0, 5), gen(c)));
     state.dispose();
   });
 
@@ -41,7 +42,7 @@ describe.each(['soft-tokens', 'continuous-thought'] as const)('%s generation and
     expect(zero.latents.flat(2).some((v) => v !== 0)).toBe(true);
   });
 
-  it('random keeps each latent\'s norm and changes its direction', () => {
+  it("random keeps each latent's norm and changes its direction", () => {
     const { latents, fed } = latentsUnder(variant, 'random');
     expectClose(norms(fed).flat(), norms(latents).flat(), { rtol: 1e-4 });
     expect(fed.flat(2)).not.toEqual(latents.flat(2));
@@ -50,7 +51,11 @@ describe.each(['soft-tokens', 'continuous-thought'] as const)('%s generation and
   it('the trace holds one [N, C] slot per latent position', async () => {
     const { data, state } = toyState({ variant, latentTokens: 3 });
     const t = await traceLatents(state, data.slice(0, 10), 4);
-    expect(t.slots.map((s) => [s.rows, s.width])).toEqual([[10, 16], [10, 16], [10, 16]]);
+    expect(t.slots.map((s) => [s.rows, s.width])).toEqual([
+      [10, 16],
+      [10, 16],
+      [10, 16],
+    ]);
     expect(t.exampleIds).toEqual(data.slice(0, 10).map((e) => e.id));
     expect(t.slots.every((s) => s.vectors.some((v) => v !== 0))).toBe(true);
     state.dispose();
@@ -58,7 +63,7 @@ describe.each(['soft-tokens', 'continuous-thought'] as const)('%s generation and
 });
 
 describe('shuffle', () => {
-  it('continuous thought: every example receives another example\'s thoughts', () => {
+  it("continuous thought: every example receives another example's thoughts", () => {
     const { latents, fed } = latentsUnder('continuous-thought', 'shuffle');
     fed.forEach((f, b) => {
       const src = latents.findIndex((l) => JSON.stringify(l) === JSON.stringify(f));

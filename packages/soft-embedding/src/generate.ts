@@ -62,7 +62,12 @@ function slotCols(t: tf.Tensor3D, from: number, n: number): tf.Tensor3D {
 /** Runs the prompt and the N_L latent slots; the caller disposes the result (disposeRun). */
 export function runLatents(s: SoftEmbeddingState, batch: Example[], control: LatentControl, rng: Rng): LatentRun {
   const tok = s.tokenizer;
-  const b: AlignedBatch = alignBatch(prefixRows(s, batch), { padId: tok.padId, latentId: tok.id('latent'), contextLength: s.lm.config.contextLength, teacherForcing: false });
+  const b: AlignedBatch = alignBatch(prefixRows(s, batch), {
+    padId: tok.padId,
+    latentId: tok.id('latent'),
+    contextLength: s.lm.config.contextLength,
+    teacherForcing: false,
+  });
   try {
     return tidy(() => {
       const K = s.config.latentTokens;
@@ -73,10 +78,23 @@ export function runLatents(s: SoftEmbeddingState, batch: Example[], control: Lat
         const fed = ctl(latents);
         const out = softTokenForward(s.lm, b, fed);
         const h = out.hidden[out.hidden.length - 1]; // [B, T, C]
-        return { cache: out.cache, lastLogits: lastColumn(out.logits), nextPositions: b.nextPositions, latents, fed, slotHidden: slotCols(h, P, K) };
+        return {
+          cache: out.cache,
+          lastLogits: lastColumn(out.logits),
+          nextPositions: b.nextPositions,
+          latents,
+          fed,
+          slotHidden: slotCols(h, P, K),
+        };
       }
       const out = continuousForward(s.lm, b, control === 'none' ? {} : { replace: ctl });
-      return { cache: out.cache, lastLogits: lastColumn(out.logits), nextPositions: b.nextPositions, latents: out.thoughts, fed: out.fed };
+      return {
+        cache: out.cache,
+        lastLogits: lastColumn(out.logits),
+        nextPositions: b.nextPositions,
+        latents: out.thoughts,
+        fed: out.fed,
+      };
     });
   } finally {
     disposeAligned(b);
@@ -97,17 +115,27 @@ export function disposeRun(r: LatentRun, o: { keepCache?: boolean } = {}): void 
   }
 }
 
-export async function generateAnswers(s: SoftEmbeddingState, batch: Example[], o: GenerateOptions): Promise<Generation[]> {
+export async function generateAnswers(
+  s: SoftEmbeddingState,
+  batch: Example[],
+  o: GenerateOptions,
+): Promise<Generation[]> {
   const run = runLatents(s, batch, o.control ?? 'none', o.rng.fork('control'));
   disposeRun(run, { keepCache: true });
-  return decodeGenerations(s.lm, s.tokenizer, batch, { cache: run.cache, lastLogits: run.lastLogits, positions: run.nextPositions }, {
-    maxNewTokens: o.maxNewTokens || s.config.maxNewTokens,
-    temperature: o.temperature,
-    topP: o.topP,
-    rng: o.rng.fork('sample'),
-    forced: [],
-    latents: s.config.latentTokens,
-  });
+  return decodeGenerations(
+    s.lm,
+    s.tokenizer,
+    batch,
+    { cache: run.cache, lastLogits: run.lastLogits, positions: run.nextPositions },
+    {
+      maxNewTokens: o.maxNewTokens || s.config.maxNewTokens,
+      temperature: o.temperature,
+      topP: o.topP,
+      rng: o.rng.fork('sample'),
+      forced: [],
+      latents: s.config.latentTokens,
+    },
+  );
 }
 
 /**
@@ -120,12 +148,16 @@ export async function generateAnswers(s: SoftEmbeddingState, batch: Example[], o
 export async function traceLatents(s: SoftEmbeddingState, examples: Example[], chunk = 64): Promise<LatentTrace> {
   const soft = s.config.variant === 'soft-tokens';
   const slotNames = Array.from({ length: s.config.latentTokens }, (_, k) => `${soft ? 'soft' : 'thought'}${k + 1}`);
-  return traceInChunks(examples, { source: soft ? 'soft-tokens/slot-hidden' : 'continuous-thought', slotNames, width: s.lm.config.width, chunk }, async (part) => {
-    const run = runLatents(s, part, 'none', new Rng(0)); // 'none' draws nothing
-    try {
-      return (await (run.slotHidden ?? run.latents).data()) as Float32Array; // [b, K, C]
-    } finally {
-      disposeRun(run);
-    }
-  });
+  return traceInChunks(
+    examples,
+    { source: soft ? 'soft-tokens/slot-hidden' : 'continuous-thought', slotNames, width: s.lm.config.width, chunk },
+    async (part) => {
+      const run = runLatents(s, part, 'none', new Rng(0)); // 'none' draws nothing
+      try {
+        return (await (run.slotHidden ?? run.latents).data()) as Float32Array; // [b, K, C]
+      } finally {
+        disposeRun(run);
+      }
+    },
+  );
 }

@@ -47,17 +47,23 @@ export function alignBatch(rows: AlignedRow[], o: AlignOptions): AlignedBatch {
   const seqs = rows.map((r) => {
     const ids = [...r.prefix, ...new Array<number>(r.latents).fill(o.latentId)];
     const trained = new Array<boolean>(ids.length).fill(false);
-    for (const s of r.suffix) for (const id of s.ids) {
-      ids.push(id);
-      trained.push(s.trained);
-    }
-    if (ids.length > o.contextLength) throw new Error(`alignBatch: a sequence of ${ids.length} positions exceeds the context length ${o.contextLength}`);
+    for (const s of r.suffix)
+      for (const id of s.ids) {
+        ids.push(id);
+        trained.push(s.trained);
+      }
+    if (ids.length > o.contextLength)
+      throw new Error(
+        `alignBatch: a sequence of ${ids.length} positions exceeds the context length ${o.contextLength}`,
+      );
     return { ids, trained, pad: P - r.prefix.length };
   });
   const inputs = seqs.map((s) => (o.teacherForcing ? s.ids.length - 1 : s.ids.length));
   const T = Math.max(...seqs.map((s, b) => s.pad + inputs[b]));
   if (!o.teacherForcing && seqs.some((s, b) => s.pad + inputs[b] !== T)) {
-    throw new Error('alignBatch: for generation every row must end in the same column (same latent count and suffix length)');
+    throw new Error(
+      'alignBatch: for generation every row must end in the same column (same latent count and suffix length)',
+    );
   }
   const B = rows.length;
   const ids = new Int32Array(B * T).fill(o.padId);
@@ -81,7 +87,9 @@ export function alignBatch(rows: AlignedRow[], o: AlignOptions): AlignedBatch {
     ids: tf.tensor2d(ids, [B, T], 'int32'),
     attentionMask: tf.tensor2d(attn, [B, T]),
     positions: tf.tensor2d(pos, [B, T], 'int32'),
-    ...(o.teacherForcing ? { targets: tf.tensor2d(targets, [B, T], 'int32'), lossMask: tf.tensor2d(lossMask, [B, T]) } : {}),
+    ...(o.teacherForcing
+      ? { targets: tf.tensor2d(targets, [B, T], 'int32'), lossMask: tf.tensor2d(lossMask, [B, T]) }
+      : {}),
     latentStart: P,
     latentCounts: rows.map((r) => r.latents),
     nextPositions: inputs,
@@ -89,5 +97,11 @@ export function alignBatch(rows: AlignedRow[], o: AlignOptions): AlignedBatch {
 }
 
 export function disposeAligned(b: AlignedBatch): void {
-  tf.dispose([b.ids, b.attentionMask, b.positions, ...(b.targets ? [b.targets] : []), ...(b.lossMask ? [b.lossMask] : [])]);
+  tf.dispose([
+    b.ids,
+    b.attentionMask,
+    b.positions,
+    ...(b.targets ? [b.targets] : []),
+    ...(b.lossMask ? [b.lossMask] : []),
+  ]);
 }

@@ -32,7 +32,11 @@ export function continuousRows(s: SoftEmbeddingState, batch: Example[], stages: 
     return {
       prefix: [...e.prompt, tok.id('bot')],
       latents: thoughts,
-      suffix: [{ ids: [tok.id('eot')], trained: false }, { ids: e.reasoning, trained: true }, { ids: e.answer, trained: true }],
+      suffix: [
+        { ids: [tok.id('eot')], trained: false },
+        { ids: e.reasoning, trained: true },
+        { ids: e.answer, trained: true },
+      ],
     };
   });
 }
@@ -41,7 +45,12 @@ export function softTokensLoss(s: SoftEmbeddingState, batch: Example[], at: Step
   if (!s.soft) throw new Error('softTokensLoss: the state has no soft tokens');
   const soft = s.soft;
   return tf.tidy(() => {
-    const b = alignBatch(softTokenRows(s, batch), { padId: s.tokenizer.padId, latentId: s.tokenizer.id('latent'), contextLength: s.lm.config.contextLength, teacherForcing: true });
+    const b = alignBatch(softTokenRows(s, batch), {
+      padId: s.tokenizer.padId,
+      latentId: s.tokenizer.id('latent'),
+      contextLength: s.lm.config.contextLength,
+      teacherForcing: true,
+    });
     const z = tf.tile(tf.expandDims(soft, 0), [batch.length, 1, 1]) as tf.Tensor3D; // [B, K, C]
     const out = softTokenForward(s.lm, b, z, { training: true, rng: at.rng });
     return maskedCrossEntropy(out.logits, b.targets!, b.lossMask!);
@@ -50,9 +59,16 @@ export function softTokensLoss(s: SoftEmbeddingState, batch: Example[], at: Step
 
 export function continuousLoss(s: SoftEmbeddingState, batch: Example[], at: StepInfo): tf.Scalar {
   const scheduled = stageOfPhase(at.phase);
-  const stages = batch.map((ex, i) => exampleStage(scheduled, ex.steps.length, s.config.uniformProb, at.rng.fork(`stage/${i}`)));
+  const stages = batch.map((ex, i) =>
+    exampleStage(scheduled, ex.steps.length, s.config.uniformProb, at.rng.fork(`stage/${i}`)),
+  );
   return tf.tidy(() => {
-    const b = alignBatch(continuousRows(s, batch, stages), { padId: s.tokenizer.padId, latentId: s.tokenizer.id('latent'), contextLength: s.lm.config.contextLength, teacherForcing: true });
+    const b = alignBatch(continuousRows(s, batch, stages), {
+      padId: s.tokenizer.padId,
+      latentId: s.tokenizer.id('latent'),
+      contextLength: s.lm.config.contextLength,
+      teacherForcing: true,
+    });
     const out = continuousForward(s.lm, b, { training: true, rng: at.rng });
     return maskedCrossEntropy(out.logits, b.targets!, b.lossMask!);
   });

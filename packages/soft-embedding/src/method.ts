@@ -14,17 +14,24 @@ import { initState, type SoftEmbeddingState } from './state.js';
 export const softEmbedding: LatentMethod<SoftEmbeddingConfig, SoftEmbeddingState> = {
   id: 'soft-embedding',
   paper: {
-    title: 'Exploring System 1 and 2 communication for latent reasoning in LLMs (soft-embedding baseline); Training Large Language Models to Reason in a Continuous Latent Space (Coconut)',
+    title:
+      'Exploring System 1 and 2 communication for latent reasoning in LLMs (soft-embedding baseline); Training Large Language Models to Reason in a Continuous Latent Space (Coconut)',
     arxiv: '2510.00494; 2412.06769',
-    sections: ['2510.00494: unified soft-embedding baseline, latent-token budget N_L', '2412.06769 §3: continuous thought, multi-stage training, inference'],
+    sections: [
+      '2510.00494: unified soft-embedding baseline, latent-token budget N_L',
+      '2412.06769 §3: continuous thought, multi-stage training, inference',
+    ],
   },
   defaults: DEFAULT_SOFT_EMBEDDING_CONFIG,
   init: initState,
   phases: (raw) => {
     const c = resolveConfig(raw);
-    return c.variant === 'soft-tokens' ? [{ phase: 'sft', steps: c.steps }] : curriculumPhases(c).map(({ phase, steps }) => ({ phase, steps, optim: { ...STAGE_OPTIM } }));
+    return c.variant === 'soft-tokens'
+      ? [{ phase: 'sft', steps: c.steps }]
+      : curriculumPhases(c).map(({ phase, steps }) => ({ phase, steps, optim: { ...STAGE_OPTIM } }));
   },
-  loss: (s, batch, at) => (s.config.variant === 'soft-tokens' ? softTokensLoss(s, batch, at) : continuousLoss(s, batch, at)),
+  loss: (s, batch, at) =>
+    s.config.variant === 'soft-tokens' ? softTokensLoss(s, batch, at) : continuousLoss(s, batch, at),
   generate: generateAnswers,
   trace: (s, batch) => traceLatents(s, batch),
 };

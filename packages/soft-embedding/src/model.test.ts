@@ -21,7 +21,12 @@ function mixed(): Example[] {
 }
 
 function align(s: SoftEmbeddingState, rows: AlignedRow[], teacherForcing: boolean) {
-  return alignBatch(rows, { padId: s.tokenizer.padId, latentId: s.tokenizer.id('latent'), contextLength: s.lm.config.contextLength, teacherForcing });
+  return alignBatch(rows, {
+    padId: s.tokenizer.padId,
+    latentId: s.tokenizer.id('latent'),
+    contextLength: s.lm.config.contextLength,
+    teacherForcing,
+  });
 }
 
 describe('soft tokens', () => {
@@ -65,7 +70,12 @@ describe('soft tokens', () => {
 
 describe('continuous thought', () => {
   /** Coconut by hand, one example, no cache, no padding: thought k+1 = last hidden state after feeding thoughts 1..k. */
-  function manual(s: SoftEmbeddingState, ex: Example, K: number, rest: number[]): { thoughts: number[][]; logits: number[][] } {
+  function manual(
+    s: SoftEmbeddingState,
+    ex: Example,
+    K: number,
+    rest: number[],
+  ): { thoughts: number[][]; logits: number[][] } {
     return tf.tidy(() => {
       const ids = (xs: number[]) => tf.tensor2d(xs, [1, xs.length], 'int32');
       let embeds = s.lm.embed(ids([...encodeExample(s.tokenizer, ex).prompt, s.tokenizer.id('bot')])); // [1, P, C]
@@ -86,7 +96,15 @@ describe('continuous thought', () => {
     const { state } = toyState({ variant: 'continuous-thought', latentTokens: 3, thoughtsPerStep: 1 });
     const batch = mixed();
     const final = 4; // past the last latent stage: 3 thoughts, no language steps
-    const b = align(state, continuousRows(state, batch, batch.map(() => final)), true);
+    const b = align(
+      state,
+      continuousRows(
+        state,
+        batch,
+        batch.map(() => final),
+      ),
+      true,
+    );
     const out = continuousForward(state.lm, b);
     const T = b.ids.shape[1];
     expect(out.thoughts.shape).toEqual([3, 3, 16]);
@@ -130,7 +148,11 @@ describe('continuous thought', () => {
     const { grads } = tf.variableGrads(() => tf.mean(continuousForward(state.lm, b).logits) as tf.Scalar, [wq]);
     expect(tf.tidy(() => tf.sum(tf.abs(grads[wq.name])).dataSync()[0])).toBeGreaterThan(0);
     tf.dispose(Object.values(grads));
-    await expectNoLeak(() => tf.tidy(() => { continuousForward(state.lm, b); }));
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        continuousForward(state.lm, b);
+      }),
+    );
     disposeAligned(b);
     state.dispose();
   });

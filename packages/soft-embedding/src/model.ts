@@ -33,9 +33,22 @@ export function lastHidden(out: LmOutput): tf.Tensor2D {
 }
 
 /** Runs columns [from, from + x.shape[1]) of the batch, continuing `cache` when given. */
-function runColumns(lm: TinyLm, b: AlignedBatch, x: tf.Tensor3D, from: number, cache: KvCache | undefined, o: PassOptions): LmOutput {
+function runColumns(
+  lm: TinyLm,
+  b: AlignedBatch,
+  x: tf.Tensor3D,
+  from: number,
+  cache: KvCache | undefined,
+  o: PassOptions,
+): LmOutput {
   const n = x.shape[1];
-  return lm.forward(x, { cache, attentionMask: cols(b.attentionMask, from, n), positions: cols(b.positions, from, n), training: o.training, rng: o.rng });
+  return lm.forward(x, {
+    cache,
+    attentionMask: cols(b.attentionMask, from, n),
+    positions: cols(b.positions, from, n),
+    training: o.training,
+    rng: o.rng,
+  });
 }
 
 /**
@@ -44,14 +57,22 @@ function runColumns(lm: TinyLm, b: AlignedBatch, x: tf.Tensor3D, from: number, c
  */
 export function softTokenForward(lm: TinyLm, b: AlignedBatch, z: tf.Tensor3D, o: PassOptions = {}): LmOutput {
   const K = z.shape[1];
-  if (b.latentCounts.some((k) => k !== K)) throw new Error(`softTokenForward: every row needs ${K} latent slots, got [${b.latentCounts}]`);
+  if (b.latentCounts.some((k) => k !== K))
+    throw new Error(`softTokenForward: every row needs ${K} latent slots, got [${b.latentCounts}]`);
   return tidy(() => {
     const tok = lm.embed(b.ids); // [B, T, C]
     const [, T] = b.ids.shape;
     const P = b.latentStart;
-    const parts = [cols(tok, 0, P), z, ...(P + K < T ? [cols(tok, P + K, T - P - K)] : [])].filter((t) => t.shape[1] > 0);
+    const parts = [cols(tok, 0, P), z, ...(P + K < T ? [cols(tok, P + K, T - P - K)] : [])].filter(
+      (t) => t.shape[1] > 0,
+    );
     const embeds = tf.concat(parts, 1) as tf.Tensor3D; // [B, T, C]
-    return lm.forward(embeds, { attentionMask: b.attentionMask, positions: b.positions, training: o.training, rng: o.rng });
+    return lm.forward(embeds, {
+      attentionMask: b.attentionMask,
+      positions: b.positions,
+      training: o.training,
+      rng: o.rng,
+    });
   });
 }
 
@@ -71,7 +92,11 @@ export interface ContinuousOutput {
  * With `replace` (a latent control), the produced thoughts are replaced and columns [P, T) are
  * recomputed from the prefix cache with the replaced ones in the slots.
  */
-export function continuousForward(lm: TinyLm, b: AlignedBatch, o: PassOptions & { replace?: (z: tf.Tensor3D) => tf.Tensor3D } = {}): ContinuousOutput {
+export function continuousForward(
+  lm: TinyLm,
+  b: AlignedBatch,
+  o: PassOptions & { replace?: (z: tf.Tensor3D) => tf.Tensor3D } = {},
+): ContinuousOutput {
   const P = b.latentStart;
   if (P < 1) throw new Error('continuousForward: latent slots need a prefix before them (the prompt and <bot>)');
   return tidy(() => {
@@ -79,7 +104,10 @@ export function continuousForward(lm: TinyLm, b: AlignedBatch, o: PassOptions & 
     const C = lm.config.width;
     const K = Math.max(0, ...b.latentCounts);
     const tok = lm.embed(b.ids); // [B, T, C]
-    const use = tf.tensor3d(b.latentCounts.flatMap((kb) => Array.from({ length: K }, (_, k) => (k < kb ? 1 : 0))), [B, K, 1]); // [B, K, 1]
+    const use = tf.tensor3d(
+      b.latentCounts.flatMap((kb) => Array.from({ length: K }, (_, k) => (k < kb ? 1 : 0))),
+      [B, K, 1],
+    ); // [B, K, 1]
     const mix = (z: tf.Tensor3D, k: number, n: number) => {
       const u = cols(use, k, n); // [B, n, 1]
       return tf.add(tf.mul(u, z), tf.mul(tf.sub(1, u), cols(tok, P + k, n))) as tf.Tensor3D; // [B, n, C]

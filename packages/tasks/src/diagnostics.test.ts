@@ -6,7 +6,13 @@ import { gsm8kTask } from './gsm8k/task.js';
 import { prosqaTask } from './prosqa/task.js';
 import { handMadeProsqa } from './testing.js';
 
-const cd: Example = { id: 'cd', question: 'Make 42 from 10 4 2.', steps: ['10*4=40', '40+2=42'], answer: '10*4+2', meta: { nums: [10, 4, 2], target: 42, rules: 'sos' } };
+const cd: Example = {
+  id: 'cd',
+  question: 'Make 42 from 10 4 2.',
+  steps: ['10*4=40', '40+2=42'],
+  answer: '10*4+2',
+  meta: { nums: [10, 4, 2], target: 42, rules: 'sos' },
+};
 
 describe('chain diagnostics', () => {
   it('classes hand-made Countdown chains: sound, syntax, wrong arithmetic, unavailable numbers, misses the target, rule violation', () => {
@@ -19,7 +25,8 @@ describe('chain diagnostics', () => {
       ['10*4=40', 'misses-target'],
       ['4-10=-6\n-6+2=-4', 'rule-violation'],
     ];
-    for (const [chain, want] of cases) expect(diagnoseChain(countdownTask, cd, chain, '### 10*4+2').chain, chain).toBe(want);
+    for (const [chain, want] of cases)
+      expect(diagnoseChain(countdownTask, cd, chain, '### 10*4+2').chain, chain).toBe(want);
   });
   it('says whether the answer is what the chain ends at', () => {
     expect(diagnoseChain(countdownTask, cd, '10*4=40\n40+2=42', '### 10*4+2').agrees).toBe(true);
@@ -36,9 +43,24 @@ describe('chain diagnostics', () => {
     const ex = handMadeProsqa('rompus');
     const sound = diagnoseChain(prosqaTask, ex, 'Tom is a wumpus. Every wumpus is a yumpus.', '### Tom is a yumpus.');
     expect(sound).toEqual({ chain: 'sound', agrees: true, option: 'second', lessMentioned: false });
-    expect(diagnoseChain(prosqaTask, ex, 'Tom is a gorpus.', '### Tom is a rompus.')).toEqual({ chain: 'hallucinated-edge', agrees: false, option: 'first', lessMentioned: true });
-    expect(diagnoseChain(prosqaTask, ex, 'Tom is a wumpus.', '### Tom is a wumpus.')).toEqual({ chain: 'misses-target', agrees: true, option: 'neither', lessMentioned: false });
-    expect(diagnoseChain(prosqaTask, ex, null, '### Tom is a yumpus.')).toEqual({ chain: null, agrees: null, option: 'second', lessMentioned: false });
+    expect(diagnoseChain(prosqaTask, ex, 'Tom is a gorpus.', '### Tom is a rompus.')).toEqual({
+      chain: 'hallucinated-edge',
+      agrees: false,
+      option: 'first',
+      lessMentioned: true,
+    });
+    expect(diagnoseChain(prosqaTask, ex, 'Tom is a wumpus.', '### Tom is a wumpus.')).toEqual({
+      chain: 'misses-target',
+      agrees: true,
+      option: 'neither',
+      lessMentioned: false,
+    });
+    expect(diagnoseChain(prosqaTask, ex, null, '### Tom is a yumpus.')).toEqual({
+      chain: null,
+      agrees: null,
+      option: 'second',
+      lessMentioned: false,
+    });
   });
   it('maps every verdict reason, an unknown one to syntax', () => {
     expect(chainClass('longer-path')).toBe('sound');

@@ -20,8 +20,25 @@ import { numbersEqual } from './numbers.js';
 import { lessMentionedOption, prosqaOptions } from './prosqa/options.js';
 import { answerConcept } from './prosqa/task.js';
 
-export type ChainClass = 'sound' | 'syntax' | 'wrong-arithmetic' | 'unavailable-numbers' | 'rule-violation' | 'hallucinated-edge' | 'broken-chain' | 'misses-target';
-export const CHAIN_CLASSES: readonly ChainClass[] = ['sound', 'syntax', 'wrong-arithmetic', 'unavailable-numbers', 'rule-violation', 'hallucinated-edge', 'broken-chain', 'misses-target'];
+export type ChainClass =
+  | 'sound'
+  | 'syntax'
+  | 'wrong-arithmetic'
+  | 'unavailable-numbers'
+  | 'rule-violation'
+  | 'hallucinated-edge'
+  | 'broken-chain'
+  | 'misses-target';
+export const CHAIN_CLASSES: readonly ChainClass[] = [
+  'sound',
+  'syntax',
+  'wrong-arithmetic',
+  'unavailable-numbers',
+  'rule-violation',
+  'hallucinated-edge',
+  'broken-chain',
+  'misses-target',
+];
 
 export interface ChainDiagnosis {
   chain: ChainClass | null;
@@ -82,7 +99,11 @@ const lastNumber = (text: string): string | null => /(-?\d[\d,]*(?:\.\d+)?)(?!.*
 
 function agreement(task: Task, ex: Example, reasoning: string, answer: string): boolean {
   if (task.name === 'prosqa') {
-    const last = reasoning.split('.').map((s) => s.trim()).filter((s) => s !== '').pop();
+    const last = reasoning
+      .split('.')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .pop();
     return last !== undefined && answerConcept(last) !== null && answerConcept(last) === answerConcept(answer);
   }
   const end = lastNumber(reasoning);

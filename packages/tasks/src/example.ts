@@ -27,4 +27,8 @@ export interface Task {
 }
 
 /** `reason` is a short machine-readable cause ('ok', 'wrong-arithmetic', …); `detail` says where. */
-export interface ReasoningVerdict { ok: boolean; reason: string; detail: string }
+export interface ReasoningVerdict {
+  ok: boolean;
+  reason: string;
+  detail: string;
+}

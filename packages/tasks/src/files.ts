@@ -46,7 +46,10 @@ export function sha256Hex(data: string | Uint8Array): string {
 }
 
 /** Reads one registered file as UTF-8 text after checking its sha256. */
-export async function readDatasetFile(key: DatasetFileKey, o: ReadOptions = {}): Promise<{ text: string; check: FileCheck }> {
+export async function readDatasetFile(
+  key: DatasetFileKey,
+  o: ReadOptions = {},
+): Promise<{ text: string; check: FileCheck }> {
   const f = DATASET_FILES[key];
   const p = datasetPath(key, o);
   let buf: Buffer;
@@ -72,7 +75,10 @@ export async function readDatasetFile(key: DatasetFileKey, o: ReadOptions = {}):
     if ((o.onChanged ?? 'error') === 'error') throw new Error(msg);
     o.onWarning?.(msg);
   }
-  return { text: buf.toString('utf8'), check: { key, path: p, sha256, expectedSha256: f.sha256, bytes: buf.length, changed } };
+  return {
+    text: buf.toString('utf8'),
+    check: { key, path: p, sha256, expectedSha256: f.sha256, bytes: buf.length, changed },
+  };
 }
 
 /** sha256 of a set of examples written canonically (one JSON object per line) — the digest of a derived or generated split. */

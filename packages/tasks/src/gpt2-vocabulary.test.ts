@@ -25,27 +25,31 @@ function writeGpt2Vocabulary(folder: string): void {
   writeFileSync(path.join(folder, 'merges.txt'), ['#version: 0.2', ...merges].join('\n') + '\n');
 }
 
-it("every task's text tokenises with GPT-2's vocabulary exactly as OpenAI's encoder does", { timeout: 60_000 }, async () => {
-  writeGpt2Vocabulary(scratch);
-  const ours = await PretrainedTokenizer.load(scratch);
-  const openai = new Tiktoken(r50k);
-  expect(ours.size).toBe(50257);
-  expect(ours.encode('Hello world')).toEqual([15496, 995]); // GPT-2's published ids
-  const tasks: [string, Example[]][] = [
-    ['gsm8k test', (await loadGsm8k('test')).examples],
-    ['prosqa test', (await loadProsqa('test')).examples.slice(0, 200)],
-    ['countdown n=4', generateCountdown({ n: 4, count: 200, seed: 0, split: 'train' })],
-  ];
-  for (const [name, examples] of tasks) {
-    const texts = exampleTexts(examples);
-    expect(texts.length, name).toBeGreaterThan(0);
-    let tokens = 0;
-    for (const text of texts) {
-      const ids = ours.encode(text);
-      expect(ids, `${name}: ${JSON.stringify(text)}`).toEqual(openai.encode(text));
-      expect(ours.decode(ids)).toBe(text);
-      tokens += ids.length;
+it(
+  "every task's text tokenises with GPT-2's vocabulary exactly as OpenAI's encoder does",
+  { timeout: 60_000 },
+  async () => {
+    writeGpt2Vocabulary(scratch);
+    const ours = await PretrainedTokenizer.load(scratch);
+    const openai = new Tiktoken(r50k);
+    expect(ours.size).toBe(50257);
+    expect(ours.encode('Hello world')).toEqual([15496, 995]); // GPT-2's published ids
+    const tasks: [string, Example[]][] = [
+      ['gsm8k test', (await loadGsm8k('test')).examples],
+      ['prosqa test', (await loadProsqa('test')).examples.slice(0, 200)],
+      ['countdown n=4', generateCountdown({ n: 4, count: 200, seed: 0, split: 'train' })],
+    ];
+    for (const [name, examples] of tasks) {
+      const texts = exampleTexts(examples);
+      expect(texts.length, name).toBeGreaterThan(0);
+      let tokens = 0;
+      for (const text of texts) {
+        const ids = ours.encode(text);
+        expect(ids, `${name}: ${JSON.stringify(text)}`).toEqual(openai.encode(text));
+        expect(ours.decode(ids)).toBe(text);
+        tokens += ids.length;
+      }
+      expect(tokens, name).toBeGreaterThan(texts.length);
     }
-    expect(tokens, name).toBeGreaterThan(texts.length);
-  }
-});
+  },
+);

@@ -8,7 +8,13 @@ import { gsm8kTask } from './gsm8k/task.js';
 import { scoreHeuristics } from './cli/score-heuristics.js';
 import { handMadeProsqa } from './testing.js';
 
-const countdown = (nums: number[], target: number): Example => ({ id: `cd/${nums.join('-')}`, question: `Make ${target} from ${nums.join(' ')}.`, steps: [], answer: '', meta: { nums, target, rules: 'sos' } });
+const countdown = (nums: number[], target: number): Example => ({
+  id: `cd/${nums.join('-')}`,
+  question: `Make ${target} from ${nums.join(' ')}.`,
+  steps: [],
+  answer: '',
+  meta: { nums, target, rules: 'sos' },
+});
 
 describe('ProsQA heuristics', () => {
   const h = taskHeuristics('prosqa');
@@ -22,7 +28,11 @@ describe('ProsQA heuristics', () => {
   it('first-listed follows the question text, or meta.optionOrder when a rendering records it', () => {
     expect(h['first-listed'].answer(handMadeProsqa('yumpus'), new Rng(0)).answer).toBe('Tom is a yumpus.');
     expect(h['first-listed'].answer(handMadeProsqa('rompus'), new Rng(0)).answer).toBe('Tom is a rompus.');
-    const symbolic = { ...handMadeProsqa('yumpus'), question: 'E0 E1 E2 ? 3 2', meta: { ...handMadeProsqa('yumpus').meta, optionOrder: [3, 2] } };
+    const symbolic = {
+      ...handMadeProsqa('yumpus'),
+      question: 'E0 E1 E2 ? 3 2',
+      meta: { ...handMadeProsqa('yumpus').meta, optionOrder: [3, 2] },
+    };
     expect(h['first-listed'].answer(symbolic, new Rng(0)).answer).toBe('Tom is a rompus.');
   });
   it('chance names one of the two options, each about half the time, reproducibly from the Rng', () => {
@@ -59,8 +69,12 @@ describe('Countdown heuristics', () => {
   });
 });
 
-it('scoreHeuristics counts each heuristic\'s correct answers', () => {
+it("scoreHeuristics counts each heuristic's correct answers", () => {
   const questions = [handMadeProsqa('yumpus', 'a'), handMadeProsqa('rompus', 'b')];
   const scores = scoreHeuristics(prosqaTask, questions);
-  expect(scores.map((s) => [s.heuristic, s.correct, s.total])).toEqual([['less-mentioned', 0, 2], ['first-listed', 1, 2], ['chance', scores[2].correct, 2]]);
+  expect(scores.map((s) => [s.heuristic, s.correct, s.total])).toEqual([
+    ['less-mentioned', 0, 2],
+    ['first-listed', 1, 2],
+    ['chance', scores[2].correct, 2],
+  ]);
 });

@@ -30,7 +30,8 @@ export interface Heuristic {
 
 function countdownMeta(ex: Example): CountdownMeta {
   const m = ex.meta as CountdownMeta | undefined;
-  if (!m || !Array.isArray(m.nums) || typeof m.target !== 'number') throw new Error(`${ex.id}: not a Countdown example (meta.nums / meta.target missing)`);
+  if (!m || !Array.isArray(m.nums) || typeof m.target !== 'number')
+    throw new Error(`${ex.id}: not a Countdown example (meta.nums / meta.target missing)`);
   return m;
 }
 
@@ -54,7 +55,8 @@ export function countdownGreedy(nums: readonly number[], target: number): Heuris
     for (let i = 0; i < pool.length; i++) {
       for (let j = i + 1; j < pool.length; j++) {
         for (const [l, op, r, value] of sosMoves(pool[i], pool[j])) {
-          if (!best || Math.abs(value - target) < Math.abs(best.value - target)) best = { i, j, step: `${l}${op}${r}=${value}`, value };
+          if (!best || Math.abs(value - target) < Math.abs(best.value - target))
+            best = { i, j, step: `${l}${op}${r}=${value}`, value };
         }
       }
     }
@@ -72,20 +74,39 @@ const PROSQA: Heuristic[] = [
     description: 'the option the question mentions in fewer facts (first-listed on a tie)',
     answer: (ex) => ({ answer: prosqaAnswerFor(ex, lessMentionedOption(prosqaOptions(ex))), chain: [] }),
   },
-  { name: 'first-listed', description: 'the option the question lists first', answer: (ex) => ({ answer: prosqaAnswerFor(ex, prosqaOptions(ex).order[0]), chain: [] }) },
-  { name: 'chance', description: 'either option, uniformly at random', answer: (ex, rng) => ({ answer: prosqaAnswerFor(ex, prosqaOptions(ex).order[rng.int(2)]), chain: [] }) },
+  {
+    name: 'first-listed',
+    description: 'the option the question lists first',
+    answer: (ex) => ({ answer: prosqaAnswerFor(ex, prosqaOptions(ex).order[0]), chain: [] }),
+  },
+  {
+    name: 'chance',
+    description: 'either option, uniformly at random',
+    answer: (ex, rng) => ({ answer: prosqaAnswerFor(ex, prosqaOptions(ex).order[rng.int(2)]), chain: [] }),
+  },
 ];
 
 const COUNTDOWN: Heuristic[] = [
-  { name: 'sum', description: 'every number added, in the given order', answer: (ex) => countdownSum(countdownMeta(ex).nums) },
-  { name: 'greedy', description: 'repeatedly the pair and move nearest the target (no search)', answer: (ex) => countdownGreedy(countdownMeta(ex).nums, countdownMeta(ex).target) },
+  {
+    name: 'sum',
+    description: 'every number added, in the given order',
+    answer: (ex) => countdownSum(countdownMeta(ex).nums),
+  },
+  {
+    name: 'greedy',
+    description: 'repeatedly the pair and move nearest the target (no search)',
+    answer: (ex) => countdownGreedy(countdownMeta(ex).nums, countdownMeta(ex).target),
+  },
 ];
 
 const GSM8K: Heuristic[] = [
   {
     name: 'last-number',
     description: 'the last number in the question',
-    answer: (ex) => ({ answer: /(\d[\d,]*(?:\.\d+)?)(?!.*\d)/s.exec(ex.question)?.[1].replace(/,/g, '') ?? '0', chain: [] }),
+    answer: (ex) => ({
+      answer: /(\d[\d,]*(?:\.\d+)?)(?!.*\d)/s.exec(ex.question)?.[1].replace(/,/g, '') ?? '0',
+      chain: [],
+    }),
   },
 ];
 

@@ -10,7 +10,11 @@ const FIRST_NUMBER = /-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?/g;
 
 /** Canonical decimal string of a numeric answer, or null when the text is not a number. */
 export function canonicalNumber(text: string): string | null {
-  let s = text.trim().replace(/\u2212/g, '-').replace(/^\$/, '').replace(/^\+/, '');
+  let s = text
+    .trim()
+    .replace(/\u2212/g, '-')
+    .replace(/^\$/, '')
+    .replace(/^\+/, '');
   if (s.startsWith('-$')) s = '-' + s.slice(2);
   if (/,/.test(s)) {
     // Commas are accepted only as thousands separators.

@@ -23,7 +23,11 @@ describe('dataset registry', () => {
       expect(provRow).toContain(f.sha256);
       expect(provRow).toContain(fmt(f.bytes));
       const manifest = JSON.parse(await fs.readFile(path.join(dir, f.dir, 'manifest.json'), 'utf8'));
-      expect(manifest.files.find((m: { file: string }) => m.file === f.file)).toMatchObject({ sha256: f.sha256, bytes: f.bytes, examples: f.examples });
+      expect(manifest.files.find((m: { file: string }) => m.file === f.file)).toMatchObject({
+        sha256: f.sha256,
+        bytes: f.bytes,
+        examples: f.examples,
+      });
     }
     expect(readme).toContain('\n## Countdown\n');
   });

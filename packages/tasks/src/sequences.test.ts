@@ -28,7 +28,9 @@ describe('sequence formats', () => {
     // The same text as core's id layout (without <bos>/<eos>).
     const tok = Tokenizer.build(exampleTexts([ex]));
     const enc = encodeExample(tok, ex);
-    expect(tok.decode([...enc.prompt, ...enc.reasoning, ...enc.answer], { skipSpecial: true })).toBe(sequenceText(cotSequence(ex)));
+    expect(tok.decode([...enc.prompt, ...enc.reasoning, ...enc.answer], { skipSpecial: true })).toBe(
+      sequenceText(cotSequence(ex)),
+    );
     expect(() => toSequence(ex, 'cott' as never)).toThrow(/Expected one of: no-cot, cot, latent/);
     expect(() => cotSequence({ ...ex, steps: ['a\nb'] })).toThrow(/gsm8k\/train\/0: a step contains a newline/);
   });
@@ -41,7 +43,8 @@ describe('sequence formats', () => {
     ] as const;
     for (const [task, examples] of cases) {
       for (const e of examples) {
-        for (const mode of ['no-cot', 'cot', 'latent'] as const) expect(task.isCorrect(e, toSequence(e, mode).completion)).toBe(true);
+        for (const mode of ['no-cot', 'cot', 'latent'] as const)
+          expect(task.isCorrect(e, toSequence(e, mode).completion)).toBe(true);
       }
     }
   });
@@ -52,7 +55,9 @@ describe('vocabulary', () => {
     const train = generateProsqa({ count: 200, seed: 0 });
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'telepath-vocab-'));
     const file = path.join(dir, 'prosqa.vocab.json');
-    const { tokenizer, report } = await buildAndSaveVocabulary(train, file, { valid: (await loadProsqa('valid')).examples });
+    const { tokenizer, report } = await buildAndSaveVocabulary(train, file, {
+      valid: (await loadProsqa('valid')).examples,
+    });
     const loaded = await Tokenizer.load(file);
     expect(loaded.tokens).toEqual(tokenizer.tokens);
     for (const e of train.slice(0, 20)) {

@@ -40,7 +40,8 @@ function answerPart(ex: Example): string {
 }
 
 function stepLines(steps: readonly string[], id: string): string {
-  for (const s of steps) if (s.includes('\n')) throw new Error(`${id}: a step contains a newline; steps are written one per line`);
+  for (const s of steps)
+    if (s.includes('\n')) throw new Error(`${id}: a step contains a newline; steps are written one per line`);
   return steps.map((s) => `${s}\n`).join('');
 }
 
@@ -54,9 +55,11 @@ export function cotSequence(ex: Example): Sequence {
 
 export function latentSequence(ex: Example, o: LatentOptions = {}): Sequence {
   const replaced = o.stepsReplaced ?? ex.steps.length;
-  if (!Number.isInteger(replaced) || replaced < 0) throw new Error(`latentSequence: stepsReplaced must be a non-negative integer, got ${replaced}`);
+  if (!Number.isInteger(replaced) || replaced < 0)
+    throw new Error(`latentSequence: stepsReplaced must be a non-negative integer, got ${replaced}`);
   const k = o.latents ?? Math.min(replaced, ex.steps.length);
-  if (!Number.isInteger(k) || k < 0) throw new Error(`latentSequence: latents must be a non-negative integer, got ${k}`);
+  if (!Number.isInteger(k) || k < 0)
+    throw new Error(`latentSequence: latents must be a non-negative integer, got ${k}`);
   return {
     prompt: `${ex.question}\n${bot}${latent.repeat(k)}${eot}`,
     completion: stepLines(ex.steps.slice(replaced), ex.id) + answerPart(ex),
@@ -65,10 +68,14 @@ export function latentSequence(ex: Example, o: LatentOptions = {}): Sequence {
 
 export function toSequence(ex: Example, mode: SequenceMode, o: LatentOptions = {}): Sequence {
   switch (mode) {
-    case 'no-cot': return noCotSequence(ex);
-    case 'cot': return cotSequence(ex);
-    case 'latent': return latentSequence(ex, o);
-    default: throw new Error(`Unknown sequence mode "${mode as string}". Expected one of: ${SEQUENCE_MODES.join(', ')}`);
+    case 'no-cot':
+      return noCotSequence(ex);
+    case 'cot':
+      return cotSequence(ex);
+    case 'latent':
+      return latentSequence(ex, o);
+    default:
+      throw new Error(`Unknown sequence mode "${mode as string}". Expected one of: ${SEQUENCE_MODES.join(', ')}`);
   }
 }
 

@@ -32,6 +32,8 @@ export async function buildAndSaveVocabulary(
 ): Promise<{ tokenizer: Tokenizer; report: VocabularyReport }> {
   const tokenizer = buildVocabulary(train, o);
   await tokenizer.save(path);
-  const unknown = Object.fromEntries(Object.entries(evaluation).map(([k, ex]) => [k, tokenizer.countUnknown(vocabularyTexts(ex))]));
+  const unknown = Object.fromEntries(
+    Object.entries(evaluation).map(([k, ex]) => [k, tokenizer.countUnknown(vocabularyTexts(ex))]),
+  );
   return { tokenizer, report: { size: tokenizer.size, trainExamples: train.length, unknown } };
 }

@@ -27,7 +27,15 @@ const meta = file.meta as { agentRanges: [number, number][] };
 const [N, H] = pool.shape;
 for (const spec of JSON.parse(specsJson ?? '[{}]') as object[]) {
   const config = parseConfig(DEFAULT_AGENTS_EXPERIMENT_CONFIG.autoencoder, spec);
-  const fit = await fitAutoencoder({ h: pool.values as Float32Array, n: N, stateDim: H, latentDim: config.latentDim, agentRanges: meta.agentRanges, config, rng: new Rng(0).fork('ae') });
+  const fit = await fitAutoencoder({
+    h: pool.values as Float32Array,
+    n: N,
+    stateDim: H,
+    latentDim: config.latentDim,
+    agentRanges: meta.agentRanges,
+    config,
+    rng: new Rng(0).fork('ae'),
+  });
   const z = tf.tidy(() => encode(fit.ae, tf.tensor2d(pool.values as Float32Array, [N, H])));
   const st = await readStructure(fit.ae, z, meta.agentRanges, DEFAULT_READOUT_CONFIG);
   const A = st.agents;
@@ -36,7 +44,15 @@ for (const spec of JSON.parse(specsJson ?? '[{}]') as object[]) {
     return Math.min(...s) / Math.max(...s);
   }).sort((a, b) => a - b);
   const q = (p: number) => ratios[Math.min(ratios.length - 1, Math.floor(p * ratios.length))].toFixed(2);
-  console.log(JSON.stringify(spec), JSON.stringify({ alpha: st.alphaHistogram, rec: Number(fit.final.reconstruction.toFixed(4)), minMaxRelevance: { min: q(0), median: q(0.5), max: q(1) }, seconds: Math.round(fit.seconds) }));
+  console.log(
+    JSON.stringify(spec),
+    JSON.stringify({
+      alpha: st.alphaHistogram,
+      rec: Number(fit.final.reconstruction.toFixed(4)),
+      minMaxRelevance: { min: q(0), median: q(0.5), max: q(1) },
+      seconds: Math.round(fit.seconds),
+    }),
+  );
   z.dispose();
   fit.ae.dispose();
 }

@@ -19,13 +19,18 @@ for (const H of args.sizes ?? [128, 1024]) {
     const times: number[] = [];
     for (let r = 0; r < (args.reps ?? 12); r++) {
       const t0 = performance.now();
-      const { value, grads } = tf.variableGrads(() => autoencoderLoss(ae, x, { lambda, agentRanges: agentRanges(H, 3) }).total, vars);
+      const { value, grads } = tf.variableGrads(
+        () => autoencoderLoss(ae, x, { lambda, agentRanges: agentRanges(H, 3) }).total,
+        vars,
+      );
       await value.data(); // waits for the step (asynchronous: works on webgpu)
       tf.dispose([value, ...Object.values(grads)]);
       times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
-    console.log(`${info.backend} H=${H} lambda=${lambda} median ${times[times.length >> 1].toFixed(1)} ms  min ${times[0].toFixed(1)} ms`);
+    console.log(
+      `${info.backend} H=${H} lambda=${lambda} median ${times[times.length >> 1].toFixed(1)} ms  min ${times[0].toFixed(1)} ms`,
+    );
   }
   x.dispose();
   ae.dispose();

@@ -12,7 +12,13 @@ import { fitAutoencoder } from '../src/fit.js';
 import { columnStats } from '../src/autoencoder.js';
 import { makeWorld, sampleWorld, worldJacobian, type SyntheticSample, type SyntheticWorld } from '../src/synthetic.js';
 
-interface Spec { backend?: BackendCandidate; seed?: number; n?: number; syn?: object; ae?: object }
+interface Spec {
+  backend?: BackendCandidate;
+  seed?: number;
+  n?: number;
+  syn?: object;
+  ae?: object;
+}
 const specs = JSON.parse(process.argv[2] ?? '[{}]') as Spec[];
 await initBackend(specs[0]?.backend, { quiet: true });
 for (const spec of specs) {
@@ -21,12 +27,34 @@ for (const spec of specs) {
   const train = sampleWorld(world, spec.n ?? 4000, rng.fork('train'));
   const test = sampleWorld(world, 1000, rng.fork('test'));
   const config = parseConfig(DEFAULT_AUTOENCODER_CONFIG, spec.ae ?? {});
-  const fit = await fitAutoencoder({ h: train.h, n: train.n, stateDim: world.stateDim, latentDim: world.latentDim, agentRanges: world.agentRanges, config, rng: rng.fork('ae') });
+  const fit = await fitAutoencoder({
+    h: train.h,
+    n: train.n,
+    stateDim: world.stateDim,
+    latentDim: world.latentDim,
+    agentRanges: world.agentRanges,
+    config,
+    rng: rng.fork('ae'),
+  });
   const m = await evaluateIdentification(fit.ae, world, train, test, DEFAULT_READOUT_CONFIG, rng.fork('eval'));
   fit.ae.dispose();
   const r = (x: number) => Number(x.toFixed(3));
   console.log(JSON.stringify(spec));
-  console.log('  ', JSON.stringify({ mcc: r(m.mcc), spearman: r(m.mccSpearman), supportF1: r(m.supportF1), blockF1: r(m.blockSupport.f1), blockR2: r(m.blockR2), alpha: m.alphaHistogram, trueAlpha: m.trueAlphaHistogram, rec: r(m.reconstruction), truePenalty: r(truePenalty(world, train)), seconds: r(fit.seconds) }));
+  console.log(
+    '  ',
+    JSON.stringify({
+      mcc: r(m.mcc),
+      spearman: r(m.mccSpearman),
+      supportF1: r(m.supportF1),
+      blockF1: r(m.blockSupport.f1),
+      blockR2: r(m.blockR2),
+      alpha: m.alphaHistogram,
+      trueAlpha: m.trueAlphaHistogram,
+      rec: r(m.reconstruction),
+      truePenalty: r(truePenalty(world, train)),
+      seconds: r(fit.seconds),
+    }),
+  );
 }
 
 /** E_n (1/n_h) Σ_ij |J_ij| of the true mixing in standardised coordinates. */
@@ -37,7 +65,8 @@ function truePenalty(w: SyntheticWorld, s: SyntheticSample, samples = 200): numb
   let pen = 0;
   for (let k = 0; k < samples; k++) {
     const J = worldJacobian(w, s.z.subarray(k * Z, (k + 1) * Z));
-    for (let i = 0; i < H; i++) for (let j = 0; j < Z; j++) pen += (Math.abs(J[i * Z + j]) * zs.std[j]) / hs.std[i] / (samples * H);
+    for (let i = 0; i < H; i++)
+      for (let j = 0; j < Z; j++) pen += (Math.abs(J[i * Z + j]) * zs.std[j]) / hs.std[i] / (samples * H);
   }
   return pen;
 }

@@ -57,7 +57,10 @@ if (values.help) {
 }
 
 // "kind" is the lab's dispatch key (apps/lab/src/experiment/kinds.ts), not part of the experiment config.
-const { kind: _kind, ...raw } = JSON.parse(await fs.readFile(values.config ?? DEFAULT_CONFIG, 'utf8')) as Record<string, unknown>;
+const { kind: _kind, ...raw } = JSON.parse(await fs.readFile(values.config ?? DEFAULT_CONFIG, 'utf8')) as Record<
+  string,
+  unknown
+>;
 const overrides: Record<string, unknown> = { ...raw };
 if (values.quick) {
   overrides.stateDims = [128, 256];
@@ -92,9 +95,14 @@ try {
 const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
 const log = (m: string) => (values.json ? console.error(m) : console.log(m));
 log(describeBackend(info));
-const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stamp = new Date()
+  .toISOString()
+  .replace(/[-:]/g, '')
+  .replace(/\.\d+Z$/, 'Z');
 const outDir = values['no-record'] ? undefined : path.resolve(values.out ?? path.join(ROOT, 'runs', config.id, stamp));
-log(`${config.arms.length} arms × ${config.stateDims.length} sizes × ${config.seeds.length} seeds; design ${config.synthetic.design}; records: ${outDir ?? 'none'}`);
+log(
+  `${config.arms.length} arms × ${config.stateDims.length} sizes × ${config.seeds.length} seeds; design ${config.synthetic.design}; records: ${outDir ?? 'none'}`,
+);
 const result = await runSyntheticExperiment(config, { outDir, onProgress: log });
 const report = jsonReport(result);
 const table = formatTable(result);

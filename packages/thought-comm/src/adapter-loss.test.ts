@@ -18,7 +18,14 @@ const examples = toyAdditionExamples(8);
 let agents: Agent[];
 let batch: CommBatch;
 // 3 agents × 3 thoughts, every thought relevant to someone.
-const st = structureFromStrengths(new Float32Array(2 * 3), Float32Array.from([1, 0.9, 0.01, 1, 0.01, 0.8, 1, 0.7, 0.9]), 3, 2, 3, DEFAULT_READOUT_CONFIG);
+const st = structureFromStrengths(
+  new Float32Array(2 * 3),
+  Float32Array.from([1, 0.9, 0.01, 1, 0.01, 0.8, 1, 0.7, 0.9]),
+  3,
+  2,
+  3,
+  DEFAULT_READOUT_CONFIG,
+);
 const cfg = { ...DEFAULT_AGENTS_EXPERIMENT_CONFIG.adapter, hidden: 6, continuationTokens: 3, lr: 0.01, warmupSteps: 0 };
 
 beforeAll(async () => {
@@ -34,10 +41,29 @@ afterAll(() => {
 
 describe('adapter objectives', () => {
   it('masked mean and cosine distance', () => {
-    const h = tf.tensor3d([[[1, 0], [3, 0], [100, 100]]]); // [1, 3, 2]
+    const h = tf.tensor3d([
+      [
+        [1, 0],
+        [3, 0],
+        [100, 100],
+      ],
+    ]); // [1, 3, 2]
     const m = maskedMean(h, tf.tensor2d([[1, 1, 0]]));
     expectClose(m, [2, 0]);
-    expectClose(cosineDistance(tf.tensor2d([[1, 0], [0, 2]]), tf.tensor2d([[2, 0], [1, 0]])), 0.5, { atol: 1e-6 });
+    expectClose(
+      cosineDistance(
+        tf.tensor2d([
+          [1, 0],
+          [0, 2],
+        ]),
+        tf.tensor2d([
+          [2, 0],
+          [1, 0],
+        ]),
+      ),
+      0.5,
+      { atol: 1e-6 },
+    );
   });
 
   for (const objective of ['task', 'paper'] as const) {
@@ -47,15 +73,24 @@ describe('adapter objectives', () => {
       const prepare = async () => {
         if (objective === 'paper') batch.continuations = await paperContinuations(agents, comm, batch, cfg);
       };
-      const loss = await expectNoLeak(async () => {
-        await prepare();
-        return adapterLoss(agents, comm, objective, batch);
-      }, { allowed: 1 });
+      const loss = await expectNoLeak(
+        async () => {
+          await prepare();
+          return adapterLoss(agents, comm, objective, batch);
+        },
+        { allowed: 1 },
+      );
       expect(Number.isFinite(loss.dataSync()[0])).toBe(true);
       loss.dispose();
       const before = new Map([...comm.params].map(([k, v]) => [k, v.dataSync().slice()]));
       const lmBefore = agents[0].lm.params.get('wte')!.dataSync().slice();
-      const res = await train({ params: comm.params, rng: new Rng(1), config: { steps: 3, logEvery: 1, optim: { ...DEFAULT_OPTIM_CONFIG, lr: 0.01, warmupSteps: 0 } }, loss: () => adapterLoss(agents, comm, objective, batch), prepare });
+      const res = await train({
+        params: comm.params,
+        rng: new Rng(1),
+        config: { steps: 3, logEvery: 1, optim: { ...DEFAULT_OPTIM_CONFIG, lr: 0.01, warmupSteps: 0 } },
+        loss: () => adapterLoss(agents, comm, objective, batch),
+        prepare,
+      });
       expect(res.losses.every(Number.isFinite)).toBe(true);
       for (const [k, v] of comm.params) {
         const changed = v.dataSync().some((x, i) => x !== before.get(k)![i]);

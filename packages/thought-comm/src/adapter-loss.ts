@@ -31,7 +31,12 @@ export interface CommBatch {
  * before the loss (outside the gradient tape: the token choices carry no gradient, and decoding
  * reads asynchronously). continuations[agent][row].
  */
-export async function paperContinuations(agents: Agent[], comm: CommModule, batch: Pick<CommBatch, 'examples' | 'z'>, o: { continuationTokens: number }): Promise<number[][][]> {
+export async function paperContinuations(
+  agents: Agent[],
+  comm: CommModule,
+  batch: Pick<CommBatch, 'examples' | 'z'>,
+  o: { continuationTokens: number },
+): Promise<number[][][]> {
   const out: number[][][] = [];
   for (const [k, a] of agents.entries()) {
     const prefix = agentPrefix(comm, batch.z, k); // [B, m, C]
@@ -64,7 +69,10 @@ export function cosineDistance(a: tf.Tensor2D, b: tf.Tensor2D): tf.Scalar {
 
 function taskLoss(a: Agent, prefix: tf.Tensor3D, batch: CommBatch): tf.Scalar {
   return tidy(() => {
-    const p = packSegments(batch.examples.map((ex) => agentSegments(a, ex)), a.tokenizer.padId);
+    const p = packSegments(
+      batch.examples.map((ex) => agentSegments(a, ex)),
+      a.tokenizer.padId,
+    );
     const out = prefixedTeacherForcing(a.lm, prefix, p);
     return maskedCrossEntropy(out.logits, out.targets, out.lossMask);
   });
@@ -72,23 +80,41 @@ function taskLoss(a: Agent, prefix: tf.Tensor3D, batch: CommBatch): tf.Scalar {
 
 function paperLoss(a: Agent, k: number, prefix: tf.Tensor3D, batch: CommBatch): tf.Scalar {
   const gen = batch.continuations?.[k];
-  if (!gen) throw new Error(`thought-comm: the paper objective needs the batch's continuations (y_gen) of agent ${k}; paperContinuations makes them before the loss`);
+  if (!gen)
+    throw new Error(
+      `thought-comm: the paper objective needs the batch's continuations (y_gen) of agent ${k}; paperContinuations makes them before the loss`,
+    );
   return tidy(() => {
     const contexts = batch.examples.map((ex) => promptIds(a, ex));
-    const pack = (ys: number[][]): PackedBatch => packSegments(contexts.map((c, i) => [{ ids: c, trained: false }, { ids: ys[i], trained: true }]), a.tokenizer.padId);
+    const pack = (ys: number[][]): PackedBatch =>
+      packSegments(
+        contexts.map((c, i) => [
+          { ids: c, trained: false },
+          { ids: ys[i], trained: true },
+        ]),
+        a.tokenizer.padId,
+      );
     const pGen = pack(gen);
     const withPrefix = prefixedTeacherForcing(a.lm, prefix, pGen);
     const nll = maskedCrossEntropy(withPrefix.logits, withPrefix.targets, withPrefix.lossMask);
     const L = a.lm.config.layers;
     const pRef = pack(batch.refs[k]);
     const ref = prefixedTeacherForcing(a.lm, null, pRef);
-    const cos = cosineDistance(maskedMean(withPrefix.hidden[L], withPrefix.tokenMask), maskedMean(ref.hidden[L], ref.tokenMask));
+    const cos = cosineDistance(
+      maskedMean(withPrefix.hidden[L], withPrefix.tokenMask),
+      maskedMean(ref.hidden[L], ref.tokenMask),
+    );
     return tf.add(nll, cos) as tf.Scalar;
   });
 }
 
 /** The adapter objective summed over agents (inside tf.tidy / variableGrads of core's train); 'paper' needs `batch.continuations`. */
-export function adapterLoss(agents: Agent[], comm: CommModule, objective: AdapterObjective, batch: CommBatch): tf.Scalar {
+export function adapterLoss(
+  agents: Agent[],
+  comm: CommModule,
+  objective: AdapterObjective,
+  batch: CommBatch,
+): tf.Scalar {
   return tidy(() => {
     const terms = agents.map((a, k) => {
       const prefix = agentPrefix(comm, batch.z, k); // [B, m, C]

@@ -6,7 +6,14 @@
  * everything else. Every value cites docs/method-reference.md or says `chosen:` with a reason.
  */
 import { parseConfig, type LmConfig, type PositionKind } from '@telepath/core';
-import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_READOUT_CONFIG, validateAutoencoderConfig, validateReadoutConfig, type AutoencoderConfig, type ReadoutConfig } from './config.js';
+import {
+  DEFAULT_AUTOENCODER_CONFIG,
+  DEFAULT_READOUT_CONFIG,
+  validateAutoencoderConfig,
+  validateReadoutConfig,
+  type AutoencoderConfig,
+  type ReadoutConfig,
+} from './config.js';
 
 /** 'no-cot': question → ### answer; 'cot': question → steps → ### answer (same segments as @telepath/cot). */
 export type AgentVariant = 'no-cot' | 'cot';
@@ -89,7 +96,18 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
   description: '',
   seeds: [0],
   agents: 3, // third-party (docs/method-reference.md §1.10): "3 agents, 2 rounds (main)"
-  lm: { positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02, contextLength: 0, pretrained: '' }, // chosen: the quickstart's reference LM
+  lm: {
+    positions: 'learned' as PositionKind,
+    layers: 4,
+    heads: 4,
+    width: 128,
+    mlpRatio: 4,
+    dropout: 0,
+    layerNormEps: 1e-5,
+    initStd: 0.02,
+    contextLength: 0,
+    pretrained: '',
+  }, // chosen: the quickstart's reference LM
   agentTraining: {
     variant: 'no-cot', // chosen: No-CoT beat CoT on Countdown-3 at 1,000 steps in the quickstart, and decodes 3× fewer tokens
     steps: 1000, // chosen: the quickstart's No-CoT budget
@@ -133,13 +151,22 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
   why: null,
 };
 
-const CHOICES: Record<string, readonly string[]> = { variant: ['no-cot', 'cot'], objective: ['paper', 'task'], control: ['random', 'shuffle'], agentInit: ['separate', 'copies'] };
+const CHOICES: Record<string, readonly string[]> = {
+  variant: ['no-cot', 'cot'],
+  objective: ['paper', 'task'],
+  control: ['random', 'shuffle'],
+  agentInit: ['separate', 'copies'],
+};
 
 function check(where: string, key: string, value: string): void {
-  if (!CHOICES[key].includes(value)) throw new Error(`${where}: unknown ${key} "${value}". Expected one of: ${CHOICES[key].join(', ')}`);
+  if (!CHOICES[key].includes(value))
+    throw new Error(`${where}: unknown ${key} "${value}". Expected one of: ${CHOICES[key].join(', ')}`);
 }
 
-export function parseAgentsExperimentConfig(overrides: unknown, where = 'thought-comm agents experiment'): AgentsExperimentConfig {
+export function parseAgentsExperimentConfig(
+  overrides: unknown,
+  where = 'thought-comm agents experiment',
+): AgentsExperimentConfig {
   const c = parseConfig(DEFAULT_AGENTS_EXPERIMENT_CONFIG, overrides, where);
   check(where, 'variant', c.agentTraining.variant);
   c.objectives.forEach((o) => check(where, 'objective', o));

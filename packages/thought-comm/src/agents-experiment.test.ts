@@ -29,7 +29,12 @@ describe('agents experiment config', () => {
 
 describe('agents experiment end to end on tiny agents', () => {
   const examples = toyAdditionExamples(30);
-  const data = { train: examples.slice(0, 24), test: examples.slice(24), isCorrect: (ex: Example, a: string) => (ex.answer === a ? 1 : 0), hashes: { toy: 'x' } };
+  const data = {
+    train: examples.slice(0, 24),
+    test: examples.slice(24),
+    isCorrect: (ex: Example, a: string) => (ex.answer === a ? 1 : 0),
+    hashes: { toy: 'x' },
+  };
   const out = mkdtempSync(join(tmpdir(), 'tc-agents-'));
   const c = parseAgentsExperimentConfig(TINY);
 
@@ -48,10 +53,25 @@ describe('agents experiment end to end on tiny agents', () => {
     expect(s.structure.rule).toBe('relative');
     expect(Object.values(s.structure.thoughtsByAgents).reduce((a, b) => a + b, 0)).toBe(4);
     expect(s.structure.routedPerAgent).toHaveLength(3);
-    expect(agentsTableMarkdown(agentsRows(r.seeds), r.seeds)).toContain('| seed | read-off | thoughts by agents | thoughts routed to each agent |');
+    expect(agentsTableMarkdown(agentsRows(r.seeds), r.seeds)).toContain(
+      '| seed | read-off | thoughts by agents | thoughts routed to each agent |',
+    );
     expect(s.agreementWeights.task).toHaveLength(4);
     const dir = join(out, 's0');
-    for (const f of ['config.resolved.json', 'env.json', 'metrics.jsonl', 'samples.jsonl', 'summary.json', 'tokenizer.json', 'states.bin', 'agent0.ckpt', 'agent2.ckpt', 'adapter-task.ckpt', 'adapter-paper.ckpt']) expect(existsSync(join(dir, f)), f).toBe(true);
+    for (const f of [
+      'config.resolved.json',
+      'env.json',
+      'metrics.jsonl',
+      'samples.jsonl',
+      'summary.json',
+      'tokenizer.json',
+      'states.bin',
+      'agent0.ckpt',
+      'agent2.ckpt',
+      'adapter-task.ckpt',
+      'adapter-paper.ckpt',
+    ])
+      expect(existsSync(join(dir, f)), f).toBe(true);
     const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8');
     for (const m of ['agent1/loss', 'ae/loss', 'adapter-paper/loss']) expect(metrics).toContain(m);
     expect(readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n')).toHaveLength(6);
@@ -65,9 +85,23 @@ describe('agents experiment end to end on tiny agents', () => {
   });
 
   it('summarises a structure as thoughts per set of agents and thoughts routed to each agent', () => {
-    const st = structureFromSupport(Float32Array.from([1, 1, 0, 0, 1, 0, 0, 0, 1]), new Float32Array(9), new Float32Array(9), [[0, 1], [1, 2], [2, 3]], 3, 0.01);
+    const st = structureFromSupport(
+      Float32Array.from([1, 1, 0, 0, 1, 0, 0, 0, 1]),
+      new Float32Array(9),
+      new Float32Array(9),
+      [
+        [0, 1],
+        [1, 2],
+        [2, 3],
+      ],
+      3,
+      0.01,
+    );
     // rows = agents A, B, C: thought 0 used by A, thought 1 by A and B, thought 2 by C.
-    expect(summariseStructure(st, 'paper')).toEqual({ rule: 'paper', thoughtsByAgents: { A: 1, AB: 1, C: 1 }, routedPerAgent: [2, 1, 1] });
+    expect(summariseStructure(st, 'paper')).toEqual({
+      rule: 'paper',
+      thoughtsByAgents: { A: 1, AB: 1, C: 1 },
+      routedPerAgent: [2, 1, 1],
+    });
   });
 });
-

@@ -17,7 +17,22 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { DEFAULT_OPTIM_CONFIG, encodeExample, loadGpt2, Rng, RunRecord, runTokenizer, TinyLm, train, writeFileAtomic, writeTensorFile, type BuildOptions, type Example, type LmConfig, type RewardFn } from '@telepath/core';
+import {
+  DEFAULT_OPTIM_CONFIG,
+  encodeExample,
+  loadGpt2,
+  Rng,
+  RunRecord,
+  runTokenizer,
+  TinyLm,
+  train,
+  writeFileAtomic,
+  writeTensorFile,
+  type BuildOptions,
+  type Example,
+  type LmConfig,
+  type RewardFn,
+} from '@telepath/core';
 import { adapterLoss, paperContinuations, type CommBatch } from './adapter-loss.js';
 import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
 import { agentLoss, embeddingNorm, type Agent } from './agents.js';
@@ -37,7 +52,12 @@ export interface AgentsTaskData {
   /** How the agents' shared tokenizer is built from `train` (core's `runTokenizer`; default: every piece). */
   vocabulary?: BuildOptions;
 }
-export interface AgentsRunOptions { outDir: string; force?: boolean; log?: (line: string) => void; shouldStop?: () => boolean }
+export interface AgentsRunOptions {
+  outDir: string;
+  force?: boolean;
+  log?: (line: string) => void;
+  shouldStop?: () => boolean;
+}
 
 export interface AgentsSeedSummary {
   seed: number;
@@ -66,7 +86,11 @@ export interface AgentsSeedSummary {
 /** Extra positions beyond the longest example: the prefix and generation slack. */
 const CONTEXT_MARGIN = 8;
 
-export async function runAgentsExperiment(c: AgentsExperimentConfig, data: AgentsTaskData, o: AgentsRunOptions): Promise<{ seeds: AgentsSeedSummary[]; interrupted: boolean }> {
+export async function runAgentsExperiment(
+  c: AgentsExperimentConfig,
+  data: AgentsTaskData,
+  o: AgentsRunOptions,
+): Promise<{ seeds: AgentsSeedSummary[]; interrupted: boolean }> {
   const seeds: AgentsSeedSummary[] = [];
   for (const seed of c.seeds) {
     const r = await runAgentsSeed(c, data, seed, o);
@@ -80,13 +104,21 @@ function sampleIndices(n: number, rng: Rng, k: number): number[] {
   return Array.from({ length: k }, () => rng.int(n));
 }
 
-export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskData, seed: number, o: AgentsRunOptions): Promise<AgentsSeedSummary | 'interrupted'> {
+export async function runAgentsSeed(
+  c: AgentsExperimentConfig,
+  data: AgentsTaskData,
+  seed: number,
+  o: AgentsRunOptions,
+): Promise<AgentsSeedSummary | 'interrupted'> {
   const log = o.log ?? (() => {});
   const dir = path.join(o.outDir, `s${seed}`);
   const summaryFile = path.join(dir, 'summary.json');
   if (o.force) await fs.rm(dir, { recursive: true, force: true });
   else if (existsSync(summaryFile)) return JSON.parse(await fs.readFile(summaryFile, 'utf8')) as AgentsSeedSummary;
-  if (data.train.length <= c.commExamples) throw new Error(`thought-comm agents: ${data.train.length} training examples, but commExamples = ${c.commExamples} are held out for the communication module`);
+  if (data.train.length <= c.commExamples)
+    throw new Error(
+      `thought-comm agents: ${data.train.length} training examples, but commExamples = ${c.commExamples} are held out for the communication module`,
+    );
   const record = await RunRecord.open(dir, { ...c, seed }, { resume: true, datasets: data.hashes });
   const agentTrain = data.train.slice(0, data.train.length - c.commExamples);
   const pool = data.train.slice(data.train.length - c.commExamples);
@@ -100,19 +132,52 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
   };
 
   // Pretrained: every agent starts from the same checkpoint, with its tokenizer (Telepath's specials added).
-  const pretrained = c.lm.pretrained ? await Promise.all(Array.from({ length: c.agents }, (_, k) => loadGpt2(c.lm.pretrained!, { addSpecialTokens: true, lm: { dropout: c.lm.dropout }, namePrefix: `agent${k}` }))) : null;
-  const tokenizer = pretrained ? pretrained[0].tokenizer : await runTokenizer(path.join(dir, 'tokenizer.json'), c.textDebate ? [...data.train, ...peerVocabularyExamples()] : data.train, data.vocabulary);
+  const pretrained = c.lm.pretrained
+    ? await Promise.all(
+        Array.from({ length: c.agents }, (_, k) =>
+          loadGpt2(c.lm.pretrained!, {
+            addSpecialTokens: true,
+            lm: { dropout: c.lm.dropout },
+            namePrefix: `agent${k}`,
+          }),
+        ),
+      )
+    : null;
+  const tokenizer = pretrained
+    ? pretrained[0].tokenizer
+    : await runTokenizer(
+        path.join(dir, 'tokenizer.json'),
+        c.textDebate ? [...data.train, ...peerVocabularyExamples()] : data.train,
+        data.vocabulary,
+      );
   // With text debate a question carries A − 1 peer answers of up to eval.maxNewTokens tokens each, plus the marker and separators.
   const peerRoom = c.textDebate ? (c.agents - 1) * (c.eval.maxNewTokens + 2) + 2 : 0;
-  const longest = peerRoom + Math.max(...[...data.train, ...test].map((ex) => {
-    const e = encodeExample(tokenizer, ex);
-    return e.prompt.length + e.reasoning.length + e.answer.length;
-  }));
+  const longest =
+    peerRoom +
+    Math.max(
+      ...[...data.train, ...test].map((ex) => {
+        const e = encodeExample(tokenizer, ex);
+        return e.prompt.length + e.reasoning.length + e.answer.length;
+      }),
+    );
   const { contextLength, pretrained: _folder, ...lmRest } = c.lm;
-  const lmConfig: LmConfig = pretrained ? pretrained[0].lm.config : { ...lmRest, vocabSize: tokenizer.size, contextLength: contextLength || longest + c.adapter.prefixLength + CONTEXT_MARGIN };
-  if (pretrained && longest + c.adapter.prefixLength > lmConfig.contextLength) throw new Error(`thought-comm agents: lm.pretrained ${c.lm.pretrained}: the longest example plus the prefix is ${longest + c.adapter.prefixLength} tokens, more than the checkpoint's ${lmConfig.contextLength} positions`);
+  const lmConfig: LmConfig = pretrained
+    ? pretrained[0].lm.config
+    : {
+        ...lmRest,
+        vocabSize: tokenizer.size,
+        contextLength: contextLength || longest + c.adapter.prefixLength + CONTEXT_MARGIN,
+      };
+  if (pretrained && longest + c.adapter.prefixLength > lmConfig.contextLength)
+    throw new Error(
+      `thought-comm agents: lm.pretrained ${c.lm.pretrained}: the longest example plus the prefix is ${longest + c.adapter.prefixLength} tokens, more than the checkpoint's ${lmConfig.contextLength} positions`,
+    );
   const rng = new Rng(seed);
-  const agents: Agent[] = Array.from({ length: c.agents }, (_, k) => ({ lm: pretrained ? pretrained[k].lm : new TinyLm(lmConfig, rng.fork(`agent/${k}`), `agent${k}`), tokenizer, variant: c.agentTraining.variant }));
+  const agents: Agent[] = Array.from({ length: c.agents }, (_, k) => ({
+    lm: pretrained ? pretrained[k].lm : new TinyLm(lmConfig, rng.fork(`agent/${k}`), `agent${k}`),
+    tokenizer,
+    variant: c.agentTraining.variant,
+  }));
   const disposables: { dispose(): void }[] = agents.map((a) => a.lm);
   try {
     // 1. Agents: own initialisation (rng fork per agent) and own data order (the step rng samples their batches).
@@ -128,8 +193,23 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
           rng: rng.fork(`agent/${k}/train`),
           modelConfig: lmConfig,
           checkpointPath: path.join(dir, `agent${k}.ckpt`),
-          config: { steps: t.steps, logEvery: t.logEvery, checkpointEvery: t.checkpointEvery, optim: { ...DEFAULT_OPTIM_CONFIG, lr: t.lr, warmupSteps: t.warmupSteps } },
-          loss: ({ rng: r }) => agentLoss(a, withTrainingPeers(sampleIndices(agentTrain.length, r, t.batchSize).map((i) => agentTrain[i]), agentTrain, c.agents - 1, c.textDebate ? c.peerRate : 0, r.fork('peers'))),
+          config: {
+            steps: t.steps,
+            logEvery: t.logEvery,
+            checkpointEvery: t.checkpointEvery,
+            optim: { ...DEFAULT_OPTIM_CONFIG, lr: t.lr, warmupSteps: t.warmupSteps },
+          },
+          loss: ({ rng: r }) =>
+            agentLoss(
+              a,
+              withTrainingPeers(
+                sampleIndices(agentTrain.length, r, t.batchSize).map((i) => agentTrain[i]),
+                agentTrain,
+                c.agents - 1,
+                c.textDebate ? c.peerRate : 0,
+                r.fork('peers'),
+              ),
+            ),
           onLog: (l) => {
             void record.log(l.step, { [`agent${k}/loss`]: l.loss, [`agent${k}/ms`]: l.ms });
             log(`[thought-comm] s${seed} agent ${k} step ${l.step}/${t.steps} loss ${l.loss.toFixed(3)}`);
@@ -143,19 +223,51 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     const ev = { maxNewTokens: c.eval.maxNewTokens, batchSize: c.eval.batchSize };
     const pool0 = await timed('round0', () => independentRound(agents, pool, ev));
     const test0 = await timed('round0', () => independentRound(agents, test, ev));
-    const independent = scoreRound(test, test0.map((r) => r.answers), data.isCorrect);
-    const textDebate = c.textDebate ? (await timed('debate-text', () => runTextDebate(agents, test, test0, { rounds: c.rounds, ...ev }))).map((ans) => scoreRound(test, ans, data.isCorrect)) : undefined;
-    if (textDebate) log(`[thought-comm] s${seed} text debate round ${c.rounds - 1}: majority ${(100 * textDebate[c.rounds - 1].majority).toFixed(1)} %, consensus ${(100 * textDebate[c.rounds - 1].consensus).toFixed(1)} %`);
-    log(`[thought-comm] s${seed} round 0: agents ${independent.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %, vote ${(100 * independent.majority).toFixed(1)} %, consensus ${(100 * independent.consensus).toFixed(1)} %`);
+    const independent = scoreRound(
+      test,
+      test0.map((r) => r.answers),
+      data.isCorrect,
+    );
+    const textDebate = c.textDebate
+      ? (await timed('debate-text', () => runTextDebate(agents, test, test0, { rounds: c.rounds, ...ev }))).map((ans) =>
+          scoreRound(test, ans, data.isCorrect),
+        )
+      : undefined;
+    if (textDebate)
+      log(
+        `[thought-comm] s${seed} text debate round ${c.rounds - 1}: majority ${(100 * textDebate[c.rounds - 1].majority).toFixed(1)} %, consensus ${(100 * textDebate[c.rounds - 1].consensus).toFixed(1)} %`,
+      );
+    log(
+      `[thought-comm] s${seed} round 0: agents ${independent.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %, vote ${(100 * independent.majority).toFixed(1)} %, consensus ${(100 * independent.consensus).toFixed(1)} %`,
+    );
     // 3. Autoencoder on the concatenated round-0 states of the pool (§1.4: states "prior to communication").
     const layer = stateLayerOf(c, lmConfig.layers);
     const C = lmConfig.width;
     const A = c.agents;
     const hPool = await roundStates(agents, pool0, layer, c.eval.batchSize); // [P, A·C]
     const ranges: [number, number][] = agents.map((_, k) => [k * C, (k + 1) * C]);
-    await writeTensorFile(path.join(dir, 'states.bin'), { pool: { dtype: 'float32', shape: [pool.length, A * C], values: hPool } }, { stateLayer: layer, agentRanges: ranges, exampleIds: pool.map((e) => e.id) });
+    await writeTensorFile(
+      path.join(dir, 'states.bin'),
+      { pool: { dtype: 'float32', shape: [pool.length, A * C], values: hPool } },
+      { stateLayer: layer, agentRanges: ranges, exampleIds: pool.map((e) => e.id) },
+    );
     const fit = await timed('autoencoder', () =>
-      fitAutoencoder({ h: hPool, n: pool.length, stateDim: A * C, latentDim: c.autoencoder.latentDim, agentRanges: ranges, config: c.autoencoder, rng: rng.fork('ae'), logEvery: 250, onLog: (l) => void record.log(l.step, { 'ae/loss': l.loss, 'ae/reconstruction': l.reconstruction, 'ae/penalty': l.penalty }) }),
+      fitAutoencoder({
+        h: hPool,
+        n: pool.length,
+        stateDim: A * C,
+        latentDim: c.autoencoder.latentDim,
+        agentRanges: ranges,
+        config: c.autoencoder,
+        rng: rng.fork('ae'),
+        logEvery: 250,
+        onLog: (l) =>
+          void record.log(l.step, {
+            'ae/loss': l.loss,
+            'ae/reconstruction': l.reconstruction,
+            'ae/penalty': l.penalty,
+          }),
+      }),
     );
     const ae = fit.ae;
     disposables.push(ae);
@@ -163,21 +275,38 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
     disposables.push(zPool);
     const structure = await readStructure(ae, zPool, ranges, c.readout);
     const structureSummary = summariseStructure(structure, c.readout.rule);
-    log(`[thought-comm] s${seed} autoencoder: reconstruction ${fit.final.reconstruction.toFixed(4)}, α histogram ${JSON.stringify(structure.alphaHistogram)}, thoughts by agents ${JSON.stringify(structureSummary.thoughtsByAgents)}, routed per agent ${JSON.stringify(structureSummary.routedPerAgent)}`);
+    log(
+      `[thought-comm] s${seed} autoencoder: reconstruction ${fit.final.reconstruction.toFixed(4)}, α histogram ${JSON.stringify(structure.alphaHistogram)}, thoughts by agents ${JSON.stringify(structureSummary.thoughtsByAgents)}, routed per agent ${JSON.stringify(structureSummary.routedPerAgent)}`,
+    );
     // 4. Per objective: adapters + agreement weights, then debates with and without controls.
     const debates: AgentsSeedSummary['debates'] = {};
     const agreementWeights: Record<string, number[]> = {};
     const zRows = (await zPool.array()) as number[][];
-    const samples = test.map((ex, i) => ({ id: ex.id, question: ex.question, gold: ex.answer, round0: test0.map((r) => r.answers[i]) as unknown }));
+    const samples = test.map((ex, i) => ({
+      id: ex.id,
+      question: ex.question,
+      gold: ex.answer,
+      round0: test0.map((r) => r.answers[i]) as unknown,
+    }));
     for (const objective of c.objectives) {
       const norms: number[] = [];
       for (const a of agents) norms.push(await embeddingNorm(a.lm));
-      const comm = createComm(structure, c.adapter, agents.map(() => C), norms, rng.fork(`comm/${objective}`));
+      const comm = createComm(
+        structure,
+        c.adapter,
+        agents.map(() => C),
+        norms,
+        rng.fork(`comm/${objective}`),
+      );
       disposables.push(comm);
       // The step's batch, drawn from its rng (prepare and loss get equal rngs, so the same batch).
       const commBatch = (r: Rng): CommBatch => {
         const idx = sampleIndices(pool.length, r, c.adapter.batchSize);
-        return { examples: idx.map((i) => pool[i]), z: tf.tensor2d(idx.map((i) => zRows[i])), refs: pool0.map((p) => idx.map((i) => p.responses[i])) }; // z [B, Z]
+        return {
+          examples: idx.map((i) => pool[i]),
+          z: tf.tensor2d(idx.map((i) => zRows[i])),
+          refs: pool0.map((p) => idx.map((i) => p.responses[i])),
+        }; // z [B, Z]
       };
       let continuations: number[][][] | undefined;
       const res = await timed(`adapter-${objective}`, () =>
@@ -185,7 +314,12 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
           params: comm.params,
           rng: rng.fork(`comm/${objective}/train`),
           checkpointPath: path.join(dir, `adapter-${objective}.ckpt`),
-          config: { steps: c.adapter.steps, logEvery: 25, checkpointEvery: 100, optim: { ...DEFAULT_OPTIM_CONFIG, lr: c.adapter.lr, warmupSteps: c.adapter.warmupSteps, weightDecay: 0 } },
+          config: {
+            steps: c.adapter.steps,
+            logEvery: 25,
+            checkpointEvery: 100,
+            optim: { ...DEFAULT_OPTIM_CONFIG, lr: c.adapter.lr, warmupSteps: c.adapter.warmupSteps, weightDecay: 0 },
+          },
           // The paper objective's y_gen is decoded before the gradient tape (asynchronous reads).
           prepare: async ({ rng: r }) => {
             if (objective !== 'paper') return;
@@ -199,7 +333,9 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
           loss: ({ rng: r }) => adapterLoss(agents, comm, objective, { ...commBatch(r), continuations }),
           onLog: (l) => {
             void record.log(l.step, { [`adapter-${objective}/loss`]: l.loss, [`adapter-${objective}/ms`]: l.ms });
-            log(`[thought-comm] s${seed} adapter (${objective}) step ${l.step}/${c.adapter.steps} loss ${l.loss.toFixed(3)}`);
+            log(
+              `[thought-comm] s${seed} adapter (${objective}) step ${l.step}/${c.adapter.steps} loss ${l.loss.toFixed(3)}`,
+            );
           },
           shouldStop: o.shouldStop,
         }),
@@ -208,14 +344,41 @@ export async function runAgentsSeed(c: AgentsExperimentConfig, data: AgentsTaskD
       agreementWeights[objective] = Array.from(await comm.agreement.data());
       debates[objective] = {};
       for (const control of ['none', ...c.controls] as const) {
-        const d = await timed(`debate-${objective}`, () => runDebate(agents, ae, comm, test, test0, { rounds: c.rounds, layer, control, rng: rng.fork(`debate/${objective}/${control}`), text: c.textDebate, ...ev }));
+        const d = await timed(`debate-${objective}`, () =>
+          runDebate(agents, ae, comm, test, test0, {
+            rounds: c.rounds,
+            layer,
+            control,
+            rng: rng.fork(`debate/${objective}/${control}`),
+            text: c.textDebate,
+            ...ev,
+          }),
+        );
         debates[objective][control] = d.answers.map((ans) => scoreRound(test, ans, data.isCorrect));
         const last = debates[objective][control][c.rounds - 1];
-        log(`[thought-comm] s${seed} ${objective} [${control}] round ${c.rounds - 1}: majority ${(100 * last.majority).toFixed(1)} %, consensus ${(100 * last.consensus).toFixed(1)} %, agents ${last.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %`);
-        if (control === 'none') samples.forEach((s, i) => Object.assign(s, { [objective]: d.answers.slice(1).map((round) => round.map((a) => a[i])) }));
+        log(
+          `[thought-comm] s${seed} ${objective} [${control}] round ${c.rounds - 1}: majority ${(100 * last.majority).toFixed(1)} %, consensus ${(100 * last.consensus).toFixed(1)} %, agents ${last.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %`,
+        );
+        if (control === 'none')
+          samples.forEach((s, i) =>
+            Object.assign(s, { [objective]: d.answers.slice(1).map((round) => round.map((a) => a[i])) }),
+          );
       }
     }
-    const summary: AgentsSeedSummary = { seed, stateLayer: layer, agentTrainExamples: agentTrain.length, commExamples: pool.length, alphaHistogram: structure.alphaHistogram, structure: structureSummary, aeReconstruction: fit.final.reconstruction, independent, debates, ...(textDebate ? { textDebate } : {}), agreementWeights, seconds };
+    const summary: AgentsSeedSummary = {
+      seed,
+      stateLayer: layer,
+      agentTrainExamples: agentTrain.length,
+      commExamples: pool.length,
+      alphaHistogram: structure.alphaHistogram,
+      structure: structureSummary,
+      aeReconstruction: fit.final.reconstruction,
+      independent,
+      debates,
+      ...(textDebate ? { textDebate } : {}),
+      agreementWeights,
+      seconds,
+    };
     await writeFileAtomic(path.join(dir, 'samples.jsonl'), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     await record.finish(summary);
     return summary;

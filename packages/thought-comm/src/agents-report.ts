@@ -23,7 +23,10 @@ export interface AgentsRow {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const se = (p: number, n: number) => (n > 0 ? Math.sqrt((p * (1 - p)) / n) : 0);
 
-function row(system: string, cells: { accuracy: number; consensus: number; agentMean: number; n: number }[]): AgentsRow {
+function row(
+  system: string,
+  cells: { accuracy: number; consensus: number; agentMean: number; n: number }[],
+): AgentsRow {
   const k = cells.length;
   return {
     system,
@@ -40,14 +43,36 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
   if (seeds.length === 0) return [];
   const s0 = seeds[0];
   const rows: AgentsRow[] = [];
-  s0.independent.agents.forEach((_, k) => rows.push(row(`single agent (agent ${k})`, seeds.map((s) => ({ accuracy: s.independent.agents[k], consensus: NaN, agentMean: NaN, n: s.independent.n })))));
-  rows.push(row('majority vote, no communication', seeds.map((s) => ({ accuracy: s.independent.majority, consensus: s.independent.consensus, agentMean: mean(s.independent.agents), n: s.independent.n }))));
+  s0.independent.agents.forEach((_, k) =>
+    rows.push(
+      row(
+        `single agent (agent ${k})`,
+        seeds.map((s) => ({ accuracy: s.independent.agents[k], consensus: NaN, agentMean: NaN, n: s.independent.n })),
+      ),
+    ),
+  );
+  rows.push(
+    row(
+      'majority vote, no communication',
+      seeds.map((s) => ({
+        accuracy: s.independent.majority,
+        consensus: s.independent.consensus,
+        agentMean: mean(s.independent.agents),
+        n: s.independent.n,
+      })),
+    ),
+  );
   if (s0.textDebate) {
     for (let r = 1; r < s0.textDebate.length; r++) {
-      rows.push(row(`text debate (no thoughts), round ${r}`, seeds.map((s) => {
-        const x = s.textDebate![r];
-        return { accuracy: x.majority, consensus: x.consensus, agentMean: mean(x.agents), n: x.n };
-      })));
+      rows.push(
+        row(
+          `text debate (no thoughts), round ${r}`,
+          seeds.map((s) => {
+            const x = s.textDebate![r];
+            return { accuracy: x.majority, consensus: x.consensus, agentMean: mean(x.agents), n: x.n };
+          }),
+        ),
+      );
     }
   }
   for (const objective of Object.keys(s0.debates)) {
@@ -55,10 +80,15 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
       const rounds = s0.debates[objective][control].length;
       for (let r = 1; r < rounds; r++) {
         const name = `thought-comm ${objective}${s0.textDebate ? ' + text' : ''}, round ${r}${control === 'none' ? '' : ` [${control}]`}`;
-        rows.push(row(name, seeds.map((s) => {
-          const x = s.debates[objective][control][r];
-          return { accuracy: x.majority, consensus: x.consensus, agentMean: mean(x.agents), n: x.n };
-        })));
+        rows.push(
+          row(
+            name,
+            seeds.map((s) => {
+              const x = s.debates[objective][control][r];
+              return { accuracy: x.majority, consensus: x.consensus, agentMean: mean(x.agents), n: x.n };
+            }),
+          ),
+        );
       }
     }
   }
@@ -68,19 +98,36 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
 const pct = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : '–');
 
 export function agentsTableMarkdown(rows: AgentsRow[], seeds: AgentsSeedSummary[] = []): string {
-  const lines = ['| system | accuracy % (majority) | consensus % | mean agent % | n | seeds |', '|---|---|---|---|---|---|'];
-  for (const r of rows) lines.push(`| ${r.system} | ${pct(r.accuracy)} ± ${pct(r.stderr)} | ${pct(r.consensus)} | ${pct(r.agentMean)} | ${r.n} | ${r.seeds} |`);
+  const lines = [
+    '| system | accuracy % (majority) | consensus % | mean agent % | n | seeds |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const r of rows)
+    lines.push(
+      `| ${r.system} | ${pct(r.accuracy)} ± ${pct(r.stderr)} | ${pct(r.consensus)} | ${pct(r.agentMean)} | ${r.n} | ${r.seeds} |`,
+    );
   const withStructure = seeds.filter((s) => s.structure);
   if (withStructure.length) {
     lines.push('', '| seed | read-off | thoughts by agents | thoughts routed to each agent |', '|---|---|---|---|');
-    for (const s of withStructure) lines.push(`| ${s.seed} | ${s.structure.rule} | ${Object.entries(s.structure.thoughtsByAgents).map(([k, v]) => `${k} ${v}`).join(', ')} | ${s.structure.routedPerAgent.join(' / ')} |`);
+    for (const s of withStructure)
+      lines.push(
+        `| ${s.seed} | ${s.structure.rule} | ${Object.entries(s.structure.thoughtsByAgents)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')} | ${s.structure.routedPerAgent.join(' / ')} |`,
+      );
   }
   return lines.join('\n');
 }
 
 export function agentsTableText(rows: AgentsRow[]): string {
   const head = ['system', 'accuracy %', 'consensus %', 'mean agent %', 'n'];
-  const cells = rows.map((r) => [r.system, `${pct(r.accuracy)} ± ${pct(r.stderr)}`, pct(r.consensus), pct(r.agentMean), String(r.n)]);
+  const cells = rows.map((r) => [
+    r.system,
+    `${pct(r.accuracy)} ± ${pct(r.stderr)}`,
+    pct(r.consensus),
+    pct(r.agentMean),
+    String(r.n),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
@@ -94,6 +141,11 @@ export function agentsJson(name: string, seeds: AgentsSeedSummary[]): object {
 /** Thoughts per set of agents and thoughts routed to each agent (AgentsSeedSummary.structure). */
 export function summariseStructure(st: Structure, rule: string): AgentsSeedSummary['structure'] {
   const thoughtsByAgents: Record<string, number> = {};
-  for (const mask of st.latentAgents) thoughtsByAgents[maskName(mask, st.agents)] = (thoughtsByAgents[maskName(mask, st.agents)] ?? 0) + 1;
-  return { rule, thoughtsByAgents, routedPerAgent: Array.from({ length: st.agents }, (_, k) => relevantThoughts(st, k).length) };
+  for (const mask of st.latentAgents)
+    thoughtsByAgents[maskName(mask, st.agents)] = (thoughtsByAgents[maskName(mask, st.agents)] ?? 0) + 1;
+  return {
+    rule,
+    thoughtsByAgents,
+    routedPerAgent: Array.from({ length: st.agents }, (_, k) => relevantThoughts(st, k).length),
+  };
 }

@@ -2,7 +2,16 @@ import * as tf from '@tensorflow/tfjs-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, initBackend, maskedCrossEntropy, packSegments } from '@telepath/core';
 import { expectClose, expectNoLeak, toyAdditionExamples } from '@telepath/core/testing';
-import { agentSegments, agentStates, embeddingNorm, prefixedForward, prefixedTeacherForcing, promptIds, respond, type Agent } from './agents.js';
+import {
+  agentSegments,
+  agentStates,
+  embeddingNorm,
+  prefixedForward,
+  prefixedTeacherForcing,
+  promptIds,
+  respond,
+  type Agent,
+} from './agents.js';
 import { tinyAgents } from './testing.js';
 
 beforeAll(async () => {
@@ -19,16 +28,29 @@ afterAll(() => a.lm.dispose());
 describe('agents', () => {
   it('answer without a prefix exactly as core generation does', async () => {
     const r = await expectNoLeak(() => respond(a, examples, null, { maxNewTokens: 5 }));
-    const ref = await generate(a.lm, examples.map((ex) => promptIds(a, ex)), { maxNewTokens: 5, padId: a.tokenizer.padId, stopTokens: [a.tokenizer.eosId] });
+    const ref = await generate(
+      a.lm,
+      examples.map((ex) => promptIds(a, ex)),
+      { maxNewTokens: 5, padId: a.tokenizer.padId, stopTokens: [a.tokenizer.eosId] },
+    );
     expect(r.responses).toEqual(ref.tokens);
     expect(r.transcripts[0]).toEqual([...promptIds(a, examples[0]), ...ref.tokens[0]]);
   });
 
   it("a row's states do not depend on the other rows (padding is masked, positions count from the row's start)", async () => {
-    const prefix = tf.tensor3d(Array.from({ length: 2 * 2 * 8 }, (_, i) => Math.sin(i)), [2, 2, 8]); // [B, m, C]
+    const prefix = tf.tensor3d(
+      Array.from({ length: 2 * 2 * 8 }, (_, i) => Math.sin(i)),
+      [2, 2, 8],
+    ); // [B, m, C]
     const rows = [promptIds(a, examples[0]), [...promptIds(a, examples[1]), 5, 6, 7]];
     const both = await expectNoLeak(() => agentStates(a.lm, rows, 1, prefix, a.tokenizer.padId), { allowed: 1 }); // [2, C]
-    const alone = agentStates(a.lm, [rows[0]], 1, tf.slice(prefix, [0, 0, 0], [1, -1, -1]) as tf.Tensor3D, a.tokenizer.padId);
+    const alone = agentStates(
+      a.lm,
+      [rows[0]],
+      1,
+      tf.slice(prefix, [0, 0, 0], [1, -1, -1]) as tf.Tensor3D,
+      a.tokenizer.padId,
+    );
     expectClose(tf.slice(both, [0, 0], [1, -1]), alone, { atol: 1e-5 });
     const noPrefix = agentStates(a.lm, [rows[0]], 1, null, a.tokenizer.padId);
     expect(tf.max(tf.abs(tf.sub(noPrefix, alone))).dataSync()[0]).toBeGreaterThan(1e-3); // the prefix is seen
@@ -36,7 +58,10 @@ describe('agents', () => {
   });
 
   it('teacher forcing behind a prefix shifts targets and masks by m; without one it is a plain forward', () => {
-    const p = packSegments(examples.slice(0, 3).map((ex) => agentSegments(a, ex)), a.tokenizer.padId);
+    const p = packSegments(
+      examples.slice(0, 3).map((ex) => agentSegments(a, ex)),
+      a.tokenizer.padId,
+    );
     const prefix = tf.ones([3, 1, 8]) as tf.Tensor3D;
     const withP = prefixedTeacherForcing(a.lm, prefix, p);
     const without = prefixedTeacherForcing(a.lm, null, p);
@@ -47,25 +72,67 @@ describe('agents', () => {
     expect((withP.lossMask.arraySync() as number[][]).map((r) => r[0])).toEqual([0, 0, 0]);
     expect((withP.tokenMask.arraySync() as number[][]).map((r) => r[0])).toEqual([0, 0, 0]);
     expectClose(without.logits, plain.logits, { atol: 1e-5 });
-    expectClose(maskedCrossEntropy(without.logits, without.targets, without.lossMask), maskedCrossEntropy(plain.logits, p.targets, p.lossMask), { atol: 1e-6 });
-    tf.dispose([prefix, withP.logits, ...withP.hidden, withP.targets, withP.lossMask, withP.tokenMask, without.logits, ...without.hidden, plain.logits, ...plain.hidden, p.ids, p.targets, p.lossMask, p.attentionMask]);
+    expectClose(
+      maskedCrossEntropy(without.logits, without.targets, without.lossMask),
+      maskedCrossEntropy(plain.logits, p.targets, p.lossMask),
+      { atol: 1e-6 },
+    );
+    tf.dispose([
+      prefix,
+      withP.logits,
+      ...withP.hidden,
+      withP.targets,
+      withP.lossMask,
+      withP.tokenMask,
+      without.logits,
+      ...without.hidden,
+      plain.logits,
+      ...plain.hidden,
+      p.ids,
+      p.targets,
+      p.lossMask,
+      p.attentionMask,
+    ]);
     tf.dispose([...plain.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]), plain.cache.keyMask]);
   });
 
   it('the prefix has its own position ids 0 … m−1 and the prompt follows it, as one prepended sequence of embeddings', () => {
     const m = 2;
-    const prefix = tf.tensor3d(Array.from({ length: m * 8 }, (_, i) => 0.3 * Math.cos(i)), [1, m, 8]); // [1, m, C]
+    const prefix = tf.tensor3d(
+      Array.from({ length: m * 8 }, (_, i) => 0.3 * Math.cos(i)),
+      [1, m, 8],
+    ); // [1, m, C]
     const row = promptIds(a, examples[0]);
     const T = row.length;
-    const plain = tf.tidy(() => a.lm.forward(tf.concat([prefix, a.lm.embed(tf.tensor2d([row], [1, T], 'int32'))], 1) as tf.Tensor3D).logits); // positions 0 … m+T−1
+    const plain = tf.tidy(
+      () => a.lm.forward(tf.concat([prefix, a.lm.embed(tf.tensor2d([row], [1, T], 'int32'))], 1) as tf.Tensor3D).logits,
+    ); // positions 0 … m+T−1
     const out = prefixedForward(a.lm, [row], prefix, a.tokenizer.padId);
     expectClose(out.logits, plain, { atol: 1e-5 });
     expect(out.positions).toEqual([m + T]); // where decoding continues
     const p = packSegments([[{ ids: row, trained: true }]], a.tokenizer.padId, a.lm.config.contextLength);
     const tf2 = prefixedTeacherForcing(a.lm, prefix, p);
     const fed = tf2.logits.shape[1]; // packSegments feeds the row without its last token
-    expectClose(tf.slice(tf2.logits, [0, 0, 0], [1, fed, -1]), tf.slice(plain, [0, 0, 0], [1, fed, -1]), { atol: 1e-5 });
-    tf.dispose([prefix, plain, out.logits, ...out.hidden, ...out.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]), out.cache.keyMask, tf2.logits, ...tf2.hidden, tf2.targets, tf2.lossMask, tf2.tokenMask, p.ids, p.targets, p.lossMask, p.attentionMask]);
+    expectClose(tf.slice(tf2.logits, [0, 0, 0], [1, fed, -1]), tf.slice(plain, [0, 0, 0], [1, fed, -1]), {
+      atol: 1e-5,
+    });
+    tf.dispose([
+      prefix,
+      plain,
+      out.logits,
+      ...out.hidden,
+      ...out.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]),
+      out.cache.keyMask,
+      tf2.logits,
+      ...tf2.hidden,
+      tf2.targets,
+      tf2.lossMask,
+      tf2.tokenMask,
+      p.ids,
+      p.targets,
+      p.lossMask,
+      p.attentionMask,
+    ]);
   });
 
   it('prefixed forward refuses rows that do not fit the context', () => {

@@ -30,10 +30,18 @@ import {
 } from '@telepath/core';
 import type { AgentVariant } from './agents-config.js';
 
-export interface Agent { lm: TinyLm; tokenizer: Tokenizer; variant: AgentVariant }
+export interface Agent {
+  lm: TinyLm;
+  tokenizer: Tokenizer;
+  variant: AgentVariant;
+}
 
 /** One agent's answers to a batch: the answer text, the emitted ids and the transcript ids (prompt + response). */
-export interface AgentResponse { answers: string[]; responses: number[][]; transcripts: number[][] }
+export interface AgentResponse {
+  answers: string[];
+  responses: number[][];
+  transcripts: number[][];
+}
 
 /** Token segments of one example: the prompt is context, the rest is trained (core's `referenceSegments`, as the cot package trains). */
 export function agentSegments(a: Agent, ex: Example): { ids: number[]; trained: boolean }[] {
@@ -43,7 +51,11 @@ export function agentSegments(a: Agent, ex: Example): { ids: number[]; trained: 
 /** Supervised next-token loss of an agent on a batch (the No-CoT / CoT reference loss). */
 export function agentLoss(a: Agent, batch: Example[]): tf.Scalar {
   return tf.tidy(() => {
-    const p = packSegments(batch.map((ex) => agentSegments(a, ex)), a.tokenizer.padId, a.lm.config.contextLength);
+    const p = packSegments(
+      batch.map((ex) => agentSegments(a, ex)),
+      a.tokenizer.padId,
+      a.lm.config.contextLength,
+    );
     const out = a.lm.forward(a.lm.embed(p.ids));
     return maskedCrossEntropy(out.logits, p.targets, p.lossMask);
   });
@@ -58,18 +70,32 @@ export function promptIds(a: Agent, ex: Example): number[] {
  * Forward of left-padded rows behind an optional prefix [B, m, C]. Returns the output (hidden
  * states, logits, cache) and each row's next position id.
  */
-export function prefixedForward(lm: TinyLm, rows: number[][], prefix: tf.Tensor3D | null, padId: number): { logits: tf.Tensor3D; hidden: tf.Tensor3D[]; cache: KvCache; positions: number[] } {
+export function prefixedForward(
+  lm: TinyLm,
+  rows: number[][],
+  prefix: tf.Tensor3D | null,
+  padId: number,
+): { logits: tf.Tensor3D; hidden: tf.Tensor3D[]; cache: KvCache; positions: number[] } {
   const B = rows.length;
   const T = Math.max(...rows.map((r) => r.length));
   const m = prefix ? prefix.shape[1] : 0;
-  if (T + m > lm.config.contextLength) throw new Error(`prefixedForward: ${m} prefix + ${T} tokens exceed contextLength ${lm.config.contextLength}`);
+  if (T + m > lm.config.contextLength)
+    throw new Error(`prefixedForward: ${m} prefix + ${T} tokens exceed contextLength ${lm.config.contextLength}`);
   const { ids, mask, positions: padded } = leftPadRows(rows, padId, m);
   const pos = prefixPositions(padded, B, m, T);
   return tidy(() => {
     const tokens = lm.embed(tf.tensor2d(ids, [B, T], 'int32')); // [B, T, C]
     const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
-    const out = lm.forward(embeds, { attentionMask: tf.tensor2d(mask, [B, m + T]), positions: tf.tensor2d(pos, [B, m + T], 'int32') });
-    return { logits: out.logits, hidden: out.hidden, cache: keepCache(out.cache), positions: rows.map((r) => m + r.length) };
+    const out = lm.forward(embeds, {
+      attentionMask: tf.tensor2d(mask, [B, m + T]),
+      positions: tf.tensor2d(pos, [B, m + T], 'int32'),
+    });
+    return {
+      logits: out.logits,
+      hidden: out.hidden,
+      cache: keepCache(out.cache),
+      positions: rows.map((r) => m + r.length),
+    };
   });
 }
 
@@ -86,18 +112,34 @@ function prefixPositions(padded: number[], B: number, m: number, T: number): num
 }
 
 /** Greedy (or sampled) answers of an agent to a batch, behind an optional prefix [B, m, C] (core's `decode`: one asynchronous read per token). */
-export async function respond(a: Agent, batch: Example[], prefix: tf.Tensor3D | null, o: { maxNewTokens: number; temperature?: number; topP?: number; rng?: Rng }): Promise<AgentResponse> {
+export async function respond(
+  a: Agent,
+  batch: Example[],
+  prefix: tf.Tensor3D | null,
+  o: { maxNewTokens: number; temperature?: number; topP?: number; rng?: Rng },
+): Promise<AgentResponse> {
   const tok = a.tokenizer;
   const prompts = batch.map((ex) => promptIds(a, ex));
   const m = prefix ? prefix.shape[1] : 0;
   const room = a.lm.config.contextLength - m - Math.max(...prompts.map((p) => p.length));
   const out = prefixedForward(a.lm, prompts, prefix, tok.padId);
   const T = out.logits.shape[1];
-  const last = tidy(() => tf.reshape(tf.slice(out.logits, [0, T - 1, 0], [-1, 1, -1]), [batch.length, -1]) as tf.Tensor2D); // [B, V]
+  const last = tidy(
+    () => tf.reshape(tf.slice(out.logits, [0, T - 1, 0], [-1, 1, -1]), [batch.length, -1]) as tf.Tensor2D,
+  ); // [B, V]
   tf.dispose([out.logits, ...out.hidden]);
   let gen: number[][];
   try {
-    gen = (await decode(a.lm, out.cache, last, out.positions, { maxNewTokens: Math.min(o.maxNewTokens, room), stopTokens: [tok.eosId], padId: tok.padId, temperature: o.temperature ?? 0, topP: o.topP ?? 1, rng: o.rng })).tokens;
+    gen = (
+      await decode(a.lm, out.cache, last, out.positions, {
+        maxNewTokens: Math.min(o.maxNewTokens, room),
+        stopTokens: [tok.eosId],
+        padId: tok.padId,
+        temperature: o.temperature ?? 0,
+        topP: o.topP ?? 1,
+        rng: o.rng,
+      })
+    ).tokens;
   } finally {
     last.dispose();
   }
@@ -113,7 +155,13 @@ export async function respond(a: Agent, batch: Example[], prefix: tf.Tensor3D | 
  * States of an agent: the hidden state at index `layer` of the last token of each transcript,
  * read behind the prefix the agent saw (if any). rows: B id lists → [B, C].
  */
-export function agentStates(lm: TinyLm, rows: number[][], layer: number, prefix: tf.Tensor3D | null, padId: number): tf.Tensor2D {
+export function agentStates(
+  lm: TinyLm,
+  rows: number[][],
+  layer: number,
+  prefix: tf.Tensor3D | null,
+  padId: number,
+): tf.Tensor2D {
   const out = prefixedForward(lm, rows, prefix, padId);
   return tidy(() => {
     const h = out.hidden[layer]; // [B, m + T, C]
@@ -132,17 +180,28 @@ export function agentStates(lm: TinyLm, rows: number[][], layer: number, prefix:
  * logits [B, m + T, V], hidden (L+1) × [B, m + T, C], targets [B, m + T], lossMask [B, m + T],
  * tokenMask [B, m + T] (1 on real token positions).
  */
-export function prefixedTeacherForcing(lm: TinyLm, prefix: tf.Tensor3D | null, p: PackedBatch): { logits: tf.Tensor3D; hidden: tf.Tensor3D[]; targets: tf.Tensor2D; lossMask: tf.Tensor2D; tokenMask: tf.Tensor2D } {
+export function prefixedTeacherForcing(
+  lm: TinyLm,
+  prefix: tf.Tensor3D | null,
+  p: PackedBatch,
+): { logits: tf.Tensor3D; hidden: tf.Tensor3D[]; targets: tf.Tensor2D; lossMask: tf.Tensor2D; tokenMask: tf.Tensor2D } {
   return tidy(() => {
     const [B, T] = p.ids.shape;
     const m = prefix ? prefix.shape[1] : 0;
-    const shift = (t: tf.Tensor2D, dtype: 'int32' | 'float32') => (m ? (tf.concat([tf.zeros([B, m], dtype), tf.cast(t, dtype)], 1) as tf.Tensor2D) : t); // [B, m + T]
+    const shift = (t: tf.Tensor2D, dtype: 'int32' | 'float32') =>
+      m ? (tf.concat([tf.zeros([B, m], dtype), tf.cast(t, dtype)], 1) as tf.Tensor2D) : t; // [B, m + T]
     const tokens = lm.embed(p.ids); // [B, T, C]
     const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
     const attentionMask = m ? (tf.concat([tf.ones([B, m]), p.attentionMask], 1) as tf.Tensor2D) : p.attentionMask; // [B, m + T]
     const positions = tf.tile(tf.reshape(tf.range(0, m + T, 1, 'int32'), [1, m + T]), [B, 1]) as tf.Tensor2D; // [B, m + T]: prefix 0 … m−1, tokens after it
     const out = lm.forward(embeds, { attentionMask, positions });
-    return { logits: out.logits, hidden: out.hidden, targets: shift(p.targets, 'int32'), lossMask: shift(p.lossMask, 'float32'), tokenMask: shift(p.attentionMask, 'float32') };
+    return {
+      logits: out.logits,
+      hidden: out.hidden,
+      targets: shift(p.targets, 'int32'),
+      lossMask: shift(p.lossMask, 'float32'),
+      tokenMask: shift(p.attentionMask, 'float32'),
+    };
   });
 }
 

@@ -14,7 +14,10 @@ import * as tf from '@tensorflow/tfjs-core';
 import { tidy, uniqueVariableName, variableFrom, type Rng } from '@telepath/core';
 import type { Activation, AutoencoderConfig } from './config.js';
 
-export interface Dense { w: tf.Variable; b: tf.Variable }
+export interface Dense {
+  w: tf.Variable;
+  b: tf.Variable;
+}
 
 export interface Autoencoder {
   readonly config: AutoencoderConfig;
@@ -34,7 +37,13 @@ export interface Autoencoder {
 }
 
 /** Creates an autoencoder for states of width `stateDim`; `hStats` standardise H (from training data). */
-export function createAutoencoder(cfg: AutoencoderConfig, stateDim: number, latentDim: number, hStats: { mean: Float32Array; std: Float32Array }, rng: Rng): Autoencoder {
+export function createAutoencoder(
+  cfg: AutoencoderConfig,
+  stateDim: number,
+  latentDim: number,
+  hStats: { mean: Float32Array; std: Float32Array },
+  rng: Rng,
+): Autoencoder {
   const params = new Map<string, tf.Variable>();
   // TF.js variable names are global: prefix them per instance so several autoencoders can coexist.
   const id = uniqueVariableName('thought-comm.ae');
@@ -43,7 +52,11 @@ export function createAutoencoder(cfg: AutoencoderConfig, stateDim: number, late
       const inp = sizes[l];
       const init = rng.fork(`${prefix}.${l}`);
       // chosen: LeCun-normal weights (std 1/√fan_in), zero biases.
-      const w = variableFrom(tf.tensor2d(init.normalArray(inp * out, 1 / Math.sqrt(inp)), [inp, out]), true, `${id}/${prefix}.${l}.w`);
+      const w = variableFrom(
+        tf.tensor2d(init.normalArray(inp * out, 1 / Math.sqrt(inp)), [inp, out]),
+        true,
+        `${id}/${prefix}.${l}.w`,
+      );
       const b = variableFrom(tf.zeros([out]), true, `${id}/${prefix}.${l}.b`);
       params.set(`${prefix}.${l}.w`, w);
       params.set(`${prefix}.${l}.b`, b);

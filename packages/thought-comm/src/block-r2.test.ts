@@ -7,7 +7,8 @@ function codes(n: number, seed: number, order: number[]) {
   const rng = new Rng(seed);
   const z = Float32Array.from({ length: n * 4 }, () => rng.laplace(1));
   const zHat = new Float32Array(n * 4);
-  for (let s = 0; s < n; s++) order.forEach((src, c) => (zHat[s * 4 + c] = Math.tanh(z[s * 4 + src]) + 0.3 * z[s * 4 + src]));
+  for (let s = 0; s < n; s++)
+    order.forEach((src, c) => (zHat[s * 4 + c] = Math.tanh(z[s * 4 + src]) + 0.3 * z[s * 4 + src]));
   return { z, zHat, n };
 }
 

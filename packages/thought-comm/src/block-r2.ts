@@ -12,7 +12,11 @@ import type { Rng } from '@telepath/core';
 import { CholeskyDecomposition, Matrix } from 'ml-matrix';
 import { maskName } from './structure.js';
 
-export interface LatentGroup { mask: number; name: string; latents: number[] }
+export interface LatentGroup {
+  mask: number;
+  name: string;
+  latents: number[];
+}
 
 export interface BlockR2Result {
   trueGroups: LatentGroup[];
@@ -25,9 +29,16 @@ export interface BlockR2Result {
   blockR2: number;
 }
 
-export interface SplitCodes { z: Float32Array; zHat: Float32Array; n: number }
+export interface SplitCodes {
+  z: Float32Array;
+  zHat: Float32Array;
+  n: number;
+}
 
-export interface BlockR2Options { features: number; ridge: number }
+export interface BlockR2Options {
+  features: number;
+  ridge: number;
+}
 export const DEFAULT_BLOCK_R2_OPTIONS: BlockR2Options = {
   features: 200, // chosen: enough random features for ≤ 16-dimensional inputs at a 2-core budget
   ridge: 1e-3, // chosen: small ridge, features are O(1)
@@ -37,10 +48,22 @@ export const DEFAULT_BLOCK_R2_OPTIONS: BlockR2Options = {
 export function groupByMask(masks: number[], agents: number): LatentGroup[] {
   const by = new Map<number, number[]>();
   masks.forEach((m, j) => by.set(m, [...(by.get(m) ?? []), j]));
-  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([mask, latents]) => ({ mask, name: maskName(mask, agents), latents }));
+  return [...by.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([mask, latents]) => ({ mask, name: maskName(mask, agents), latents }));
 }
 
-export function blockR2(train: SplitCodes, test: SplitCodes, Z: number, ZHat: number, trueMasks: number[], estMasks: number[], agents: number, rng: Rng, o: BlockR2Options = DEFAULT_BLOCK_R2_OPTIONS): BlockR2Result {
+export function blockR2(
+  train: SplitCodes,
+  test: SplitCodes,
+  Z: number,
+  ZHat: number,
+  trueMasks: number[],
+  estMasks: number[],
+  agents: number,
+  rng: Rng,
+  o: BlockR2Options = DEFAULT_BLOCK_R2_OPTIONS,
+): BlockR2Result {
   const trueGroups = groupByMask(trueMasks, agents);
   const estimatedGroups = groupByMask(estMasks, agents);
   const matrix = trueGroups.map(() => estimatedGroups.map(() => 0));
@@ -91,11 +114,24 @@ export function blockR2(train: SplitCodes, test: SplitCodes, Z: number, ZHat: nu
     const b = estimatedGroups.findIndex((eg) => eg.mask === tg.mask);
     return b >= 0 ? Math.max(0, matrix[a][b]) : 0;
   });
-  return { trueGroups, estimatedGroups, matrix, matched, blockR2: matched.reduce((x, y) => x + y, 0) / Math.max(1, matched.length) };
+  return {
+    trueGroups,
+    estimatedGroups,
+    matrix,
+    matched,
+    blockR2: matched.reduce((x, y) => x + y, 0) / Math.max(1, matched.length),
+  };
 }
 
 /** Feature map [1, x, √(2/D)·cos(xΩ/ℓ + β)] of the standardised selected columns; ℓ = √(#columns). */
-function makeFeatures(x: Float32Array, n: number, d: number, cols: number[], D: number, rng: Rng): (x: Float32Array, n: number) => { data: Float64Array; cols: number } {
+function makeFeatures(
+  x: Float32Array,
+  n: number,
+  d: number,
+  cols: number[],
+  D: number,
+  rng: Rng,
+): (x: Float32Array, n: number) => { data: Float64Array; cols: number } {
   const k = cols.length;
   const mean = cols.map((j) => {
     let m = 0;

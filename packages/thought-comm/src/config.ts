@@ -168,7 +168,8 @@ const CHOICES = {
 
 function checkChoice(where: string, key: keyof typeof CHOICES, value: string): void {
   const valid: readonly string[] = CHOICES[key];
-  if (!valid.includes(value)) throw new Error(`${where}: unknown ${key} "${value}". Expected one of: ${valid.join(', ')}`);
+  if (!valid.includes(value))
+    throw new Error(`${where}: unknown ${key} "${value}". Expected one of: ${valid.join(', ')}`);
 }
 
 /** Throws on enum fields outside their choices (parseConfig only checks that they are strings). */
@@ -187,6 +188,7 @@ export function validateAutoencoderConfig(c: AutoencoderConfig, where = 'autoenc
   checkChoice(where, 'activation', c.activation);
   checkChoice(where, 'penalty', c.penalty);
   checkChoice(where, 'jacobianMethod', c.jacobianMethod);
-  if (c.jacobianSamples < 1 || c.batch < 1 || c.steps < 0) throw new Error(`${where}: batch and jacobianSamples must be ≥ 1 and steps ≥ 0`);
+  if (c.jacobianSamples < 1 || c.batch < 1 || c.steps < 0)
+    throw new Error(`${where}: batch and jacobianSamples must be ≥ 1 and steps ≥ 0`);
   return c;
 }

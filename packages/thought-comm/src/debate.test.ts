@@ -27,7 +27,15 @@ describe('votes and scores', () => {
   it('scores agents, the majority and consensus per round', () => {
     const ex: Example[] = ['4', '5', '6'].map((answer, i) => ({ id: `e${i}`, question: '', steps: [], answer }));
     const isCorrect = (e: Example, a: string) => (e.answer === a ? 1 : 0);
-    const s = scoreRound(ex, [['4', '5', '0'], ['4', '1', '0'], ['9', '5', '0']], isCorrect);
+    const s = scoreRound(
+      ex,
+      [
+        ['4', '5', '0'],
+        ['4', '1', '0'],
+        ['9', '5', '0'],
+      ],
+      isCorrect,
+    );
     expect(s.agents).toEqual([2 / 3, 1 / 3, 1 / 3]);
     expect(s.majority).toBeCloseTo(2 / 3); // e0: 4, 4, 9 → 4 ✓; e1: 5, 1, 5 → 5 ✓; e2: 0 ✗
     expect(s.consensus).toBeCloseTo(1 / 3); // only e2: 0, 0, 0
@@ -42,7 +50,14 @@ describe('debate rounds on tiny agents', () => {
   beforeAll(() => {
     agents = tinyAgents(3, examples);
     ae = tinyAutoencoder({}, 24, 3); // n_h = 3 agents × width 8
-    const st = structureFromStrengths(new Float32Array(2 * 3), Float32Array.from([1, 0.9, 0.01, 1, 0.01, 0.8, 1, 0.7, 0.9]), 3, 2, 3, DEFAULT_READOUT_CONFIG);
+    const st = structureFromStrengths(
+      new Float32Array(2 * 3),
+      Float32Array.from([1, 0.9, 0.01, 1, 0.01, 0.8, 1, 0.7, 0.9]),
+      3,
+      2,
+      3,
+      DEFAULT_READOUT_CONFIG,
+    );
     comm = createComm(st, { ...DEFAULT_AGENTS_EXPERIMENT_CONFIG.adapter, hidden: 4 }, [8, 8, 8], [1, 1, 1], new Rng(0));
   });
   afterAll(() => {
@@ -56,7 +71,9 @@ describe('debate rounds on tiny agents', () => {
     const round0 = await expectNoLeak(() => independentRound(agents, examples, o));
     expect(round0.map((r) => r.answers.length)).toEqual([5, 5, 5]);
     for (const control of ['none', 'random', 'shuffle'] as const) {
-      const d = await expectNoLeak(() => runDebate(agents, ae, comm, examples, round0, { rounds: 3, layer: 1, control, rng: new Rng(3), ...o }));
+      const d = await expectNoLeak(() =>
+        runDebate(agents, ae, comm, examples, round0, { rounds: 3, layer: 1, control, rng: new Rng(3), ...o }),
+      );
       expect(d.answers.length).toBe(3);
       expect(d.answers[0]).toEqual(round0.map((r) => r.answers));
       for (const round of d.answers) expect(round.map((a) => a.length)).toEqual([5, 5, 5]);

@@ -32,15 +32,32 @@ export interface DebateOptions {
 }
 
 /** answers[round][agent][example]. */
-export interface DebateResult { answers: string[][][] }
+export interface DebateResult {
+  answers: string[][][];
+}
 
 /** The concatenated states of every agent for a batch: A × [B, C] → [B, A·C]. */
-export function jointStates(agents: Agent[], transcripts: number[][][], prefixes: (tf.Tensor3D | null)[], layer: number): tf.Tensor2D {
-  return tidy(() => tf.concat(agents.map((a, k) => agentStates(a.lm, transcripts[k], layer, prefixes[k], a.tokenizer.padId)), 1) as tf.Tensor2D);
+export function jointStates(
+  agents: Agent[],
+  transcripts: number[][][],
+  prefixes: (tf.Tensor3D | null)[],
+  layer: number,
+): tf.Tensor2D {
+  return tidy(
+    () =>
+      tf.concat(
+        agents.map((a, k) => agentStates(a.lm, transcripts[k], layer, prefixes[k], a.tokenizer.padId)),
+        1,
+      ) as tf.Tensor2D,
+  );
 }
 
 /** Every agent's answers to every example, in batches, without communication. */
-export async function independentRound(agents: Agent[], examples: Example[], o: { maxNewTokens: number; batchSize: number }): Promise<AgentResponse[]> {
+export async function independentRound(
+  agents: Agent[],
+  examples: Example[],
+  o: { maxNewTokens: number; batchSize: number },
+): Promise<AgentResponse[]> {
   const out: AgentResponse[] = [];
   for (const a of agents) {
     const all: AgentResponse = { answers: [], responses: [], transcripts: [] };
@@ -56,7 +73,14 @@ export async function independentRound(agents: Agent[], examples: Example[], o: 
 }
 
 /** Rounds 1 … R−1 with thought prefixes, after the given round 0. */
-export async function runDebate(agents: Agent[], ae: Autoencoder, comm: CommModule, examples: Example[], round0: AgentResponse[], o: DebateOptions): Promise<DebateResult> {
+export async function runDebate(
+  agents: Agent[],
+  ae: Autoencoder,
+  comm: CommModule,
+  examples: Example[],
+  round0: AgentResponse[],
+  o: DebateOptions,
+): Promise<DebateResult> {
   const A = agents.length;
   const answers: string[][][] = [round0.map((r) => r.answers)];
   for (let r = 1; r < o.rounds; r++) answers.push(agents.map(() => []));
@@ -70,7 +94,8 @@ export async function runDebate(agents: Agent[], ae: Autoencoder, comm: CommModu
         const next = tidy(() => {
           const h = jointStates(agents, transcripts, prefixes, o.layer); // [B, A·C]
           let z = encode(ae, h); // [B, Z]
-          if (o.control === 'shuffle' || o.control === 'zero') z = applyLatentControl(z, o.control, rng.fork('thoughts'));
+          if (o.control === 'shuffle' || o.control === 'zero')
+            z = applyLatentControl(z, o.control, rng.fork('thoughts'));
           return agents.map((_, k) => {
             const p = agentPrefix(comm, z, k); // [B, m, C]
             return o.control === 'random' ? applyLatentControl(p, 'random', rng.fork(`prefix/${k}`)) : p;
@@ -80,7 +105,8 @@ export async function runDebate(agents: Agent[], ae: Autoencoder, comm: CommModu
         prefixes = next;
         const batches = o.text ? peerBatches(batch, answers[r - 1], i) : agents.map(() => batch);
         const responses: AgentResponse[] = [];
-        for (const [k, a] of agents.entries()) responses.push(await respond(a, batches[k], prefixes[k], { maxNewTokens: o.maxNewTokens }));
+        for (const [k, a] of agents.entries())
+          responses.push(await respond(a, batches[k], prefixes[k], { maxNewTokens: o.maxNewTokens }));
         for (let k = 0; k < A; k++) answers[r][k].push(...responses[k].answers);
         transcripts = responses.map((x) => x.transcripts);
       }
@@ -127,7 +153,11 @@ export interface RoundScore {
 }
 
 /** Scores one round: answers[agent][example]; isCorrect(example, answer). */
-export function scoreRound(examples: Example[], answers: string[][], isCorrect: (ex: Example, answer: string) => number): RoundScore {
+export function scoreRound(
+  examples: Example[],
+  answers: string[][],
+  isCorrect: (ex: Example, answer: string) => number,
+): RoundScore {
   const n = examples.length;
   const acc = (f: (i: number) => boolean) => (n ? examples.reduce((s, _, i) => s + (f(i) ? 1 : 0), 0) / n : 0);
   const per = (i: number) => answers.map((a) => a[i]);
@@ -140,11 +170,21 @@ export function scoreRound(examples: Example[], answers: string[][], isCorrect: 
 }
 
 /** Concatenated states of every agent for a round's transcripts, batched (one asynchronous read per batch): [N, A·C] row-major. */
-export async function roundStates(agents: Agent[], round: AgentResponse[], layer: number, batchSize: number): Promise<Float32Array> {
+export async function roundStates(
+  agents: Agent[],
+  round: AgentResponse[],
+  layer: number,
+  batchSize: number,
+): Promise<Float32Array> {
   const N = round[0].transcripts.length;
   const parts: Float32Array[] = [];
   for (let i = 0; i < N; i += batchSize) {
-    const h = jointStates(agents, round.map((r) => r.transcripts.slice(i, i + batchSize)), agents.map(() => null), layer);
+    const h = jointStates(
+      agents,
+      round.map((r) => r.transcripts.slice(i, i + batchSize)),
+      agents.map(() => null),
+      layer,
+    );
     try {
       parts.push((await h.data()) as Float32Array);
     } finally {

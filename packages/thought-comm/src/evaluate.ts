@@ -36,7 +36,9 @@ export async function encodeAll(ae: Autoencoder, h: Float32Array, n: number, chu
   const out = new Float32Array(n * ae.latentDim);
   for (let s = 0; s < n; s += chunk) {
     const m = Math.min(chunk, n - s);
-    const z = tf.tidy(() => encode(ae, tf.tensor2d(h.subarray(s * ae.stateDim, (s + m) * ae.stateDim), [m, ae.stateDim])));
+    const z = tf.tidy(() =>
+      encode(ae, tf.tensor2d(h.subarray(s * ae.stateDim, (s + m) * ae.stateDim), [m, ae.stateDim])),
+    );
     try {
       out.set(await z.data(), s * ae.latentDim);
     } finally {
@@ -61,7 +63,14 @@ export async function reconstructionError(ae: Autoencoder, h: Float32Array, n: n
   }
 }
 
-export async function evaluateIdentification(ae: Autoencoder, world: SyntheticWorld, train: SyntheticSample, test: SyntheticSample, readout: ReadoutConfig, rng: Rng): Promise<IdentificationMetrics & { structure: Structure }> {
+export async function evaluateIdentification(
+  ae: Autoencoder,
+  world: SyntheticWorld,
+  train: SyntheticSample,
+  test: SyntheticSample,
+  readout: ReadoutConfig,
+  rng: Rng,
+): Promise<IdentificationMetrics & { structure: Structure }> {
   const Z = world.latentDim;
   const ZHat = ae.latentDim;
   const A = world.agentRanges.length;
@@ -80,7 +89,16 @@ export async function evaluateIdentification(ae: Autoencoder, world: SyntheticWo
   const blockSupport = supportScores(agentSupport(world), structure.agentSupport, A, Z, ZHat, pear.perm);
   const nTrain = Math.min(train.n, 2000);
   const zTrain = await encodeAll(ae, train.h.subarray(0, nTrain * world.stateDim), nTrain);
-  const br2 = blockR2({ z: train.z.subarray(0, nTrain * Z), zHat: zTrain, n: nTrain }, { z: test.z, zHat: zTest, n: test.n }, Z, ZHat, world.latentAgents, structure.latentAgents, A, rng.fork('block-r2'));
+  const br2 = blockR2(
+    { z: train.z.subarray(0, nTrain * Z), zHat: zTrain, n: nTrain },
+    { z: test.z, zHat: zTest, n: test.n },
+    Z,
+    ZHat,
+    world.latentAgents,
+    structure.latentAgents,
+    A,
+    rng.fork('block-r2'),
+  );
   const reconstruction = await reconstructionError(ae, test.h, test.n);
   const trueAlphaHistogram = new Array<number>(A + 1).fill(0);
   for (const m of world.latentAgents) trueAlphaHistogram[popcount(m)] += 1;

@@ -27,7 +27,10 @@ import { fitAutoencoder } from './fit.js';
 import { makeWorld, sampleWorld, structuralSparsityViolations } from './synthetic.js';
 
 /** An arm: a name and the autoencoder fields it changes (e.g. `{ "lambda": 0 }` for the baseline). */
-export interface SyntheticArm { name: string; autoencoder: Partial<AutoencoderConfig> | null }
+export interface SyntheticArm {
+  name: string;
+  autoencoder: Partial<AutoencoderConfig> | null;
+}
 
 export interface SyntheticExperimentConfig {
   id: string;
@@ -67,7 +70,8 @@ export const DEFAULT_SYNTHETIC_EXPERIMENT_CONFIG: SyntheticExperimentConfig = {
 
 export function parseSyntheticExperimentConfig(overrides: unknown): SyntheticExperimentConfig {
   const c = parseConfig(DEFAULT_SYNTHETIC_EXPERIMENT_CONFIG, overrides, 'thought-comm synthetic experiment');
-  if (c.method !== 'thought-comm') throw new Error(`thought-comm synthetic experiment: method must be "thought-comm", got "${c.method}"`);
+  if (c.method !== 'thought-comm')
+    throw new Error(`thought-comm synthetic experiment: method must be "thought-comm", got "${c.method}"`);
   if (c.arms.length === 0) throw new Error('thought-comm synthetic experiment: no arms');
   validateSyntheticConfig(c.synthetic, 'thought-comm synthetic experiment: synthetic');
   validateReadoutConfig(c.readout, 'thought-comm synthetic experiment: readout');
@@ -81,7 +85,12 @@ export function armAutoencoder(c: SyntheticExperimentConfig, arm: SyntheticArm):
   return validateAutoencoderConfig(parseConfig(c.autoencoder, arm.autoencoder ?? {}, where), where);
 }
 
-export interface Stat { mean: number; sd: number; min: number; values: number[] }
+export interface Stat {
+  mean: number;
+  sd: number;
+  min: number;
+  values: number[];
+}
 
 export interface SyntheticRunResult {
   arm: string;
@@ -105,7 +114,15 @@ export interface SyntheticRunResult {
   dir: string | null;
 }
 
-export interface SyntheticCell { mcc: Stat; mccSpearman: Stat; supportF1: Stat; blockSupportF1: Stat; blockR2: Stat; reconstruction: Stat; seconds: number }
+export interface SyntheticCell {
+  mcc: Stat;
+  mccSpearman: Stat;
+  supportF1: Stat;
+  blockSupportF1: Stat;
+  blockR2: Stat;
+  reconstruction: Stat;
+  seconds: number;
+}
 
 export interface SyntheticExperimentResult {
   config: SyntheticExperimentConfig;
@@ -128,20 +145,41 @@ export interface ExperimentOptions {
 }
 
 /** One arm × size × seed. */
-export async function runSyntheticCell(c: SyntheticExperimentConfig, arm: SyntheticArm, stateDim: number, seed: number, o: ExperimentOptions = {}): Promise<SyntheticRunResult> {
+export async function runSyntheticCell(
+  c: SyntheticExperimentConfig,
+  arm: SyntheticArm,
+  stateDim: number,
+  seed: number,
+  o: ExperimentOptions = {},
+): Promise<SyntheticRunResult> {
   const dir = o.outDir ? path.join(o.outDir, arm.name, `n${stateDim}`, `s${seed}`) : null;
   const syn = parseConfig(c.synthetic, { stateDim });
   const ae = armAutoencoder(c, arm);
-  const resolved = { id: c.id, arm: arm.name, stateDim, seed, synthetic: syn, autoencoder: ae, readout: c.readout, trainSamples: c.trainSamples, testSamples: c.testSamples };
+  const resolved = {
+    id: c.id,
+    arm: arm.name,
+    stateDim,
+    seed,
+    synthetic: syn,
+    autoencoder: ae,
+    readout: c.readout,
+    trainSamples: c.trainSamples,
+    testSamples: c.testSamples,
+  };
   if (dir && o.reuse && existsSync(path.join(dir, 'summary.json'))) {
     const before = await fs.readFile(path.join(dir, 'config.resolved.json'), 'utf8');
-    if (before !== JSON.stringify(resolved, null, 2) + '\n') throw new Error(`${dir} finished with a different config; run with --force to redo it`);
+    if (before !== JSON.stringify(resolved, null, 2) + '\n')
+      throw new Error(`${dir} finished with a different config; run with --force to redo it`);
     return JSON.parse(await fs.readFile(path.join(dir, 'summary.json'), 'utf8')) as SyntheticRunResult;
   }
   const rng = new Rng(seed);
   const world = makeWorld(syn, rng.fork('world'));
-  const bad = syn.design === 'component' ? structuralSparsityViolations(world.support, world.stateDim, world.latentDim) : [];
-  if (bad.length) throw new Error(`synthetic world (n_h ${stateDim}, seed ${seed}) violates structural sparsity for latents ${bad.join(', ')}`);
+  const bad =
+    syn.design === 'component' ? structuralSparsityViolations(world.support, world.stateDim, world.latentDim) : [];
+  if (bad.length)
+    throw new Error(
+      `synthetic world (n_h ${stateDim}, seed ${seed}) violates structural sparsity for latents ${bad.join(', ')}`,
+    );
   const train = sampleWorld(world, c.trainSamples, rng.fork('train'));
   const test = sampleWorld(world, c.testSamples, rng.fork('test'));
   const record = dir ? await RunRecord.open(dir, resolved, { resume: o.reuse }) : null;
@@ -156,7 +194,16 @@ export async function runSyntheticCell(c: SyntheticExperimentConfig, arm: Synthe
     rng: rng.fork('ae'), // same init and minibatches in every arm: only the arm's fields differ
     logEvery: 250,
     onLog: (l) => {
-      if (record) pending.push(record.log(l.step, { 'train/loss': l.loss, 'train/reconstruction': l.reconstruction, 'train/penalty': l.penalty, 'train/lambda': l.lambda, ms: l.ms }));
+      if (record)
+        pending.push(
+          record.log(l.step, {
+            'train/loss': l.loss,
+            'train/reconstruction': l.reconstruction,
+            'train/penalty': l.penalty,
+            'train/lambda': l.lambda,
+            ms: l.ms,
+          }),
+        );
     },
   });
   await Promise.all(pending);
@@ -175,7 +222,11 @@ export async function runSyntheticCell(c: SyntheticExperimentConfig, arm: Synthe
     supportRecall: m.support.recall,
     blockSupportF1: m.blockSupport.f1,
     blockR2: m.blockR2,
-    blockR2Matrix: { trueGroups: b.trueGroups.map((g) => g.name), estimatedGroups: b.estimatedGroups.map((g) => g.name), r2: b.matrix },
+    blockR2Matrix: {
+      trueGroups: b.trueGroups.map((g) => g.name),
+      estimatedGroups: b.estimatedGroups.map((g) => g.name),
+      r2: b.matrix,
+    },
     alphaHistogram: m.alphaHistogram,
     trueAlphaHistogram: m.trueAlphaHistogram,
     reconstruction: m.reconstruction,
@@ -185,13 +236,23 @@ export async function runSyntheticCell(c: SyntheticExperimentConfig, arm: Synthe
     dir,
   };
   if (record) {
-    await record.log(ae.steps, { 'test/mcc': m.mcc, 'test/mcc_spearman': m.mccSpearman, 'test/support_f1': m.supportF1, 'test/block_support_f1': m.blockSupport.f1, 'test/block_r2': m.blockR2, 'test/reconstruction': m.reconstruction });
+    await record.log(ae.steps, {
+      'test/mcc': m.mcc,
+      'test/mcc_spearman': m.mccSpearman,
+      'test/support_f1': m.supportF1,
+      'test/block_support_f1': m.blockSupport.f1,
+      'test/block_r2': m.blockR2,
+      'test/reconstruction': m.reconstruction,
+    });
     await record.finish(result);
   }
   return result;
 }
 
-export async function runSyntheticExperiment(c: SyntheticExperimentConfig, o: ExperimentOptions = {}): Promise<SyntheticExperimentResult> {
+export async function runSyntheticExperiment(
+  c: SyntheticExperimentConfig,
+  o: ExperimentOptions = {},
+): Promise<SyntheticExperimentResult> {
   const t0 = performance.now();
   const runs: SyntheticRunResult[] = [];
   const total = c.arms.length * c.stateDims.length * c.seeds.length;
@@ -201,13 +262,17 @@ export async function runSyntheticExperiment(c: SyntheticExperimentConfig, o: Ex
         const r = await runSyntheticCell(c, arm, stateDim, seed, o);
         runs.push(r);
         o.onRun?.(r);
-        o.onProgress?.(`[${runs.length}/${total}] ${arm.name} n_h=${stateDim} seed=${seed}: MCC ${r.mcc.toFixed(3)}, support F1 ${r.supportF1.toFixed(3)}, block R² ${r.blockR2.toFixed(3)} (${r.trainSeconds.toFixed(0)} s)`);
+        o.onProgress?.(
+          `[${runs.length}/${total}] ${arm.name} n_h=${stateDim} seed=${seed}: MCC ${r.mcc.toFixed(3)}, support F1 ${r.supportF1.toFixed(3)}, block R² ${r.blockR2.toFixed(3)} (${r.trainSeconds.toFixed(0)} s)`,
+        );
       }
     }
   }
   const byArm = aggregateRuns(c, runs);
   const first = byArm[c.arms[0].name];
-  const targetsMet = c.stateDims.every((n) => first[n].mcc.mean >= c.targets.mcc && first[n].supportF1.mean >= c.targets.supportF1);
+  const targetsMet = c.stateDims.every(
+    (n) => first[n].mcc.mean >= c.targets.mcc && first[n].supportF1.mean >= c.targets.supportF1,
+  );
   const seconds = (performance.now() - t0) / 1000;
   const result: SyntheticExperimentResult = { config: c, runs, byArm, targetsMet, seconds, dir: o.outDir ?? null };
   if (o.outDir) {
@@ -227,10 +292,24 @@ const CELL_METRICS = ['mcc', 'mccSpearman', 'supportF1', 'blockSupportF1', 'bloc
  * standard deviation (n − 1; 0 for a single seed), the minimum and the values in run order;
  * `seconds` sums training and evaluation.
  */
-export function aggregateRuns(c: SyntheticExperimentConfig, runs: SyntheticRunResult[]): Record<string, Record<string, SyntheticCell>> {
-  const rows = runs.map((r) => ({ arm: r.arm, stateDim: r.stateDim, seconds: r.trainSeconds + r.evalSeconds, ...Object.fromEntries(CELL_METRICS.map((m) => [m, r[m]])) }));
+export function aggregateRuns(
+  c: SyntheticExperimentConfig,
+  runs: SyntheticRunResult[],
+): Record<string, Record<string, SyntheticCell>> {
+  const rows = runs.map((r) => ({
+    arm: r.arm,
+    stateDim: r.stateDim,
+    seconds: r.trainSeconds + r.evalSeconds,
+    ...Object.fromEntries(CELL_METRICS.map((m) => [m, r[m]])),
+  }));
   const rollup: Record<string, string> = { seconds: 'd => op.sum(d.seconds)' };
-  for (const m of CELL_METRICS) Object.assign(rollup, { [`${m}.mean`]: `d => op.mean(d.${m})`, [`${m}.sd`]: `d => op.stdev(d.${m})`, [`${m}.min`]: `d => op.min(d.${m})`, [`${m}.values`]: `d => op.array_agg(d.${m})` });
+  for (const m of CELL_METRICS)
+    Object.assign(rollup, {
+      [`${m}.mean`]: `d => op.mean(d.${m})`,
+      [`${m}.sd`]: `d => op.stdev(d.${m})`,
+      [`${m}.min`]: `d => op.min(d.${m})`,
+      [`${m}.values`]: `d => op.array_agg(d.${m})`,
+    });
   const cells = aq.from(rows).groupby('arm', 'stateDim').rollup(rollup).objects() as Record<string, unknown>[];
   const out: Record<string, Record<string, SyntheticCell>> = {};
   for (const arm of c.arms) {
@@ -238,8 +317,16 @@ export function aggregateRuns(c: SyntheticExperimentConfig, runs: SyntheticRunRe
     for (const n of c.stateDims) {
       const cell = cells.find((x) => x.arm === arm.name && x.stateDim === n);
       if (!cell) throw new Error(`thought-comm synthetic experiment: no run of arm "${arm.name}" at n_h ${n}`);
-      const stat = (m: (typeof CELL_METRICS)[number]): Stat => ({ mean: cell[`${m}.mean`] as number, sd: (cell[`${m}.sd`] as number | undefined) ?? 0, min: cell[`${m}.min`] as number, values: cell[`${m}.values`] as number[] });
-      out[arm.name][n] = { ...(Object.fromEntries(CELL_METRICS.map((m) => [m, stat(m)])) as Record<(typeof CELL_METRICS)[number], Stat>), seconds: cell.seconds as number };
+      const stat = (m: (typeof CELL_METRICS)[number]): Stat => ({
+        mean: cell[`${m}.mean`] as number,
+        sd: (cell[`${m}.sd`] as number | undefined) ?? 0,
+        min: cell[`${m}.min`] as number,
+        values: cell[`${m}.values`] as number[],
+      });
+      out[arm.name][n] = {
+        ...(Object.fromEntries(CELL_METRICS.map((m) => [m, stat(m)])) as Record<(typeof CELL_METRICS)[number], Stat>),
+        seconds: cell.seconds as number,
+      };
     }
   }
   return out;

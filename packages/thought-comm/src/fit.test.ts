@@ -38,22 +38,45 @@ describe('fitAutoencoder (smoke)', () => {
   it('after a few steps the loss is finite, every parameter changed, codes are standardised, nothing leaks', async () => {
     const world = makeWorld(TINY_SYNTHETIC_CONFIG, new Rng(0));
     const data = sampleWorld(world, 200, new Rng(1));
-    const config = parseConfig(DEFAULT_AUTOENCODER_CONFIG, { encoderHidden: [8], decoderHidden: [8], steps: 4, batch: 16, jacobianSamples: 4, penaltyDelay: 0, penaltyRamp: 0, warmupSteps: 0, jacobianColumns: 3 });
+    const config = parseConfig(DEFAULT_AUTOENCODER_CONFIG, {
+      encoderHidden: [8],
+      decoderHidden: [8],
+      steps: 4,
+      batch: 16,
+      jacobianSamples: 4,
+      penaltyDelay: 0,
+      penaltyRamp: 0,
+      warmupSteps: 0,
+      jacobianColumns: 3,
+    });
     const rng = new Rng(2);
-    const opts = { h: data.h, n: data.n, stateDim: world.stateDim, latentDim: world.latentDim, agentRanges: world.agentRanges, config, rng };
+    const opts = {
+      h: data.h,
+      n: data.n,
+      stateDim: world.stateDim,
+      latentDim: world.latentDim,
+      agentRanges: world.agentRanges,
+      config,
+      rng,
+    };
     // the initial weights, from an identically seeded autoencoder trained for 0 steps
     const init = await fitAutoencoder({ ...opts, config: { ...config, steps: 0 } });
     const before = new Map([...init.ae.params].map(([k, v]) => [k, v.dataSync().slice()]));
     init.ae.dispose();
     // allowed: the returned autoencoder's variables (4 layers × w, b, plus 4 statistics)
-    const fit = await expectNoLeak(() => fitAutoencoder(opts), { allowed: 4 + 2 * (config.encoderHidden.length + config.decoderHidden.length + 2) });
+    const fit = await expectNoLeak(() => fitAutoencoder(opts), {
+      allowed: 4 + 2 * (config.encoderHidden.length + config.decoderHidden.length + 2),
+    });
     expect(fit.losses).toHaveLength(4);
     fit.losses.forEach((l) => expect(Number.isFinite(l)).toBe(true));
     expect(fit.final.penalty).toBeGreaterThan(0);
     for (const [k, v] of fit.ae.params) {
       const a = v.dataSync();
       const b = before.get(k)!;
-      expect(a.some((x, i) => x !== b[i]), `${k} changed`).toBe(true);
+      expect(
+        a.some((x, i) => x !== b[i]),
+        `${k} changed`,
+      ).toBe(true);
     }
     const z = await encodeAll(fit.ae, data.h, data.n);
     const { mean, std } = columnStats(z, data.n, world.latentDim);

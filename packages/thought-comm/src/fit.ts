@@ -12,7 +12,14 @@ import { sampleColumns } from './jacobian.js';
 import { autoencoderLoss, lambdaAt } from './loss.js';
 import { columnStats, createAutoencoder, fitCodeStats, type Autoencoder } from './autoencoder.js';
 
-export interface FitLog { step: number; loss: number; reconstruction: number; penalty: number; lambda: number; ms: number }
+export interface FitLog {
+  step: number;
+  loss: number;
+  reconstruction: number;
+  penalty: number;
+  lambda: number;
+  ms: number;
+}
 
 export interface FitOptions {
   /** Raw states [N, n_h] row-major. */
@@ -27,7 +34,12 @@ export interface FitOptions {
   onLog?: (l: FitLog) => void;
 }
 
-export interface FitResult { ae: Autoencoder; losses: number[]; seconds: number; final: FitLog }
+export interface FitResult {
+  ae: Autoencoder;
+  losses: number[];
+  seconds: number;
+  final: FitLog;
+}
 
 export async function fitAutoencoder(o: FitOptions): Promise<FitResult> {
   const c = o.config;
@@ -35,7 +47,8 @@ export async function fitAutoencoder(o: FitOptions): Promise<FitResult> {
   const stats = columnStats(o.h, o.n, H);
   const ae = createAutoencoder(c, H, o.latentDim, stats, o.rng.fork('init'));
   const hn = new Float32Array(o.h.length);
-  for (let s = 0; s < o.n; s++) for (let i = 0; i < H; i++) hn[s * H + i] = (o.h[s * H + i] - stats.mean[i]) / stats.std[i];
+  for (let s = 0; s < o.n; s++)
+    for (let i = 0; i < H; i++) hn[s * H + i] = (o.h[s * H + i] - stats.mean[i]) / stats.std[i];
   const B = Math.min(c.batch, o.n);
   const logEvery = o.logEvery ?? 100;
   let last: FitLog = { step: 0, loss: NaN, reconstruction: NaN, penalty: NaN, lambda: 0, ms: 0 };
@@ -50,7 +63,16 @@ export async function fitAutoencoder(o: FitOptions): Promise<FitResult> {
       config: {
         steps: c.steps,
         logEvery,
-        optim: { lr: c.lr, lrMinRatio: 0.1, warmupSteps: c.warmupSteps, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: c.weightDecay, clipNorm: c.clipNorm },
+        optim: {
+          lr: c.lr,
+          lrMinRatio: 0.1,
+          warmupSteps: c.warmupSteps,
+          beta1: 0.9,
+          beta2: 0.999,
+          eps: 1e-8,
+          weightDecay: c.weightDecay,
+          clipNorm: c.clipNorm,
+        },
       },
       loss: ({ step, rng }) => {
         const batch = new Float32Array(B * H);
@@ -58,7 +80,8 @@ export async function fitAutoencoder(o: FitOptions): Promise<FitResult> {
           const s = rng.int(o.n);
           batch.set(hn.subarray(s * H, (s + 1) * H), r * H);
         }
-        const cols = c.jacobianColumns > 0 ? sampleColumns(rng.fork('cols'), o.latentDim, c.jacobianColumns) : undefined;
+        const cols =
+          c.jacobianColumns > 0 ? sampleColumns(rng.fork('cols'), o.latentDim, c.jacobianColumns) : undefined;
         const lambda = lambdaAt(c, step);
         const out = autoencoderLoss(ae, tf.tensor2d(batch, [B, H]), { lambda, agentRanges: o.agentRanges, cols });
         if ((step + 1) % logEvery === 0 || step + 1 === c.steps) {
@@ -73,7 +96,14 @@ export async function fitAutoencoder(o: FitOptions): Promise<FitResult> {
           tf.dispose(logged);
           logged = [];
         }
-        last = { step: l.step, loss: l.loss, reconstruction: parts.reconstruction, penalty: parts.penalty, lambda: lambdaAt(c, l.step - 1), ms: l.ms };
+        last = {
+          step: l.step,
+          loss: l.loss,
+          reconstruction: parts.reconstruction,
+          penalty: parts.penalty,
+          lambda: lambdaAt(c, l.step - 1),
+          ms: l.ms,
+        };
         o.onLog?.(last);
       },
     });

@@ -43,7 +43,13 @@ describe('hungarian', () => {
 
   it('matches brute force on random square and rectangular matrices', () => {
     const rng = new Rng(7);
-    for (const [n, m] of [[4, 4], [5, 5], [3, 6], [6, 3], [6, 6]]) {
+    for (const [n, m] of [
+      [4, 4],
+      [5, 5],
+      [3, 6],
+      [6, 3],
+      [6, 6],
+    ]) {
       for (let t = 0; t < 5; t++) {
         const cost = Array.from({ length: n }, () => Array.from({ length: m }, () => Math.round(rng.float() * 20) - 5));
         const r = hungarian(cost);

@@ -20,7 +20,9 @@ function reverseModeJacobian(ae: Autoencoder, z: tf.Tensor2D): Float32Array {
   const H = ae.stateDim;
   const out = new Float32Array(N * Z * H);
   for (let i = 0; i < H; i++) {
-    const g = tf.tidy(() => tf.grad((x: tf.Tensor) => tf.sum(tf.slice(decode(ae, x as tf.Tensor2D), [0, i], [N, 1])))(z));
+    const g = tf.tidy(() =>
+      tf.grad((x: tf.Tensor) => tf.sum(tf.slice(decode(ae, x as tf.Tensor2D), [0, i], [N, 1])))(z),
+    );
     const v = g.dataSync();
     g.dispose();
     for (let n = 0; n < N; n++) for (let j = 0; j < Z; j++) out[(n * Z + j) * H + i] = v[n * Z + j];
@@ -96,7 +98,9 @@ describe('Jacobian penalty', () => {
         const g = grads[v.name]?.dataSync() ?? new Float32Array(v.size); // the output bias does not enter J
         for (const idx of [0, Math.floor(v.size / 2), v.size - 1]) {
           const fd = fdOnVariable(v, idx, f, 1e-3);
-          expect(Math.abs(fd - g[idx]), `${v.name}[${idx}]: fd ${fd} vs grad ${g[idx]}`).toBeLessThan(2e-3 + 2e-2 * Math.abs(g[idx]));
+          expect(Math.abs(fd - g[idx]), `${v.name}[${idx}]: fd ${fd} vs grad ${g[idx]}`).toBeLessThan(
+            2e-3 + 2e-2 * Math.abs(g[idx]),
+          );
         }
       }
       tf.dispose([z, ...Object.values(grads)]);
@@ -115,7 +119,9 @@ describe('Jacobian penalty', () => {
       const g = grads[v.name].dataSync();
       const idx = Math.floor(v.size / 3);
       const fd = fdOnVariable(v, idx, f, 1e-3);
-      expect(Math.abs(fd - g[idx]), `${v.name}[${idx}]: fd ${fd} vs grad ${g[idx]}`).toBeLessThan(3e-3 + 3e-2 * Math.abs(g[idx]));
+      expect(Math.abs(fd - g[idx]), `${v.name}[${idx}]: fd ${fd} vs grad ${g[idx]}`).toBeLessThan(
+        3e-3 + 3e-2 * Math.abs(g[idx]),
+      );
     }
     tf.dispose([h, ...Object.values(grads)]);
     ae.dispose();
@@ -127,7 +133,14 @@ describe('Jacobian penalty', () => {
     const o = { kind: 'l1+group' as const, agentRanges: tinyRanges(), latentDim: 4 };
     const value = (cols?: number[]) => tf.tidy(() => jacobianPenalty(decoderJacobian(ae, z, cols), o).dataSync()[0]);
     const exact = value();
-    const subsets = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
+    const subsets = [
+      [0, 1],
+      [0, 2],
+      [0, 3],
+      [1, 2],
+      [1, 3],
+      [2, 3],
+    ];
     const mean = subsets.reduce((acc, s) => acc + value(s), 0) / subsets.length;
     expect(mean).toBeCloseTo(exact, 5);
     // and random draws of 1 column average to it too

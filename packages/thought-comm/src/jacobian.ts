@@ -30,7 +30,10 @@ export function columnSelector(cols: number[], Z: number): tf.Tensor2D {
 /** K distinct columns of Z, uniformly at random, sorted. */
 export function sampleColumns(rng: Rng, Z: number, K: number): number[] {
   if (K <= 0 || K >= Z) return Array.from({ length: Z }, (_, j) => j);
-  return rng.shuffle(Array.from({ length: Z }, (_, j) => j)).slice(0, K).sort((a, b) => a - b);
+  return rng
+    .shuffle(Array.from({ length: Z }, (_, j) => j))
+    .slice(0, K)
+    .sort((a, b) => a - b);
 }
 
 /**
@@ -64,7 +67,12 @@ export function decoderJacobian(ae: Autoencoder, z: tf.Tensor2D, cols?: number[]
 }
 
 /** Central-difference Jacobian columns, transposed. z: [N, Z] → [N, K, n_h]. */
-export function decoderJacobianFd(ae: Autoencoder, z: tf.Tensor2D, cols: number[] | undefined, eps: number): tf.Tensor3D {
+export function decoderJacobianFd(
+  ae: Autoencoder,
+  z: tf.Tensor2D,
+  cols: number[] | undefined,
+  eps: number,
+): tf.Tensor3D {
   return tidy(() => {
     const [N, Z] = z.shape;
     const cs = cols ?? Array.from({ length: Z }, (_, j) => j);

@@ -30,17 +30,26 @@ export interface LossOptions {
 }
 
 /** λ at `step`: 0 during `penaltyDelay`, then a linear ramp over `penaltyRamp` steps. */
-export function lambdaAt(cfg: Pick<AutoencoderConfig, 'lambda' | 'penaltyDelay' | 'penaltyRamp'>, step: number): number {
+export function lambdaAt(
+  cfg: Pick<AutoencoderConfig, 'lambda' | 'penaltyDelay' | 'penaltyRamp'>,
+  step: number,
+): number {
   if (step < cfg.penaltyDelay) return 0;
   if (cfg.penaltyRamp <= 0) return cfg.lambda;
   return cfg.lambda * Math.min(1, (step - cfg.penaltyDelay + 1) / cfg.penaltyRamp);
 }
 
 /** Penalty of the decoder Jacobian at codes z [N, Z], with the configured estimator. */
-export function penaltyAt(ae: Autoencoder, z: tf.Tensor2D, agentRanges: [number, number][], cols?: number[]): tf.Scalar {
+export function penaltyAt(
+  ae: Autoencoder,
+  z: tf.Tensor2D,
+  agentRanges: [number, number][],
+  cols?: number[],
+): tf.Scalar {
   return tidy(() => {
     const c = ae.config;
-    const jt = c.jacobianMethod === 'analytic' ? decoderJacobian(ae, z, cols) : decoderJacobianFd(ae, z, cols, c.fdEpsilon); // [N, K, n_h]
+    const jt =
+      c.jacobianMethod === 'analytic' ? decoderJacobian(ae, z, cols) : decoderJacobianFd(ae, z, cols, c.fdEpsilon); // [N, K, n_h]
     return jacobianPenalty(jt, { kind: c.penalty, agentRanges, latentDim: ae.latentDim, groupWeight: c.groupWeight });
   });
 }

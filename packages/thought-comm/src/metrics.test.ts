@@ -7,7 +7,13 @@ function laplaceMatrix(rng: Rng, n: number, d: number): Float32Array {
 }
 
 /** ẑ[:, perm[i]] = t_i(z[:, i]) for monotone t_i, so the matching must recover perm. */
-function permuted(z: Float32Array, n: number, d: number, perm: number[], transform: (x: number, i: number) => number): Float32Array {
+function permuted(
+  z: Float32Array,
+  n: number,
+  d: number,
+  perm: number[],
+  transform: (x: number, i: number) => number,
+): Float32Array {
   const out = new Float32Array(n * d);
   for (let s = 0; s < n; s++) for (let i = 0; i < d; i++) out[s * d + perm[i]] = transform(z[s * d + i], i);
   return out;

@@ -21,7 +21,14 @@ export interface MccResult {
   corr: number[][];
 }
 
-export interface SupportScores { precision: number; recall: number; f1: number; truePositives: number; predicted: number; actual: number }
+export interface SupportScores {
+  precision: number;
+  recall: number;
+  f1: number;
+  truePositives: number;
+  predicted: number;
+  actual: number;
+}
 
 /** Column j of a row-major [n, d] matrix. */
 export function column(x: Float32Array, n: number, d: number, j: number): Float64Array {
@@ -35,7 +42,7 @@ export function ranks(x: ArrayLike<number>): Float64Array {
   const n = x.length;
   const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => x[a] - x[b]);
   const out = new Float64Array(n);
-  for (let start = 0; start < n; ) {
+  for (let start = 0; start < n;) {
     let end = start + 1;
     while (end < n && x[idx[end]] === x[idx[start]]) end++;
     const r = (start + end + 1) / 2; // mean of ranks start+1..end
@@ -73,15 +80,30 @@ export function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 /** |corr| between every true latent and every estimated one: [Z][Ẑ]. */
-export function absCorrelationMatrix(z: Float32Array, zHat: Float32Array, n: number, Z: number, ZHat: number, kind: CorrelationKind = 'pearson'): number[][] {
-  const prep = (x: Float32Array, d: number, j: number) => (kind === 'spearman' ? ranks(column(x, n, d, j)) : column(x, n, d, j));
+export function absCorrelationMatrix(
+  z: Float32Array,
+  zHat: Float32Array,
+  n: number,
+  Z: number,
+  ZHat: number,
+  kind: CorrelationKind = 'pearson',
+): number[][] {
+  const prep = (x: Float32Array, d: number, j: number) =>
+    kind === 'spearman' ? ranks(column(x, n, d, j)) : column(x, n, d, j);
   const zc = Array.from({ length: Z }, (_, i) => prep(z, Z, i));
   const hc = Array.from({ length: ZHat }, (_, j) => prep(zHat, ZHat, j));
   return zc.map((a) => hc.map((b) => Math.abs(pearson(a, b))));
 }
 
 /** Mean correlation coefficient under the best one-to-one matching. */
-export function mcc(z: Float32Array, zHat: Float32Array, n: number, Z: number, ZHat: number, kind: CorrelationKind = 'pearson'): MccResult {
+export function mcc(
+  z: Float32Array,
+  zHat: Float32Array,
+  n: number,
+  Z: number,
+  ZHat: number,
+  kind: CorrelationKind = 'pearson',
+): MccResult {
   const corr = absCorrelationMatrix(z, zHat, n, Z, ZHat, kind);
   return mccFromCorrelation(corr);
 }
@@ -90,7 +112,12 @@ export function mcc(z: Float32Array, zHat: Float32Array, n: number, Z: number, Z
 export function mccFromCorrelation(corr: number[][]): MccResult {
   const { assignment } = maxAssignment(corr);
   const perLatent = assignment.map((j, i) => (j >= 0 ? corr[i][j] : 0));
-  return { mcc: perLatent.reduce((a, b) => a + b, 0) / Math.max(1, perLatent.length), perm: assignment, perLatent, corr };
+  return {
+    mcc: perLatent.reduce((a, b) => a + b, 0) / Math.max(1, perLatent.length),
+    perm: assignment,
+    perLatent,
+    corr,
+  };
 }
 
 /**
@@ -98,7 +125,14 @@ export function mccFromCorrelation(corr: number[][]): MccResult {
  * estimated column perm[j] standing for true column j. Estimated columns matched to no true
  * column count as predictions (they lower precision).
  */
-export function supportScores(truth: Uint8Array, est: Uint8Array, rows: number, Z: number, ZHat: number, perm: number[]): SupportScores {
+export function supportScores(
+  truth: Uint8Array,
+  est: Uint8Array,
+  rows: number,
+  Z: number,
+  ZHat: number,
+  perm: number[],
+): SupportScores {
   let tp = 0;
   let actual = 0;
   let predicted = 0;

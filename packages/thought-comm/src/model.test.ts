@@ -20,11 +20,25 @@ describe('routing', () => {
   it("passes each agent only its relevant thoughts, weighted by the agreement level's weight", () => {
     const comm = createComm(st, cfg, [6, 6, 8], [1, 2, 3], new Rng(0));
     comm.agreement.assign(tf.tensor1d([10, 20, 30, 40])); // w_0 … w_3
-    const z = tf.tensor2d([[1, 1, 1, 1], [2, -1, 3, 5]]); // [B = 2, Z = 4]
-    const routed = [0, 1, 2].map((k) => (routeThoughts(comm, z, k).arraySync() as number[][]).map((r) => r.map((x) => x + 0))); // + 0 turns −0 into 0
-    expect(routed[0]).toEqual([[40, 30, 0, 0], [80, -30, 0, 0]]); // A: thoughts 0 (α 3) and 1 (α 2)
-    expect(routed[1]).toEqual([[40, 30, 0, 0], [80, -30, 0, 0]]); // B: the same
-    expect(routed[2]).toEqual([[40, 0, 20, 0], [80, 0, 60, 0]]); // C: thoughts 0 and 2 (α 1)
+    const z = tf.tensor2d([
+      [1, 1, 1, 1],
+      [2, -1, 3, 5],
+    ]); // [B = 2, Z = 4]
+    const routed = [0, 1, 2].map((k) =>
+      (routeThoughts(comm, z, k).arraySync() as number[][]).map((r) => r.map((x) => x + 0)),
+    ); // + 0 turns −0 into 0
+    expect(routed[0]).toEqual([
+      [40, 30, 0, 0],
+      [80, -30, 0, 0],
+    ]); // A: thoughts 0 (α 3) and 1 (α 2)
+    expect(routed[1]).toEqual([
+      [40, 30, 0, 0],
+      [80, -30, 0, 0],
+    ]); // B: the same
+    expect(routed[2]).toEqual([
+      [40, 0, 20, 0],
+      [80, 0, 60, 0],
+    ]); // C: thoughts 0 and 2 (α 1)
     z.dispose();
     comm.dispose();
   });
@@ -54,7 +68,12 @@ describe('prefix adapter', () => {
   });
 
   it('scaleToNorm keeps directions', () => {
-    const p = tf.tensor3d([[[3, 4], [0, -2]]]); // [1, 2, 2]
+    const p = tf.tensor3d([
+      [
+        [3, 4],
+        [0, -2],
+      ],
+    ]); // [1, 2, 2]
     expectClose(scaleToNorm(p, 10), [6, 8, 0, -10]);
     p.dispose();
   });
@@ -65,7 +84,10 @@ describe('prefix adapter', () => {
     await expectNoLeak(() => tf.tidy(() => void agentPrefix(comm, z, 0)));
     await expectNoLeak(() => tf.dispose(prefixFromThoughts(comm, routeThoughts(comm, z, 1), 1)), { allowed: 1 }); // the routed thoughts, disposed below
     const vars = [...comm.params.values()].filter((v) => !v.name.includes('adapter2') && !v.name.includes('adapter1'));
-    const { grads } = tf.variableGrads(() => tf.sum(tf.mul(agentPrefix(comm, z, 0), tf.randomNormal([3, 2, 6], 0, 1, 'float32', 3))) as tf.Scalar, vars);
+    const { grads } = tf.variableGrads(
+      () => tf.sum(tf.mul(agentPrefix(comm, z, 0), tf.randomNormal([3, 2, 6], 0, 1, 'float32', 3))) as tf.Scalar,
+      vars,
+    );
     for (const v of vars) expect(tf.sum(tf.abs(grads[v.name])).dataSync()[0], v.name).toBeGreaterThan(0);
     tf.dispose([z, ...Object.values(grads)]);
     comm.dispose();

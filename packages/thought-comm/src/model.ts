@@ -19,7 +19,14 @@ import { tidy, uniqueVariableName, variableFrom, type Rng } from '@telepath/core
 import type { AdapterConfig } from './agents-config.js';
 import type { Structure } from './structure.js';
 
-export interface PrefixAdapter { w1: tf.Variable; b1: tf.Variable; w2: tf.Variable; b2: tf.Variable; width: number; scale: number }
+export interface PrefixAdapter {
+  w1: tf.Variable;
+  b1: tf.Variable;
+  w2: tf.Variable;
+  b2: tf.Variable;
+  width: number;
+  scale: number;
+}
 
 export interface CommModule {
   agents: number;
@@ -41,14 +48,24 @@ export interface CommModule {
  * Builds the routing (from the recovered structure) and one prefix adapter per agent; `widths`
  * and `scales` are each agent's embedding width and mean embedding norm.
  */
-export function createComm(st: Structure, cfg: AdapterConfig, widths: number[], scales: number[], rng: Rng): CommModule {
+export function createComm(
+  st: Structure,
+  cfg: AdapterConfig,
+  widths: number[],
+  scales: number[],
+  rng: Rng,
+): CommModule {
   const A = st.agents;
   const Z = st.latentDim;
   const id = uniqueVariableName('thought-comm.comm');
   const params = new Map<string, tf.Variable>();
   const dense = (name: string, inp: number, out: number, r: Rng) => {
     // chosen: LeCun-normal weights, zero biases (as the autoencoder, autoencoder.ts)
-    const w = variableFrom(tf.tensor2d(r.normalArray(inp * out, 1 / Math.sqrt(inp)), [inp, out]), true, `${id}/${name}.w`);
+    const w = variableFrom(
+      tf.tensor2d(r.normalArray(inp * out, 1 / Math.sqrt(inp)), [inp, out]),
+      true,
+      `${id}/${name}.w`,
+    );
     const b = variableFrom(tf.zeros([out]), true, `${id}/${name}.b`);
     params.set(`${name}.w`, w);
     params.set(`${name}.b`, b);

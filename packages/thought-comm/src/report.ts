@@ -13,7 +13,21 @@ export interface SyntheticJsonReport {
   targets: { mcc: number; supportF1: number };
   targetsMet: boolean;
   seconds: number;
-  arms: Record<string, Record<string, { mcc: number; mccSpearman: number; supportF1: number; blockSupportF1: number; blockR2: number; reconstruction: number; perSeed: { mcc: number[]; supportF1: number[]; blockR2: number[] } }>>;
+  arms: Record<
+    string,
+    Record<
+      string,
+      {
+        mcc: number;
+        mccSpearman: number;
+        supportF1: number;
+        blockSupportF1: number;
+        blockR2: number;
+        reconstruction: number;
+        perSeed: { mcc: number[]; supportF1: number[]; blockR2: number[] };
+      }
+    >
+  >;
   dir: string | null;
 }
 
@@ -34,7 +48,16 @@ export function jsonReport(r: SyntheticExperimentResult): SyntheticJsonReport {
     }
   }
   const c = r.config;
-  return { id: c.id, seeds: c.seeds, stateDims: c.stateDims, targets: c.targets, targetsMet: r.targetsMet, seconds: r.seconds, arms, dir: r.dir };
+  return {
+    id: c.id,
+    seeds: c.seeds,
+    stateDims: c.stateDims,
+    targets: c.targets,
+    targetsMet: r.targetsMet,
+    seconds: r.seconds,
+    arms,
+    dir: r.dir,
+  };
 }
 
 const fmt = (s: Stat) => (s.values.length > 1 ? `${s.mean.toFixed(3)}±${s.sd.toFixed(3)}` : s.mean.toFixed(3));
@@ -57,7 +80,11 @@ export function formatTable(r: SyntheticExperimentResult): string {
   }
   const first = arms[0];
   lines.push('');
-  lines.push(`seeds ${c.seeds.join(', ')}; MCC = Pearson MCC (Hungarian), F1 = element support F1 after matching, blockR2 = R² of true vs recovered agent groups.`);
-  lines.push(`target for "${first}": MCC ≥ ${c.targets.mcc} and F1 ≥ ${c.targets.supportF1} at every size → ${r.targetsMet ? 'MET' : 'NOT MET'}; ${r.seconds.toFixed(0)} s in all.`);
+  lines.push(
+    `seeds ${c.seeds.join(', ')}; MCC = Pearson MCC (Hungarian), F1 = element support F1 after matching, blockR2 = R² of true vs recovered agent groups.`,
+  );
+  lines.push(
+    `target for "${first}": MCC ≥ ${c.targets.mcc} and F1 ≥ ${c.targets.supportF1} at every size → ${r.targetsMet ? 'MET' : 'NOT MET'}; ${r.seconds.toFixed(0)} s in all.`,
+  );
   return lines.join('\n');
 }

@@ -3,7 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { DEFAULT_READOUT_CONFIG } from './config.js';
-import { maskName, pairDecomposition, readStructure, relevantThoughts, structureFromStrengths, structureFromSupport } from './structure.js';
+import {
+  maskName,
+  pairDecomposition,
+  readStructure,
+  relevantThoughts,
+  structureFromStrengths,
+  structureFromSupport,
+} from './structure.js';
 import { tinyAutoencoder, tinyRanges } from './testing.js';
 
 beforeAll(async () => {
@@ -14,9 +21,18 @@ describe('structure read-off', () => {
   // 3 agents × 4 latents; s_kj chosen so that latent 0 is shared by all, 1 by A and B, 2 private
   // to C, 3 dead (tiny everywhere).
   const s = Float32Array.from([
-    1.0, 0.8, 0.01, 1e-4, // agent A
-    0.9, 0.7, 0.02, 1e-4, // agent B
-    0.7, 0.05, 0.6, 1e-4, // agent C
+    1.0,
+    0.8,
+    0.01,
+    1e-4, // agent A
+    0.9,
+    0.7,
+    0.02,
+    1e-4, // agent B
+    0.7,
+    0.05,
+    0.6,
+    1e-4, // agent C
   ]);
   const m = Float32Array.from([1, 0.05, 0, 0, 0.2, 1, 0.5, 0]); // 2 rows × 4 latents
   const st = structureFromStrengths(m, s, 3, 2, 4, DEFAULT_READOUT_CONFIG);
@@ -53,18 +69,40 @@ describe('structure read-off', () => {
     ae.dispose();
   });
 
-  it("paper rule: non-zero entries at some sample, then the ∃-row rule — private thoughts stay private, any non-zero row shares", () => {
+  it('paper rule: non-zero entries at some sample, then the ∃-row rule — private thoughts stay private, any non-zero row shares', () => {
     // 3 agents × 2 rows, 4 thoughts: 0 shared by all, 1 private to A, 2 private to B, 3 shared by B and C.
     // max_n |J_ij| [6, 4]; exact zeros outside the support, except one weak entry (5 % of the max).
     const Z = 4;
-    const ranges: [number, number][] = [[0, 2], [2, 4], [4, 6]];
+    const ranges: [number, number][] = [
+      [0, 2],
+      [2, 4],
+      [4, 6],
+    ];
     const elementMax = Float32Array.from([
-      1.0, 0.6, 0, 0, // A row 0
-      0, 0.9, 0, 0, // A row 1
-      0.5, 0, 0.8, 0, // B row 0
-      0, 0, 0.7, 0.4, // B row 1
-      0.3, 0, 0, 0.9, // C row 0
-      0, 0, 0, 0.002, // C row 1 (0.2 % of the max: numerically zero)
+      1.0,
+      0.6,
+      0,
+      0, // A row 0
+      0,
+      0.9,
+      0,
+      0, // A row 1
+      0.5,
+      0,
+      0.8,
+      0, // B row 0
+      0,
+      0,
+      0.7,
+      0.4, // B row 1
+      0.3,
+      0,
+      0,
+      0.9, // C row 0
+      0,
+      0,
+      0,
+      0.002, // C row 1 (0.2 % of the max: numerically zero)
     ]);
     const zeros = new Float32Array(6 * Z);
     const st = structureFromSupport(elementMax, zeros, new Float32Array(3 * Z), ranges, Z, 0.01);
@@ -76,7 +114,8 @@ describe('structure read-off', () => {
     // A weak but non-zero use of thought 1 by agent C's row makes it shared under the paper's rule.
     const weak = elementMax.slice();
     weak[4 * Z + 1] = 0.05;
-    expect(maskName(structureFromSupport(weak, zeros, new Float32Array(3 * Z), ranges, Z, 0.01).latentAgents[1], 3)).toBe('AC');
+    expect(
+      maskName(structureFromSupport(weak, zeros, new Float32Array(3 * Z), ranges, Z, 0.01).latentAgents[1], 3),
+    ).toBe('AC');
   });
 });
-

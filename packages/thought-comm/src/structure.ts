@@ -36,13 +36,23 @@ export interface Structure {
   alphaHistogram: number[];
 }
 
-export interface PairDecomposition { shared: number[]; privateA: number[]; privateB: number[]; irrelevant: number[] }
+export interface PairDecomposition {
+  shared: number[];
+  privateA: number[];
+  privateB: number[];
+  irrelevant: number[];
+}
 
 /**
  * Reads the structure from the decoder Jacobian at codes z [N, Z] (standardised, e.g. `encode(ae, h)`),
  * processed in chunks of 32 samples (one asynchronous read each).
  */
-export async function readStructure(ae: Autoencoder, z: tf.Tensor2D, agentRanges: [number, number][], cfg: ReadoutConfig): Promise<Structure> {
+export async function readStructure(
+  ae: Autoencoder,
+  z: tf.Tensor2D,
+  agentRanges: [number, number][],
+  cfg: ReadoutConfig,
+): Promise<Structure> {
   const [N, Z] = z.shape;
   const H = ae.stateDim;
   const A = agentRanges.length;
@@ -75,7 +85,15 @@ export async function readStructure(ae: Autoencoder, z: tf.Tensor2D, agentRanges
       }
     }
   }
-  if (cfg.rule === 'paper') return structureFromSupport(Float32Array.from(mx), Float32Array.from(m), Float32Array.from(s), agentRanges, Z, cfg.zeroTol);
+  if (cfg.rule === 'paper')
+    return structureFromSupport(
+      Float32Array.from(mx),
+      Float32Array.from(m),
+      Float32Array.from(s),
+      agentRanges,
+      Z,
+      cfg.zeroTol,
+    );
   return structureFromStrengths(Float32Array.from(m), Float32Array.from(s), A, H, Z, cfg);
 }
 
@@ -84,7 +102,14 @@ export async function readStructure(ae: Autoencoder, z: tf.Tensor2D, agentRanges
  * largest entry, and thought j relevant to agent k iff any row of k's block is in the support.
  * m and s are kept in the result as the strengths (not used for the decision).
  */
-export function structureFromSupport(elementMax: Float32Array, m: Float32Array, s: Float32Array, agentRanges: [number, number][], Z: number, zeroTol: number): Structure {
+export function structureFromSupport(
+  elementMax: Float32Array,
+  m: Float32Array,
+  s: Float32Array,
+  agentRanges: [number, number][],
+  Z: number,
+  zeroTol: number,
+): Structure {
   const A = agentRanges.length;
   const H = elementMax.length / Z;
   let top = 0;
@@ -112,11 +137,29 @@ export function structureFromSupport(elementMax: Float32Array, m: Float32Array, 
     agreement.push(alpha);
     alphaHistogram[alpha] += 1;
   }
-  return { agents: A, stateDim: H, latentDim: Z, elementStrength: m, elementSupport, relevance: s, agentSupport, latentAgents, agreement, alphaHistogram };
+  return {
+    agents: A,
+    stateDim: H,
+    latentDim: Z,
+    elementStrength: m,
+    elementSupport,
+    relevance: s,
+    agentSupport,
+    latentAgents,
+    agreement,
+    alphaHistogram,
+  };
 }
 
 /** Thresholds strengths into supports (separated from the Jacobian so it is testable on its own). */
-export function structureFromStrengths(m: Float32Array, s: Float32Array, A: number, H: number, Z: number, cfg: Pick<ReadoutConfig, 'elementTau' | 'blockTau' | 'floorTau'>): Structure {
+export function structureFromStrengths(
+  m: Float32Array,
+  s: Float32Array,
+  A: number,
+  H: number,
+  Z: number,
+  cfg: Pick<ReadoutConfig, 'elementTau' | 'blockTau' | 'floorTau'>,
+): Structure {
   const elementSupport = new Uint8Array(H * Z);
   for (let i = 0; i < H; i++) {
     let max = 0;
@@ -146,7 +189,18 @@ export function structureFromStrengths(m: Float32Array, s: Float32Array, A: numb
     agreement.push(alpha);
     alphaHistogram[alpha] += 1;
   }
-  return { agents: A, stateDim: H, latentDim: Z, elementStrength: m, elementSupport, relevance: s, agentSupport, latentAgents, agreement, alphaHistogram };
+  return {
+    agents: A,
+    stateDim: H,
+    latentDim: Z,
+    elementStrength: m,
+    elementSupport,
+    relevance: s,
+    agentSupport,
+    latentAgents,
+    agreement,
+    alphaHistogram,
+  };
 }
 
 /** Latents relevant to agent k (Z_{H^(k)} of §1.1). */

@@ -1,13 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, Rng } from '@telepath/core';
 import { DEFAULT_SYNTHETIC_CONFIG } from './config.js';
-import { agentRanges, agentSupport, hasFullColumnRank, latentGroups, makeWorld, mixWorld, sampleWorld, structuralSparsityViolations, worldJacobian } from './synthetic.js';
+import {
+  agentRanges,
+  agentSupport,
+  hasFullColumnRank,
+  latentGroups,
+  makeWorld,
+  mixWorld,
+  sampleWorld,
+  structuralSparsityViolations,
+  worldJacobian,
+} from './synthetic.js';
 
 const cfg = (o: object = {}) => parseConfig(DEFAULT_SYNTHETIC_CONFIG, { stateDim: 128, ...o });
 
 describe('synthetic generator', () => {
   it('splits rows between agents and lists latents by agent set', () => {
-    expect(agentRanges(128, 3)).toEqual([[0, 43], [43, 86], [86, 128]]);
+    expect(agentRanges(128, 3)).toEqual([
+      [0, 43],
+      [43, 86],
+      [86, 128],
+    ]);
     const masks = latentGroups(cfg());
     // 4 shared by all (0b111), 2 per pair (AB, AC, BC), 2 private per agent.
     expect(masks).toEqual([7, 7, 7, 7, 3, 3, 5, 5, 6, 6, 1, 1, 2, 2, 4, 4]);
@@ -17,7 +31,8 @@ describe('synthetic generator', () => {
     const w = makeWorld(cfg(), new Rng(1));
     const Z = w.latentDim;
     const ag = agentSupport(w);
-    for (let k = 0; k < 3; k++) for (let j = 0; j < Z; j++) expect(ag[k * Z + j], `agent ${k}, latent ${j}`).toBe((w.latentAgents[j] >> k) & 1);
+    for (let k = 0; k < 3; k++)
+      for (let j = 0; j < Z; j++) expect(ag[k * Z + j], `agent ${k}, latent ${j}`).toBe((w.latentAgents[j] >> k) & 1);
     for (let i = 0; i < w.stateDim; i++) {
       const size = w.support.subarray(i * Z, (i + 1) * Z).reduce((a, b) => a + b, 0);
       expect(size).toBeGreaterThanOrEqual(2);
@@ -30,7 +45,8 @@ describe('synthetic generator', () => {
     const w = makeWorld(cfg({ design: 'block' }), new Rng(1));
     const Z = w.latentDim;
     w.agentRanges.forEach(([s, e], k) => {
-      for (let i = s; i < e; i++) for (let j = 0; j < Z; j++) expect(w.support[i * Z + j]).toBe((w.latentAgents[j] >> k) & 1);
+      for (let i = s; i < e; i++)
+        for (let j = 0; j < Z; j++) expect(w.support[i * Z + j]).toBe((w.latentAgents[j] >> k) & 1);
     });
     expect(structuralSparsityViolations(w.support, w.stateDim, Z)).toHaveLength(Z);
   });

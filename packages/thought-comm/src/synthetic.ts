@@ -58,7 +58,9 @@ export function agentRanges(stateDim: number, agents: number): [number, number][
 }
 
 /** Agent bitmask of every latent: shared-by-all first, then each pair, then private ones. */
-export function latentGroups(c: Pick<SyntheticConfig, 'agents' | 'sharedByAll' | 'sharedByPair' | 'privatePerAgent'>): number[] {
+export function latentGroups(
+  c: Pick<SyntheticConfig, 'agents' | 'sharedByAll' | 'sharedByPair' | 'privatePerAgent'>,
+): number[] {
   const all = (1 << c.agents) - 1;
   const out: number[] = [];
   for (let i = 0; i < c.sharedByAll; i++) out.push(all);
@@ -71,8 +73,10 @@ export function latentGroups(c: Pick<SyntheticConfig, 'agents' | 'sharedByAll' |
 
 /** Builds the ground-truth structure and mixing. All draws come from `rng`. */
 export function makeWorld(c: SyntheticConfig, rng: Rng): SyntheticWorld {
-  if (c.agents < 1 || !Number.isInteger(c.agents)) throw new Error(`synthetic: agents must be a positive integer, got ${c.agents}`);
-  if (c.rowSupportMin < 1 || c.rowSupportMax < c.rowSupportMin) throw new Error(`synthetic: need 1 ≤ rowSupportMin ≤ rowSupportMax, got ${c.rowSupportMin}, ${c.rowSupportMax}`);
+  if (c.agents < 1 || !Number.isInteger(c.agents))
+    throw new Error(`synthetic: agents must be a positive integer, got ${c.agents}`);
+  if (c.rowSupportMin < 1 || c.rowSupportMax < c.rowSupportMin)
+    throw new Error(`synthetic: need 1 ≤ rowSupportMin ≤ rowSupportMax, got ${c.rowSupportMin}, ${c.rowSupportMax}`);
   const latentAgents = latentGroups(c);
   const Z = latentAgents.length;
   if (Z === 0) throw new Error('synthetic: no latents (sharedByAll + sharedByPair + privatePerAgent are all 0)');
@@ -116,10 +120,22 @@ export function makeWorld(c: SyntheticConfig, rng: Rng): SyntheticWorld {
     const s = norm > 0 ? 1 / Math.sqrt(norm) : 0;
     for (let j = 0; j < Z; j++) weights[i * Z + j] *= s;
   }
-  if (!hasFullColumnRank(weights, c.stateDim, Z)) throw new Error('synthetic: the mixing matrix A is rank-deficient, so f would not be injective; change the seed or the support sizes');
+  if (!hasFullColumnRank(weights, c.stateDim, Z))
+    throw new Error(
+      'synthetic: the mixing matrix A is rank-deficient, so f would not be injective; change the seed or the support sizes',
+    );
   const cRng = rng.fork('curvature');
   const curvature = Float32Array.from({ length: Z }, () => c.curvatureMax * cRng.float());
-  return { config: c, stateDim: c.stateDim, latentDim: Z, agentRanges: ranges, latentAgents, support, weights, curvature };
+  return {
+    config: c,
+    stateDim: c.stateDim,
+    latentDim: Z,
+    agentRanges: ranges,
+    latentAgents,
+    support,
+    weights,
+    curvature,
+  };
 }
 
 /** N samples (z, h = f(z)) of the world. */

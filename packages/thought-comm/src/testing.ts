@@ -4,7 +4,12 @@
  */
 import { exampleTexts, parseConfig, Rng, TinyLm, Tokenizer, type Example } from '@telepath/core';
 import type { Agent } from './agents.js';
-import { DEFAULT_AUTOENCODER_CONFIG, DEFAULT_SYNTHETIC_CONFIG, type AutoencoderConfig, type SyntheticConfig } from './config.js';
+import {
+  DEFAULT_AUTOENCODER_CONFIG,
+  DEFAULT_SYNTHETIC_CONFIG,
+  type AutoencoderConfig,
+  type SyntheticConfig,
+} from './config.js';
 import { createAutoencoder, type Autoencoder } from './autoencoder.js';
 import { agentRanges } from './synthetic.js';
 
@@ -18,7 +23,12 @@ export const TINY_SYNTHETIC_CONFIG: SyntheticConfig = parseConfig(DEFAULT_SYNTHE
 
 /** An autoencoder with unit state statistics and random weights; H = 6, Z = 3 by default. */
 export function tinyAutoencoder(o: Partial<AutoencoderConfig> = {}, H = 6, Z = 3, seed = 0): Autoencoder {
-  const cfg = parseConfig(DEFAULT_AUTOENCODER_CONFIG, { encoderHidden: [5], decoderHidden: [5, 4], activation: 'tanh', ...o });
+  const cfg = parseConfig(DEFAULT_AUTOENCODER_CONFIG, {
+    encoderHidden: [5],
+    decoderHidden: [5, 4],
+    activation: 'tanh',
+    ...o,
+  });
   return createAutoencoder(cfg, H, Z, { mean: new Float32Array(H), std: new Float32Array(H).fill(1) }, new Rng(seed));
 }
 
@@ -31,7 +41,21 @@ export function tinyRanges(H = 6, agents = 2): [number, number][] {
 export function tinyAgents(n: number, examples: Example[], width = 8): Agent[] {
   const tokenizer = Tokenizer.build(exampleTexts(examples));
   return Array.from({ length: n }, (_, k) => ({
-    lm: new TinyLm({ vocabSize: tokenizer.size, contextLength: 32, layers: 2, heads: 2, width, mlpRatio: 2, dropout: 0, layerNormEps: 1e-5, initStd: 0.2 }, new Rng(100 + k), `tiny-agent${k}`),
+    lm: new TinyLm(
+      {
+        vocabSize: tokenizer.size,
+        contextLength: 32,
+        layers: 2,
+        heads: 2,
+        width,
+        mlpRatio: 2,
+        dropout: 0,
+        layerNormEps: 1e-5,
+        initStd: 0.2,
+      },
+      new Rng(100 + k),
+      `tiny-agent${k}`,
+    ),
     tokenizer,
     variant: 'no-cot' as const,
   }));
@@ -43,7 +67,16 @@ export const TINY_AGENTS_EXPERIMENT = {
   lm: { layers: 2, heads: 2, width: 8 },
   agentTraining: { steps: 4, batchSize: 4, logEvery: 2, checkpointEvery: 2 },
   commExamples: 12,
-  autoencoder: { latentDim: 4, encoderHidden: [8], decoderHidden: [8], steps: 10, batch: 8, penaltyDelay: 2, penaltyRamp: 2, warmupSteps: 1 },
+  autoencoder: {
+    latentDim: 4,
+    encoderHidden: [8],
+    decoderHidden: [8],
+    steps: 10,
+    batch: 8,
+    penaltyDelay: 2,
+    penaltyRamp: 2,
+    warmupSteps: 1,
+  },
   readout: { samples: 8 },
   adapter: { hidden: 4, steps: 2, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
   eval: { batchSize: 4, maxNewTokens: 4 },

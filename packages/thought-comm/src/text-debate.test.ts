@@ -23,11 +23,22 @@ beforeAll(async () => {
 const examples = toyAdditionExamples(40);
 
 describe('text debate', () => {
-  it('each agent reads the other agents\' previous answers after its question, never its own', () => {
-    expect(withPeers(examples[0], ['7', ' '])).toMatchObject({ question: `${examples[0].question} ${PEER_MARKER} 7 | -`, answer: examples[0].answer });
-    const previous = [['a0', 'a1', 'a2'], ['b0', 'b1', 'b2'], ['c0', 'c1', 'c2']]; // [agent][example]
+  it("each agent reads the other agents' previous answers after its question, never its own", () => {
+    expect(withPeers(examples[0], ['7', ' '])).toMatchObject({
+      question: `${examples[0].question} ${PEER_MARKER} 7 | -`,
+      answer: examples[0].answer,
+    });
+    const previous = [
+      ['a0', 'a1', 'a2'],
+      ['b0', 'b1', 'b2'],
+      ['c0', 'c1', 'c2'],
+    ]; // [agent][example]
     const batches = peerBatches(examples.slice(1, 3), previous, 1);
-    expect(batches.map((b) => b.map((ex) => ex.question.split(`${PEER_MARKER} `)[1]))).toEqual([['b1 | c1', 'b2 | c2'], ['a1 | c1', 'a2 | c2'], ['a1 | b1', 'a2 | b2']]);
+    expect(batches.map((b) => b.map((ex) => ex.question.split(`${PEER_MARKER} `)[1]))).toEqual([
+      ['b1 | c1', 'b2 | c2'],
+      ['a1 | c1', 'a2 | c2'],
+      ['a1 | b1', 'a2 | b2'],
+    ]);
   });
 
   it('training questions carry peer answers at the given rate, gold half of the time', () => {
@@ -39,27 +50,49 @@ describe('text debate', () => {
     const gold = peers.filter((p) => p === examples[3].answer).length / peers.length;
     expect(gold).toBeGreaterThan(0.45);
     expect(gold).toBeLessThan(0.7); // 0.5 plus other questions that share the answer
-    const half = withTrainingPeers(Array(400).fill(examples[3]) as Example[], examples, 2, 0.5, rng).filter((ex) => ex.question.includes(PEER_MARKER)).length;
+    const half = withTrainingPeers(Array(400).fill(examples[3]) as Example[], examples, 2, 0.5, rng).filter((ex) =>
+      ex.question.includes(PEER_MARKER),
+    ).length;
     expect(half).toBeGreaterThan(160);
     expect(half).toBeLessThan(240);
   });
 
-  it('round r answers are each agent\'s answers to its question with the round r − 1 answers of the others', async () => {
+  it("round r answers are each agent's answers to its question with the round r − 1 answers of the others", async () => {
     const agents = tinyAgents(3, examples);
     const batch = examples.slice(0, 5);
     const round0 = await independentRound(agents, batch, { maxNewTokens: 4, batchSize: 2 });
     const answers = await runTextDebate(agents, batch, round0, { rounds: 2, maxNewTokens: 4, batchSize: 2 });
-    expect(answers.map((r) => r.map((a) => a.length))).toEqual([[5, 5, 5], [5, 5, 5]]);
+    expect(answers.map((r) => r.map((a) => a.length))).toEqual([
+      [5, 5, 5],
+      [5, 5, 5],
+    ]);
     const direct: string[][] = [];
-    for (const [k, b] of peerBatches(batch, round0.map((r) => r.answers), 0).entries()) direct.push((await respond(agents[k], b, null, { maxNewTokens: 4 })).answers);
+    for (const [k, b] of peerBatches(
+      batch,
+      round0.map((r) => r.answers),
+      0,
+    ).entries())
+      direct.push((await respond(agents[k], b, null, { maxNewTokens: 4 })).answers);
     expect(answers[1]).toEqual(direct);
     agents.forEach((a) => a.lm.dispose());
   });
 
   it('the agents experiment runs the text-debate baseline beside thought + text rounds, with agents copied from one model', async () => {
-    const c = parseAgentsExperimentConfig({ ...TINY_AGENTS_EXPERIMENT, name: 'tiny-text', objectives: ['task'], controls: [], agentInit: 'copies', textDebate: true });
+    const c = parseAgentsExperimentConfig({
+      ...TINY_AGENTS_EXPERIMENT,
+      name: 'tiny-text',
+      objectives: ['task'],
+      controls: [],
+      agentInit: 'copies',
+      textDebate: true,
+    });
     const out = mkdtempSync(join(tmpdir(), 'tc-text-'));
-    const data = { train: examples.slice(0, 30), test: examples.slice(30), isCorrect: (ex: Example, a: string) => (ex.answer === a ? 1 : 0), hashes: { toy: 'x' } };
+    const data = {
+      train: examples.slice(0, 30),
+      test: examples.slice(30),
+      isCorrect: (ex: Example, a: string) => (ex.answer === a ? 1 : 0),
+      hashes: { toy: 'x' },
+    };
     const r = await runAgentsExperiment(c, data, { outDir: out });
     const s = r.seeds[0];
     expect(s.textDebate).toHaveLength(2);

@@ -31,11 +31,23 @@ describe('thought-comm on webgpu (against cpu)', () => {
     const { cpu, gpu } = await onCpuAndWebgpu(async () => {
       const agents = tinyAgents(3, examples);
       const round0 = await independentRound(agents, examples, { maxNewTokens: 3, batchSize: 4 });
-      const h = jointStates(agents, round0.map((r) => r.transcripts), agents.map(() => null), 2); // [8, 3·8]
+      const h = jointStates(
+        agents,
+        round0.map((r) => r.transcripts),
+        agents.map(() => null),
+        2,
+      ); // [8, 3·8]
       const states = Array.from(await h.data());
       h.dispose();
       // 3 agents × 3 thoughts, every thought relevant to someone (as the adapter tests).
-      const st = structureFromStrengths(new Float32Array(2 * 3), Float32Array.from([1, 0.9, 0.01, 1, 0.01, 0.8, 1, 0.7, 0.9]), 3, 2, 3, DEFAULT_READOUT_CONFIG);
+      const st = structureFromStrengths(
+        new Float32Array(2 * 3),
+        Float32Array.from([1, 0.9, 0.01, 1, 0.01, 0.8, 1, 0.7, 0.9]),
+        3,
+        2,
+        3,
+        DEFAULT_READOUT_CONFIG,
+      );
       const cfg = { ...DEFAULT_AGENTS_EXPERIMENT_CONFIG.adapter, hidden: 6, continuationTokens: 3 };
       const comm = createComm(st, cfg, [8, 8, 8], [1, 1, 1], new Rng(0));
       const z = tf.tensor2d(new Rng(5).normalArray(8 * 3), [8, 3]); // [B, Z]
@@ -53,7 +65,13 @@ describe('thought-comm on webgpu (against cpu)', () => {
       z.dispose();
       comm.dispose();
       agents.forEach((a) => a.lm.dispose());
-      return { answers: round0.map((r) => r.answers), states, losses: res.losses, agreement, continuations: batch.continuations };
+      return {
+        answers: round0.map((r) => r.answers),
+        states,
+        losses: res.losses,
+        agreement,
+        continuations: batch.continuations,
+      };
     });
     expect(gpu.answers).toEqual(cpu.answers);
     expect(gpu.continuations).toEqual(cpu.continuations);

@@ -22,7 +22,18 @@ statistics, mean ± sd over seeds, to <runs>/<experiment>/analysis/subspace-arms
   --no-cka        skip the CKA matrix (the costliest part)`;
 
 export async function analyzeCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { threshold: { type: 'string', default: '0.9' }, 'no-cka': { type: 'boolean', default: false }, out: { type: 'string' }, runs: { type: 'string', default: 'runs' }, backend: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      threshold: { type: 'string', default: '0.9' },
+      'no-cka': { type: 'boolean', default: false },
+      out: { type: 'string' },
+      runs: { type: 'string', default: 'runs' },
+      backend: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
   if (values.help) {
     console.log(HELP);
     return 0;
@@ -36,21 +47,37 @@ export async function analyzeCommand(args: string[]): Promise<number> {
   const target = positionals[0];
   const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
   const dir = path.resolve(isDir(target) ? target : path.join(values.runs!, target));
-  if (!isDir(dir)) throw new Error(`${target}: neither a run directory nor an experiment under ${path.resolve(values.runs!)}`);
+  if (!isDir(dir))
+    throw new Error(`${target}: neither a run directory nor an experiment under ${path.resolve(values.runs!)}`);
   const isRun = existsSync(path.join(dir, 'latents.bin')) || existsSync(path.join(dir, 'summary.json'));
-  if (isRun && !existsSync(path.join(dir, 'latents.bin'))) throw new Error(`${dir} has no latents.bin: only latent arms (soft-embedding, coprocessor, colar, thought-comm) store latents`);
-  if (!isRun && values.out) throw new Error('--out applies to one run directory; an experiment\'s table goes to <runs>/<experiment>/analysis');
+  if (isRun && !existsSync(path.join(dir, 'latents.bin')))
+    throw new Error(
+      `${dir} has no latents.bin: only latent arms (soft-embedding, coprocessor, colar, thought-comm) store latents`,
+    );
+  if (!isRun && values.out)
+    throw new Error("--out applies to one run directory; an experiment's table goes to <runs>/<experiment>/analysis");
   const info = await initBackend((values.backend as BackendCandidate | undefined) ?? ['wasm', 'cpu'], { quiet: true });
   console.error(describeBackend(info));
   if (!isRun) {
-    const res = await analyzeExperiment(dir, { varianceThreshold: threshold, cka: !values['no-cka'], onRun: (run) => console.error(`[telepath] analysed ${path.relative(process.cwd(), run) || run}`) });
+    const res = await analyzeExperiment(dir, {
+      varianceThreshold: threshold,
+      cka: !values['no-cka'],
+      onRun: (run) => console.error(`[telepath] analysed ${path.relative(process.cwd(), run) || run}`),
+    });
     console.log(res.markdown);
     console.log(`written: ${res.files.join(', ')}`);
     return 0;
   }
   const { analyzeRun, MIN_SLOT_ROWS } = await import('@telepath/analysis');
-  const res = await analyzeRun(dir, { outDir: values.out ? path.resolve(values.out) : undefined, pca: { varianceThreshold: threshold }, cka: !values['no-cka'] });
-  if (res.droppedSlots.length) console.error(`[telepath] left out slots with fewer than ${MIN_SLOT_ROWS} vectors: ${res.droppedSlots.map((d) => `${d.name} (${d.rows})`).join(', ')}`);
+  const res = await analyzeRun(dir, {
+    outDir: values.out ? path.resolve(values.out) : undefined,
+    pca: { varianceThreshold: threshold },
+    cka: !values['no-cka'],
+  });
+  if (res.droppedSlots.length)
+    console.error(
+      `[telepath] left out slots with fewer than ${MIN_SLOT_ROWS} vectors: ${res.droppedSlots.map((d) => `${d.name} (${d.rows})`).join(', ')}`,
+    );
   console.log(res.summaryTable.toMarkdown());
   console.log(`written: ${res.files.join(', ')}`);
   return 0;

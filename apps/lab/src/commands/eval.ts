@@ -9,8 +9,29 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeBackend, initBackend, readCheckpoint, readJsonFile, restoreCheckpoint, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
-import { countdownAllNumbersTask, countdownTask, DEFAULT_RENDER_OPTIONS, gsm8kTask, loadCountdownJsonl, loadGsm8kJsonlFile, parseProsqaJson, prosqaTask, renderCountdown, toSymbolicProsqa, type Task } from '@telepath/tasks';
+import {
+  describeBackend,
+  initBackend,
+  readCheckpoint,
+  readJsonFile,
+  restoreCheckpoint,
+  writeFileAtomic,
+  type BackendCandidate,
+  type Example,
+} from '@telepath/core';
+import {
+  countdownAllNumbersTask,
+  countdownTask,
+  DEFAULT_RENDER_OPTIONS,
+  gsm8kTask,
+  loadCountdownJsonl,
+  loadGsm8kJsonlFile,
+  parseProsqaJson,
+  prosqaTask,
+  renderCountdown,
+  toSymbolicProsqa,
+  type Task,
+} from '@telepath/tasks';
 import { DEFAULT_PROSQA_DATA, type CountdownData, type ProsqaData } from '../experiment/data.js';
 import { evaluatePasses } from '../evaluation/eval-passes.js';
 import { armData, type Arm, type ExperimentConfig } from '../experiment/experiment.js';
@@ -27,7 +48,17 @@ Writes eval-<file>-<hash>.json and eval-<file>-<hash>.samples.jsonl into the run
 (<hash>: 8 hex digits of the sha256 of FILE's absolute path).`;
 
 export async function evalCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { data: { type: 'string' }, max: { type: 'string', default: '0' }, json: { type: 'boolean', default: false }, backend: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      data: { type: 'string' },
+      max: { type: 'string', default: '0' },
+      json: { type: 'boolean', default: false },
+      backend: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
   if (values.help) {
     console.log(HELP);
     return 0;
@@ -39,12 +70,20 @@ export async function evalCommand(args: string[]): Promise<number> {
   const dir = path.resolve(positionals[0]);
   const configFile = path.join(dir, 'config.resolved.json');
   if (!existsSync(configFile)) throw new Error(`${dir} is not a run directory (no config.resolved.json)`);
-  if (!existsSync(path.join(dir, 'summary.json'))) throw new Error(`${dir}: this run has not finished training and evaluation; finish it with telepath run first`);
-  const resolved = (await readJsonFile(configFile)) as Pick<ExperimentConfig, 'task' | 'data' | 'lm' | 'train' | 'eval'> & { experiment: string; arm: Arm; seed: number };
+  if (!existsSync(path.join(dir, 'summary.json')))
+    throw new Error(`${dir}: this run has not finished training and evaluation; finish it with telepath run first`);
+  const resolved = (await readJsonFile(configFile)) as Pick<
+    ExperimentConfig,
+    'task' | 'data' | 'lm' | 'train' | 'eval'
+  > & { experiment: string; arm: Arm; seed: number };
   const { examples, task } = await loadEvalFile(resolved.task, armData(resolved, resolved.arm), values.data);
-  if (examples.length === 0) throw new Error(`${values.data}: no examples to evaluate (an empty file); an accuracy of 0/0 would mean nothing`);
+  if (examples.length === 0)
+    throw new Error(`${values.data}: no examples to evaluate (an empty file); an accuracy of 0/0 would mean nothing`);
   const max = Number(values.max);
-  if (!Number.isInteger(max) || max < 0) throw new Error(`telepath eval --max: expected an integer ≥ 0 (0: every example), got ${JSON.stringify(values.max)}`);
+  if (!Number.isInteger(max) || max < 0)
+    throw new Error(
+      `telepath eval --max: expected an integer ≥ 0 (0: every example), got ${JSON.stringify(values.max)}`,
+    );
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
   const method = methodById(resolved.arm.method, `${configFile} arm`);
@@ -58,15 +97,35 @@ export async function evalCommand(args: string[]): Promise<number> {
   const hasFinal = existsSync(final);
   const runsDir = path.dirname(path.dirname(path.dirname(dir)));
   const checkpoint = hasFinal ? await readCheckpoint(final) : null;
-  let { state, lm } = await buildArm(method, dir, exp, hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir);
+  let { state, lm } = await buildArm(
+    method,
+    dir,
+    exp,
+    hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm,
+    resolved.seed,
+    { train: [], vocabulary: {} },
+    examples,
+    runsDir,
+  );
   // Values a method measures at init from the LM it starts from (CoLaR's embStd, the coprocessor's
   // latentScale) are variables in final.ckpt. A final.ckpt written before they were lacks them:
   // build from the recorded initFrom, so init measures them on the LM the arm trained from.
   const missing = checkpoint ? [...state.variables().keys()].filter((k) => !checkpoint.tensors.has(`param/${k}`)) : [];
   if (missing.length > 0 && resolved.arm.initFrom) {
     state.dispose();
-    console.error(`[telepath] ${final} has no ${missing.join(', ')} (written before they were checkpointed); measuring them on ${resolved.arm.initFrom}'s trained LM, as training did`);
-    ({ state, lm } = await buildArm(method, dir, exp, resolved.arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir));
+    console.error(
+      `[telepath] ${final} has no ${missing.join(', ')} (written before they were checkpointed); measuring them on ${resolved.arm.initFrom}'s trained LM, as training did`,
+    );
+    ({ state, lm } = await buildArm(
+      method,
+      dir,
+      exp,
+      resolved.arm,
+      resolved.seed,
+      { train: [], vocabulary: {} },
+      examples,
+      runsDir,
+    ));
   }
   try {
     if (checkpoint) {
@@ -80,15 +139,29 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     const subset = max > 0 ? examples.slice(0, max) : examples;
     const maxNewTokens = resolved.eval.maxNewTokens || ((resolved.arm.config.maxNewTokens as number | undefined) ?? 64);
-    const ev = await evaluatePasses(method, resolved.arm.config, state, subset, task, { ...resolved.eval, maxNewTokens }, { label: `eval ${path.basename(values.data)}`, seed: resolved.seed });
+    const ev = await evaluatePasses(
+      method,
+      resolved.arm.config,
+      state,
+      subset,
+      task,
+      { ...resolved.eval, maxNewTokens },
+      { label: `eval ${path.basename(values.data)}`, seed: resolved.seed },
+    );
     if (ev === 'interrupted') return 130;
     const base = evalResultBase(values.data);
     const { samples, ...summary } = ev;
     const out = { run: dir, data: path.resolve(values.data), arm: resolved.arm.name, seed: resolved.seed, ...summary };
     await writeFileAtomic(path.join(dir, `${base}.json`), JSON.stringify(out, null, 2) + '\n');
-    await writeFileAtomic(path.join(dir, `${base}.samples.jsonl`), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    await writeFileAtomic(
+      path.join(dir, `${base}.samples.jsonl`),
+      samples.map((s) => JSON.stringify(s)).join('\n') + '\n',
+    );
     if (values.json) console.log(JSON.stringify(out));
-    else console.log(`${resolved.arm.name} s${resolved.seed} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example${ev.passes ? ` (mean of ${ev.passes.n} decoding passes, 95 % interval ± ${(100 * ev.passes.ci95).toFixed(1)})` : ''}`);
+    else
+      console.log(
+        `${resolved.arm.name} s${resolved.seed} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example${ev.passes ? ` (mean of ${ev.passes.n} decoding passes, 95 % interval ± ${(100 * ev.passes.ci95).toFixed(1)})` : ''}`,
+      );
     return 0;
   } finally {
     state.dispose();
@@ -101,12 +174,18 @@ export function evalResultBase(dataFile: string): string {
   return `eval-${path.basename(dataFile).replace(/[^A-Za-z0-9._-]/g, '_')}-${hash}`;
 }
 
-async function loadEvalFile(taskName: string, data: object, file: string): Promise<{ examples: Example[]; task: Task }> {
+async function loadEvalFile(
+  taskName: string,
+  data: object,
+  file: string,
+): Promise<{ examples: Example[]; task: Task }> {
   switch (taskName) {
     case 'countdown': {
       const { rules, numberFormat = 'plain' } = data as CountdownData;
       // Questions in the number format the arm was trained on (solutions: none in a test file).
-      const examples = (await loadCountdownJsonl(file)).examples.map((e) => renderCountdown(e, { ...DEFAULT_RENDER_OPTIONS, numberFormat }));
+      const examples = (await loadCountdownJsonl(file)).examples.map((e) =>
+        renderCountdown(e, { ...DEFAULT_RENDER_OPTIONS, numberFormat }),
+      );
       return { examples, task: rules === 'all-numbers' ? countdownAllNumbersTask : countdownTask };
     }
     case 'gsm8k':
@@ -120,9 +199,14 @@ async function loadEvalFile(taskName: string, data: object, file: string): Promi
       }
       const { rendering, reasoning } = { ...DEFAULT_PROSQA_DATA, ...(data as Partial<ProsqaData>) };
       const examples = parseProsqaJson(text, file, `file:${path.basename(file)}`, []);
-      return { examples: rendering === 'symbolic' ? examples.map((e) => toSymbolicProsqa(e, reasoning)) : examples, task: prosqaTask };
+      return {
+        examples: rendering === 'symbolic' ? examples.map((e) => toSymbolicProsqa(e, reasoning)) : examples,
+        task: prosqaTask,
+      };
     }
     default:
-      throw new Error(`telepath eval --data: files of task "${taskName}" are not supported (countdown, gsm8k, prosqa are)`);
+      throw new Error(
+        `telepath eval --data: files of task "${taskName}" are not supported (countdown, gsm8k, prosqa are)`,
+      );
   }
 }

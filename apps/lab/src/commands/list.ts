@@ -9,7 +9,9 @@ import { METHODS, PLANNED_METHODS } from '../experiment/methods.js';
 
 export async function listCommand(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    console.log('Usage: telepath list [--experiments DIR]\nLists experiment configs (default experiments/), tasks and methods.');
+    console.log(
+      'Usage: telepath list [--experiments DIR]\nLists experiment configs (default experiments/), tasks and methods.',
+    );
     return 0;
   }
   const i = args.indexOf('--experiments');
@@ -34,7 +36,9 @@ export async function listCommand(args: string[]): Promise<number> {
   console.log('methods:');
   for (const [id, m] of Object.entries(METHODS)) console.log(`  ${id.padEnd(16)} ${m!.paper.title}`);
   for (const [id, issue] of Object.entries(PLANNED_METHODS)) console.log(`  ${id.padEnd(16)} (${issue})`);
-  console.log(`  ${HEURISTIC.padEnd(16)} a task's fixed rule, no model or training: ${TASK_NAMES.map((t) => `${t} ${Object.keys(taskHeuristics(t)).join(' / ')}`).join('; ')}`);
+  console.log(
+    `  ${HEURISTIC.padEnd(16)} a task's fixed rule, no model or training: ${TASK_NAMES.map((t) => `${t} ${Object.keys(taskHeuristics(t)).join(' / ')}`).join('; ')}`,
+  );
   console.log('experiment kinds ("kind" in a config):');
   for (const [id, k] of Object.entries(EXPERIMENT_KINDS)) console.log(`  ${id.padEnd(24)} ${k.description}`);
   return 0;

@@ -5,7 +5,11 @@ import { main } from '../cli.js';
 
 /** core's tiny random GPT-2 fixture and its PyTorch reference (packages/core/scripts/make-tiny-gpt2.py). */
 const TINY = fileURLToPath(new URL('../../../../packages/core/src/__fixtures__/tiny-gpt2', import.meta.url));
-const reference = JSON.parse(readFileSync(`${TINY}/reference.json`, 'utf8')) as { prompt: number[]; logits: number[][]; generated: number[] };
+const reference = JSON.parse(readFileSync(`${TINY}/reference.json`, 'utf8')) as {
+  prompt: number[];
+  logits: number[][];
+  generated: number[];
+};
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -20,8 +24,17 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 it('--json prints params, the prompt ids, every last-position logit and the greedy continuation, matching PyTorch', async () => {
-  for (const prompt of [['--ids', reference.prompt.join(',')], ['--prompt', 'Janet has 3 apples and']]) {
-    const { code, out } = await run([TINY, ...prompt, '--max-new-tokens', String(reference.generated.length), '--json']);
+  for (const prompt of [
+    ['--ids', reference.prompt.join(',')],
+    ['--prompt', 'Janet has 3 apples and'],
+  ]) {
+    const { code, out } = await run([
+      TINY,
+      ...prompt,
+      '--max-new-tokens',
+      String(reference.generated.length),
+      '--json',
+    ]);
     expect(code).toBe(0);
     expect(out.split('\n')).toHaveLength(1);
     const json = JSON.parse(out) as { params: number; ids: number[]; lastLogits: number[]; generated: number[] };

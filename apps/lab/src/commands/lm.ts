@@ -5,7 +5,15 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { decode, describeBackend, disposeCache, initBackend, loadGpt2, prefill, type BackendCandidate } from '@telepath/core';
+import {
+  decode,
+  describeBackend,
+  disposeCache,
+  initBackend,
+  loadGpt2,
+  prefill,
+  type BackendCandidate,
+} from '@telepath/core';
 
 const HELP = `Usage: telepath lm <folder> [--prompt TEXT | --ids 1,2,3] [--max-new-tokens N] [--json] [--backend NAME]
 
@@ -21,7 +29,14 @@ export async function lmCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { prompt: { type: 'string' }, ids: { type: 'string' }, 'max-new-tokens': { type: 'string', default: '20' }, json: { type: 'boolean', default: false }, backend: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      prompt: { type: 'string' },
+      ids: { type: 'string' },
+      'max-new-tokens': { type: 'string', default: '20' },
+      json: { type: 'boolean', default: false },
+      backend: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   });
   if (values.help) {
     console.log(HELP);
@@ -34,9 +49,11 @@ export async function lmCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) return fail('expected one checkpoint folder');
   if (values.prompt !== undefined && values.ids !== undefined) return fail('give --prompt or --ids, not both');
   const maxNew = Number(values['max-new-tokens']);
-  if (!Number.isInteger(maxNew) || maxNew < 0) return fail(`--max-new-tokens takes a non-negative integer, got ${JSON.stringify(values['max-new-tokens'])}`);
+  if (!Number.isInteger(maxNew) || maxNew < 0)
+    return fail(`--max-new-tokens takes a non-negative integer, got ${JSON.stringify(values['max-new-tokens'])}`);
   const idsArg = values.ids?.split(',').map((s) => Number(s.trim()));
-  if (idsArg && (idsArg.length === 0 || idsArg.some((n) => !Number.isInteger(n) || n < 0))) return fail(`--ids takes comma-separated non-negative integers, got ${JSON.stringify(values.ids)}`);
+  if (idsArg && (idsArg.length === 0 || idsArg.some((n) => !Number.isInteger(n) || n < 0)))
+    return fail(`--ids takes comma-separated non-negative integers, got ${JSON.stringify(values.ids)}`);
 
   const folder = path.resolve(positionals[0]);
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
@@ -47,19 +64,27 @@ export async function lmCommand(args: string[]): Promise<number> {
     const ids = idsArg ?? (values.prompt !== undefined ? tokenizer.encode(values.prompt) : [bos]);
     if (ids.length === 0) return fail('the prompt encodes to no tokens');
     const bad = ids.find((id) => id >= lm.config.vocabSize);
-    if (bad !== undefined) return fail(`token id ${bad} is outside the vocabulary of ${folder} (vocab_size ${lm.config.vocabSize})`);
-    if (ids.length > lm.config.contextLength) return fail(`the prompt has ${ids.length} tokens, more than the ${lm.config.contextLength} positions of ${folder}`);
+    if (bad !== undefined)
+      return fail(`token id ${bad} is outside the vocabulary of ${folder} (vocab_size ${lm.config.vocabSize})`);
+    if (ids.length > lm.config.contextLength)
+      return fail(
+        `the prompt has ${ids.length} tokens, more than the ${lm.config.contextLength} positions of ${folder}`,
+      );
     const { cache, lastLogits, positions } = prefill(lm, [ids], bos);
     const logits = Array.from(await lastLogits.data()); // [V]
     const room = Math.min(maxNew, lm.config.contextLength - ids.length + 1);
-    const generated = room > 0 ? (await decode(lm, cache, lastLogits, positions, { maxNewTokens: room })).tokens[0] : [];
+    const generated =
+      room > 0 ? (await decode(lm, cache, lastLogits, positions, { maxNewTokens: room })).tokens[0] : [];
     if (room <= 0) disposeCache(cache);
     lastLogits.dispose();
     if (values.json) {
       console.log(JSON.stringify({ params: lm.size, ids, lastLogits: logits, generated }));
       return 0;
     }
-    const top = logits.map((v, i) => [v, i] as const).sort((a, b) => b[0] - a[0]).slice(0, 5);
+    const top = logits
+      .map((v, i) => [v, i] as const)
+      .sort((a, b) => b[0] - a[0])
+      .slice(0, 5);
     const c = lm.config;
     console.log(`${folder}
   GPT-2: ${c.layers} layers, ${c.heads} heads, width ${c.width}, ${c.contextLength} positions, vocabulary ${c.vocabSize}, LayerNorm eps ${c.layerNormEps}

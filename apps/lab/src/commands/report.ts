@@ -28,7 +28,18 @@ async function recordedCompareTo(dir: string): Promise<string[]> {
 }
 
 export async function reportCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { runs: { type: 'string', default: 'runs' }, out: { type: 'string' }, compare: { type: 'string' }, 'allow-missing': { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      runs: { type: 'string', default: 'runs' },
+      out: { type: 'string' },
+      compare: { type: 'string' },
+      'allow-missing': { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
   if (values.help) {
     console.log(HELP);
     return 0;
@@ -38,19 +49,24 @@ export async function reportCommand(args: string[]): Promise<number> {
     return 2;
   }
   const target = positionals[0];
-  const dir = existsSync(target) && (await fs.stat(target)).isDirectory() ? path.resolve(target) : path.resolve(values.runs!, target);
+  const dir =
+    existsSync(target) && (await fs.stat(target)).isDirectory()
+      ? path.resolve(target)
+      : path.resolve(values.runs!, target);
   const missing = await missingSeeds(dir);
   if (missing.length > 0 && !values['allow-missing']) {
-    throw new Error(`${dir}: ${missing.length} arm × seed record(s) missing, so their arms' means would cover fewer seeds: ${missing.join('; ')}. Finish them (telepath run), or pass --allow-missing to report the seeds there are`);
+    throw new Error(
+      `${dir}: ${missing.length} arm × seed record(s) missing, so their arms' means would cover fewer seeds: ${missing.join('; ')}. Finish them (telepath run), or pass --allow-missing to report the seeds there are`,
+    );
   }
   for (const m of missing) console.error(`[telepath] report: missing ${m}; its arm's mean covers fewer seeds`);
   const results = await readSummaries(dir);
   if (results.length === 0) throw new Error(`${dir}: no finished runs (no <arm>/s<seed>/summary.json)`);
   const out = path.resolve(values.out ?? path.join(dir, 'report'));
-  const compareTo = values.compare !== undefined ? values.compare.split(',').filter((x) => x !== '') : await recordedCompareTo(dir);
+  const compareTo =
+    values.compare !== undefined ? values.compare.split(',').filter((x) => x !== '') : await recordedCompareTo(dir);
   const files = await writeReport(results, out, { runsDir: path.dirname(dir), compareTo });
   if (!values.quiet) console.log(`report: ${files.join(', ')}`);
   else console.error(`[telepath] report: ${path.join(out, 'index.html')}`);
   return 0;
 }
-

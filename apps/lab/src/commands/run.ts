@@ -44,7 +44,16 @@ export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { set: { type: 'string', multiple: true, default: [] }, json: { type: 'boolean', default: false }, force: { type: 'boolean', default: false }, runs: { type: 'string', default: 'runs' }, backend: { type: 'string' }, quiet: { type: 'boolean', default: false }, workers: { type: 'string', default: '1' }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      set: { type: 'string', multiple: true, default: [] },
+      json: { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
+      runs: { type: 'string', default: 'runs' },
+      backend: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      workers: { type: 'string', default: '1' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   });
   if (values.help) {
     console.log(RUN_HELP);
@@ -59,11 +68,15 @@ export async function runCommand(args: string[]): Promise<number> {
   const exp = kind || sweep ? null : await loadExperiment(positionals[0], values.set);
   const workerCount = Number(values.workers);
   if (!Number.isInteger(workerCount) || workerCount < 1) {
-    console.error(`telepath run: --workers takes a positive integer (processes that split the arms), got ${JSON.stringify(values.workers)}`);
+    console.error(
+      `telepath run: --workers takes a positive integer (processes that split the arms), got ${JSON.stringify(values.workers)}`,
+    );
     return 2;
   }
   if (workerCount > 1 && (kind || values.force)) {
-    console.error(`telepath run: --workers splits the arms of an arm experiment between processes; it cannot be combined with ${kind ? `a "kind" experiment (${kind.kind})` : '--force'}`);
+    console.error(
+      `telepath run: --workers splits the arms of an arm experiment between processes; it cannot be combined with ${kind ? `a "kind" experiment (${kind.kind})` : '--force'}`,
+    );
     return 2;
   }
   const workers = workerCount === 1 ? null : startWorkers(CLI, withoutWorkers(args), workerCount);
@@ -80,7 +93,14 @@ export async function runCommand(args: string[]): Promise<number> {
     const stop = stopOnCtrlC();
     try {
       if (kind) {
-        const r = await EXPERIMENT_KINDS[kind.kind].run(kind.raw, { file: path.basename(positionals[0]), runsDir: path.resolve(values.runs!), json: values.json, force: values.force, shouldStop: stop.requested, log: (l) => console.error(l) });
+        const r = await EXPERIMENT_KINDS[kind.kind].run(kind.raw, {
+          file: path.basename(positionals[0]),
+          runsDir: path.resolve(values.runs!),
+          json: values.json,
+          force: values.force,
+          shouldStop: stop.requested,
+          log: (l) => console.error(l),
+        });
         console.log(values.json ? JSON.stringify(r.json) : `\n${r.text}`);
         return r.interrupted ? 130 : 0;
       }
@@ -88,7 +108,12 @@ export async function runCommand(args: string[]): Promise<number> {
       const done: ArmSummary[][] = [];
       const json: object[] = [];
       for (const e of experiments) {
-        const { results, rows, interrupted } = await runExperiment(e, { runsDir: path.resolve(values.runs!), force: values.force, shouldStop: stop.requested, quiet: values.quiet });
+        const { results, rows, interrupted } = await runExperiment(e, {
+          runsDir: path.resolve(values.runs!),
+          force: values.force,
+          shouldStop: stop.requested,
+          quiet: values.quiet,
+        });
         if (!values.json && results.length) console.log(`\n${e.name} (${e.task})\n${tableText(rows)}`);
         if (interrupted) return 130;
         done.push(results);
@@ -99,7 +124,11 @@ export async function runCommand(args: string[]): Promise<number> {
         }
       }
       if (values.json) {
-        console.log(JSON.stringify(sweep ? { sweep: sweep.name, key: sweep.key, values: sweep.values, experiments: json } : json[0]));
+        console.log(
+          JSON.stringify(
+            sweep ? { sweep: sweep.name, key: sweep.key, values: sweep.values, experiments: json } : json[0],
+          ),
+        );
       } else if (sweep) {
         const { markdown } = await writeSweepReport(sweep, done, path.resolve(values.runs!));
         console.log(`\n${sweep.name}: accuracy against ${sweep.key}\n${markdown}`);

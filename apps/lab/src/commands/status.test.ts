@@ -18,25 +18,59 @@ it('reads done, training, stopped and not-started arms from the records and lock
     writeFileSync(file, JSON.stringify({ name, ...MICRO_SETTINGS, arms }));
     return file;
   };
-  const micro = write('micro', [{ name: 'a', ...cot('no-cot', 2) }, { name: 'b', ...cot('cot', 4) }, { name: 'c', ...cot('cot', 4) }, { name: 'd', ...cot('cot', 4) }]);
-  const other = write('other', [{ name: 'x', reuse: 'micro/a' }, { name: 'y', reuse: 'micro/d' }]);
+  const micro = write('micro', [
+    { name: 'a', ...cot('no-cot', 2) },
+    { name: 'b', ...cot('cot', 4) },
+    { name: 'c', ...cot('cot', 4) },
+    { name: 'd', ...cot('cot', 4) },
+  ]);
+  const other = write('other', [
+    { name: 'x', reuse: 'micro/a' },
+    { name: 'y', reuse: 'micro/d' },
+  ]);
   const log = console.log;
   console.log = () => {};
   try {
-    expect(await main(['run', micro, '--runs', runs, '--backend', 'cpu', '--quiet', '--set', 'arms=[{"name":"a","method":"cot","config":{"variant":"no-cot","steps":2}}]'])).toBe(0);
+    expect(
+      await main([
+        'run',
+        micro,
+        '--runs',
+        runs,
+        '--backend',
+        'cpu',
+        '--quiet',
+        '--set',
+        'arms=[{"name":"a","method":"cot","config":{"variant":"no-cot","steps":2}}]',
+      ]),
+    ).toBe(0);
   } finally {
     console.log = log;
   }
   // b stopped after logging step 2 of 4; c held by a live process (this one) at step 3.
   const dirOf = (arm: string) => join(runs, 'micro', arm, 's0');
-  for (const [arm, step] of [['b', 2], ['c', 3]] as const) {
+  for (const [arm, step] of [
+    ['b', 2],
+    ['c', 3],
+  ] as const) {
     mkdirSync(dirOf(arm), { recursive: true });
-    writeFileSync(join(dirOf(arm), 'metrics.jsonl'), `{"step":1,"sft/loss":2.5}\n{"step":${step},"sft/loss":2.1}\n{"step":${step},"sft/lr":0.001}\n`);
+    writeFileSync(
+      join(dirOf(arm), 'metrics.jsonl'),
+      `{"step":1,"sft/loss":2.5}\n{"step":${step},"sft/loss":2.1}\n{"step":${step},"sft/lr":0.001}\n`,
+    );
   }
-  writeFileSync(lockFileOf(dirOf('c')), JSON.stringify({ pid: process.pid, host: hostname(), since: '2026-11-30T00:00:00.000Z' }));
+  writeFileSync(
+    lockFileOf(dirOf('c')),
+    JSON.stringify({ pid: process.pid, host: hostname(), since: '2026-11-30T00:00:00.000Z' }),
+  );
 
   const states = await experimentStatus(await loadExperiment(micro), runs);
-  expect(states.map((s) => [s.arm, s.state])).toEqual([['a', 'done'], ['b', 'stopped'], ['c', 'training'], ['d', 'not started']]);
+  expect(states.map((s) => [s.arm, s.state])).toEqual([
+    ['a', 'done'],
+    ['b', 'stopped'],
+    ['c', 'training'],
+    ['d', 'not started'],
+  ]);
   expect(states[0].detail).toMatch(/^\d+\.\d % ± \d+\.\d$/);
   expect(states[1].detail).toBe('sft step 2 / 4');
   expect(states[2].detail).toBe(`pid ${process.pid} since 2026-11-30T00:00:00.000Z, sft step 3 / 4`);

@@ -43,7 +43,11 @@ export async function statusCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { set: { type: 'string', multiple: true, default: [] }, runs: { type: 'string', default: 'runs' }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      set: { type: 'string', multiple: true, default: [] },
+      runs: { type: 'string', default: 'runs' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   });
   if (values.help) {
     console.log(HELP);
@@ -55,7 +59,9 @@ export async function statusCommand(args: string[]): Promise<number> {
   }
   const file = positionals[0];
   if (await readKind(file, values.set!)) {
-    console.error(`telepath status: ${file} is a "kind" experiment; status reads arm experiments (its records are under ${values.runs}/<name>/)`);
+    console.error(
+      `telepath status: ${file} is a "kind" experiment; status reads arm experiments (its records are under ${values.runs}/<name>/)`,
+    );
     return 2;
   }
   const sweep = await loadSweep(file, values.set);
@@ -81,12 +87,24 @@ async function armState(row: PlannedRow, job: PlannedJob, runsDir: string): Prom
   const summaryFile = path.join(dir, 'summary.json');
   if (existsSync(summaryFile)) {
     const s = await readJsonFile<ArmSummary>(summaryFile);
-    return { arm: arm.name, seed, state: 'done', detail: `${(100 * s.accuracy).toFixed(1)} % ± ${(100 * s.stderr).toFixed(1)}${where}` };
+    return {
+      arm: arm.name,
+      seed,
+      state: 'done',
+      detail: `${(100 * s.accuracy).toFixed(1)} % ± ${(100 * s.stderr).toFixed(1)}${where}`,
+    };
   }
   const lock = await lockState(dir);
   const step = await lastStep(dir, job.arm);
-  if (lock.state === 'live') return { arm: arm.name, seed, state: 'training', detail: `pid ${lock.holder.pid}${lock.holder.host === hostname() ? '' : ` on ${lock.holder.host}`} since ${lock.holder.since}${step ? `, ${step}` : ''}${where}` };
-  if (lock.state === 'stale') return { arm: arm.name, seed, state: 'stale lock', detail: `${lock.why}${step ? `; ${step}` : ''}${where}` };
+  if (lock.state === 'live')
+    return {
+      arm: arm.name,
+      seed,
+      state: 'training',
+      detail: `pid ${lock.holder.pid}${lock.holder.host === hostname() ? '' : ` on ${lock.holder.host}`} since ${lock.holder.since}${step ? `, ${step}` : ''}${where}`,
+    };
+  if (lock.state === 'stale')
+    return { arm: arm.name, seed, state: 'stale lock', detail: `${lock.why}${step ? `; ${step}` : ''}${where}` };
   if (step) return { arm: arm.name, seed, state: 'stopped', detail: `${step}${where}` };
   return { arm: arm.name, seed, state: 'not started', detail: where.trim() };
 }
@@ -123,6 +141,8 @@ export function formatStatus(name: string, states: ArmState[]): string {
   const stale = count('stale lock') ? `, ${count('stale lock')} with a stale lock` : '';
   const head = `${name}: ${count('done')}/${states.length} done, ${count('training')} training${stale}, ${count('stopped')} stopped, ${count('not started')} not started`;
   const width = Math.max(3, ...states.map((s) => s.arm.length));
-  const rows = states.map((s) => `  ${s.arm.padEnd(width)}  s${String(s.seed).padEnd(3)} ${s.state.padEnd(11)}  ${s.detail}`.trimEnd());
+  const rows = states.map((s) =>
+    `  ${s.arm.padEnd(width)}  s${String(s.seed).padEnd(3)} ${s.state.padEnd(11)}  ${s.detail}`.trimEnd(),
+  );
   return [head, ...rows].join('\n');
 }

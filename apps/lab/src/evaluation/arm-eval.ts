@@ -16,7 +16,13 @@ import type { Diagnostics } from './diagnostics.js';
 import { evaluateAnswers, type Answerer, type EvalResult } from './evaluate.js';
 import type { ExperimentConfig } from '../experiment/experiment.js';
 
-export interface TestSetResult { accuracy: number; stderr: number; correct: number; total: number; diagnostics: Diagnostics }
+export interface TestSetResult {
+  accuracy: number;
+  stderr: number;
+  correct: number;
+  total: number;
+  diagnostics: Diagnostics;
+}
 
 type Settings = ExperimentConfig['eval'] & { maxNewTokens: number };
 
@@ -40,10 +46,19 @@ export async function evaluateTestSets(
   await writeFileAtomic(path.join(dir, samplesFile()), main.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
   const tests: Record<string, TestSetResult> = {};
   for (const [name, examples] of Object.entries(data.extraTests ?? {})) {
-    const r = await evaluateAnswers(answer, capped(examples, settings.maxExamples), data.task, settings, { ...o, label: `${o.label} eval [${name}]` });
+    const r = await evaluateAnswers(answer, capped(examples, settings.maxExamples), data.task, settings, {
+      ...o,
+      label: `${o.label} eval [${name}]`,
+    });
     if (r === 'interrupted') return r;
     await writeFileAtomic(path.join(dir, samplesFile(name)), r.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
-    tests[name] = { accuracy: r.accuracy, stderr: r.stderr, correct: r.correct, total: r.total, diagnostics: r.diagnostics };
+    tests[name] = {
+      accuracy: r.accuracy,
+      stderr: r.stderr,
+      correct: r.correct,
+      total: r.total,
+      diagnostics: r.diagnostics,
+    };
   }
   return { main, tests, test };
 }
@@ -52,7 +67,15 @@ export async function evaluateTestSets(
  * An `onLog` for core's train() that also logs the curve's validation accuracy; `answer` generates
  * with the arm's current weights (training resumes after it returns).
  */
-export function curveLogger(answer: Answerer, data: TaskData, settings: Settings, record: RunRecord, phase: string, steps: number, seed: number) {
+export function curveLogger(
+  answer: Answerer,
+  data: TaskData,
+  settings: Settings,
+  record: RunRecord,
+  phase: string,
+  steps: number,
+  seed: number,
+) {
   const every = settings.curveEvery;
   const slice = data.validation.slice(0, settings.curveExamples);
   let last = -1;

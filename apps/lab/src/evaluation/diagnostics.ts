@@ -42,22 +42,36 @@ export function tallyDiagnosis(d: Diagnostics, s: ChainDiagnosis, hitCap: boolea
 }
 
 /** What a summary records, or (older records) what its chain verdicts still tell. */
-export function diagnosticsOf(r: { total: number; diagnostics?: Diagnostics; reasoningVerdicts?: Record<string, number> }): Diagnostics {
+export function diagnosticsOf(r: {
+  total: number;
+  diagnostics?: Diagnostics;
+  reasoningVerdicts?: Record<string, number>;
+}): Diagnostics {
   if (r.diagnostics) return r.diagnostics;
   const chains: Diagnostics['chains'] = {};
-  for (const [reason, n] of Object.entries(r.reasoningVerdicts ?? {})) chains[chainClass(reason)] = (chains[chainClass(reason)] ?? 0) + n;
+  for (const [reason, n] of Object.entries(r.reasoningVerdicts ?? {}))
+    chains[chainClass(reason)] = (chains[chainClass(reason)] ?? 0) + n;
   return { total: r.total, chains, withChain: null, agrees: null, hitCap: null };
 }
 
 /** Diagnostics of several seeds added up (a count unknown in any seed is unknown). */
 export function sumDiagnostics(ds: Diagnostics[]): Diagnostics {
-  const add = (f: (d: Diagnostics) => number | null) => (ds.some((d) => f(d) === null) ? null : ds.reduce((a, d) => a + f(d)!, 0));
+  const add = (f: (d: Diagnostics) => number | null) =>
+    ds.some((d) => f(d) === null) ? null : ds.reduce((a, d) => a + f(d)!, 0);
   const chains: Diagnostics['chains'] = {};
-  for (const d of ds) for (const [k, n] of Object.entries(d.chains)) chains[k as ChainClass] = (chains[k as ChainClass] ?? 0) + n;
-  const out: Diagnostics = { total: ds.reduce((a, d) => a + d.total, 0), chains, withChain: add((d) => d.withChain), agrees: add((d) => d.agrees), hitCap: add((d) => d.hitCap) };
+  for (const d of ds)
+    for (const [k, n] of Object.entries(d.chains)) chains[k as ChainClass] = (chains[k as ChainClass] ?? 0) + n;
+  const out: Diagnostics = {
+    total: ds.reduce((a, d) => a + d.total, 0),
+    chains,
+    withChain: add((d) => d.withChain),
+    agrees: add((d) => d.agrees),
+    hitCap: add((d) => d.hitCap),
+  };
   if (ds.length && ds.every((d) => d.options)) {
     out.options = { first: 0, second: 0, neither: 0, lessMentioned: 0 };
-    for (const d of ds) for (const k of ['first', 'second', 'neither', 'lessMentioned'] as const) out.options[k] += d.options![k];
+    for (const d of ds)
+      for (const k of ['first', 'second', 'neither', 'lessMentioned'] as const) out.options[k] += d.options![k];
   }
   return out;
 }
@@ -65,12 +79,24 @@ export function sumDiagnostics(ds: Diagnostics[]): Diagnostics {
 /** Rates for tables: share of checked chains per class, agreement among chains, capped and option shares (NaN where unknown). */
 export function diagnosticRates(d: Diagnostics) {
   const checked = Object.values(d.chains).reduce((a, n) => a + n, 0);
-  const share = (n: number | null | undefined, of: number | null) => (n === null || n === undefined || !of ? Number.NaN : n / of);
+  const share = (n: number | null | undefined, of: number | null) =>
+    n === null || n === undefined || !of ? Number.NaN : n / of;
   return {
     checkedChains: checked,
-    chains: Object.fromEntries(Object.entries(d.chains).map(([k, n]) => [k, share(n, checked)])) as Partial<Record<ChainClass, number>>,
+    chains: Object.fromEntries(Object.entries(d.chains).map(([k, n]) => [k, share(n, checked)])) as Partial<
+      Record<ChainClass, number>
+    >,
     agrees: share(d.agrees, d.withChain),
     hitCap: share(d.hitCap, d.total),
-    ...(d.options ? { options: { first: d.options.first / d.total, second: d.options.second / d.total, neither: d.options.neither / d.total, lessMentioned: d.options.lessMentioned / d.total } } : {}),
+    ...(d.options
+      ? {
+          options: {
+            first: d.options.first / d.total,
+            second: d.options.second / d.total,
+            neither: d.options.neither / d.total,
+            lessMentioned: d.options.lessMentioned / d.total,
+          },
+        }
+      : {}),
   };
 }

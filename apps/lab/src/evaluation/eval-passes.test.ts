@@ -24,12 +24,26 @@ const coin: LatentMethod<{ passes: number }, MethodState> = {
   defaults: { passes: 1 },
   init: () => ({ trainable: () => new Map(), variables: () => new Map(), dispose: () => {} }),
   phases: () => [],
-  loss: () => { throw new Error('not trained'); },
-  generate: async (_s, batch, o) => batch.map((ex) => ({ id: ex.id, answer: o.rng.float() < 0.5 ? ex.answer : 'wrong', text: '', reasoningLength: 1, reasoningKind: 'latents' as const })),
+  loss: () => {
+    throw new Error('not trained');
+  },
+  generate: async (_s, batch, o) =>
+    batch.map((ex) => ({
+      id: ex.id,
+      answer: o.rng.float() < 0.5 ? ex.answer : 'wrong',
+      text: '',
+      reasoningLength: 1,
+      reasoningKind: 'latents' as const,
+    })),
   evalPasses: (c) => c.passes,
 };
 const task = { isCorrect: (ex: Example, text: string) => text === `### ${ex.answer}` } as unknown as Task;
-const examples: Example[] = Array.from({ length: 40 }, (_, i) => ({ id: `q${i}`, question: `q${i}`, steps: [], answer: String(i) }));
+const examples: Example[] = Array.from({ length: 40 }, (_, i) => ({
+  id: `q${i}`,
+  question: `q${i}`,
+  steps: [],
+  answer: String(i),
+}));
 const settings = { batchSize: 8, maxNewTokens: 4, temperature: 1, topP: 1, maxExamples: 0, controls: [] } as never;
 
 describe('evaluation passes', () => {
@@ -52,7 +66,11 @@ describe('evaluation passes', () => {
     expect(five.accuracy).toBeCloseTo(five.passes!.accuracies.reduce((a, b) => a + b, 0) / 5, 12);
     expect(five.samples).toEqual(one.samples);
     expect(one.passes).toBeUndefined();
-    const control = await evaluatePasses(coin, { passes: 5 }, state, examples, task, settings, { seed: 3, quiet: true, control: 'zero' });
+    const control = await evaluatePasses(coin, { passes: 5 }, state, examples, task, settings, {
+      seed: 3,
+      quiet: true,
+      control: 'zero',
+    });
     expect(control !== 'interrupted' && control.passes).toBeUndefined(); // controls: one pass
   });
 
@@ -60,15 +78,37 @@ describe('evaluation passes', () => {
     expect(colar.evalPasses!(colar.defaults)).toBe(5);
     expect(colar.evalPasses!({ ...colar.defaults, decoding: 'greedy' })).toBe(1);
     const runs = mkdtempSync(join(tmpdir(), 'lab-passes-'));
-    const exp = validateExperiment({
-      name: 'passes',
-      ...MICRO_SETTINGS,
-      arms: [
-        { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4 } },
-        { name: 'colar', method: 'colar', initFrom: 'cot', config: { sftSteps: 2, compressionFactor: 2, maxLatents: 6 } },
-        { name: 'colar-rl', method: 'colar', initFrom: 'colar', config: { sftSteps: 0, rlSteps: 2, compressionFactor: 2, maxLatents: 6, groupSize: 2, rolloutQuestions: 2, rlMinibatch: 2, evalPasses: 2 } },
-      ],
-    }, 'passes.json');
+    const exp = validateExperiment(
+      {
+        name: 'passes',
+        ...MICRO_SETTINGS,
+        arms: [
+          { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 4 } },
+          {
+            name: 'colar',
+            method: 'colar',
+            initFrom: 'cot',
+            config: { sftSteps: 2, compressionFactor: 2, maxLatents: 6 },
+          },
+          {
+            name: 'colar-rl',
+            method: 'colar',
+            initFrom: 'colar',
+            config: {
+              sftSteps: 0,
+              rlSteps: 2,
+              compressionFactor: 2,
+              maxLatents: 6,
+              groupSize: 2,
+              rolloutQuestions: 2,
+              rlMinibatch: 2,
+              evalPasses: 2,
+            },
+          },
+        ],
+      },
+      'passes.json',
+    );
     await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
     const summary = JSON.parse(readFileSync(join(runs, 'passes', 'colar', 's0', 'summary.json'), 'utf8'));
     expect(summary.passes.n).toBe(5);

@@ -31,20 +31,42 @@ export function passStats(accuracies: number[]): PassStats {
 }
 
 /** `evaluate`, `passes` times when the method asks for more than one (controls: always once). */
-export async function evaluatePasses<C, S extends MethodState>(method: LatentMethod<C, S>, config: C, state: S, examples: Example[], task: Task, settings: EvalSettings & { maxNewTokens: number }, o: Options = {}): Promise<PassedEvalResult | 'interrupted'> {
+export async function evaluatePasses<C, S extends MethodState>(
+  method: LatentMethod<C, S>,
+  config: C,
+  state: S,
+  examples: Example[],
+  task: Task,
+  settings: EvalSettings & { maxNewTokens: number },
+  o: Options = {},
+): Promise<PassedEvalResult | 'interrupted'> {
   const first = await evaluate(method, state, examples, task, settings, o);
   if (first === 'interrupted') return first;
   return addPasses(method, config, state, examples, task, settings, o, first);
 }
 
 /** The passes after `first` (an evaluation of the same examples with the same settings), when the method asks for more than one. */
-export async function addPasses<C, S extends MethodState>(method: LatentMethod<C, S>, config: C, state: S, examples: Example[], task: Task, settings: EvalSettings & { maxNewTokens: number }, o: Options, first: EvalResult): Promise<PassedEvalResult | 'interrupted'> {
+export async function addPasses<C, S extends MethodState>(
+  method: LatentMethod<C, S>,
+  config: C,
+  state: S,
+  examples: Example[],
+  task: Task,
+  settings: EvalSettings & { maxNewTokens: number },
+  o: Options,
+  first: EvalResult,
+): Promise<PassedEvalResult | 'interrupted'> {
   const passes = o.control && o.control !== 'none' ? 1 : (method.evalPasses?.(config) ?? 1);
-  if (!Number.isInteger(passes) || passes < 1) throw new Error(`${method.id}.evalPasses must be an integer ≥ 1, got ${passes}`);
+  if (!Number.isInteger(passes) || passes < 1)
+    throw new Error(`${method.id}.evalPasses must be an integer ≥ 1, got ${passes}`);
   if (passes === 1) return first;
   const results: EvalResult[] = [first];
   for (let k = 1; k < passes; k++) {
-    const r = await evaluate(method, state, examples, task, settings, { ...o, pass: k, label: `${o.label ?? 'eval'} (pass ${k + 1}/${passes})` });
+    const r = await evaluate(method, state, examples, task, settings, {
+      ...o,
+      pass: k,
+      label: `${o.label ?? 'eval'} (pass ${k + 1}/${passes})`,
+    });
     if (r === 'interrupted') return r;
     results.push(r);
   }

@@ -5,7 +5,16 @@
  * standard error. Every sample keeps its question id and correctness (samples.jsonl), from which
  * reports rebuild paired intervals.
  */
-import { Rng, SPECIAL_TOKENS, type Example, type Generation, type GenerateOptions, type LatentControl, type LatentMethod, type MethodState } from '@telepath/core';
+import {
+  Rng,
+  SPECIAL_TOKENS,
+  type Example,
+  type Generation,
+  type GenerateOptions,
+  type LatentControl,
+  type LatentMethod,
+  type MethodState,
+} from '@telepath/core';
 import { diagnoseChain, type ChainDiagnosis, type Task } from '@telepath/tasks';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from './diagnostics.js';
 import { Progress } from '../running/progress.js';
@@ -74,7 +83,14 @@ export async function evaluate<C, S extends MethodState>(
   return evaluateAnswers((batch, g) => method.generate(state, batch, g), examples, task, settings, o, method.id);
 }
 
-export async function evaluateAnswers(answer: Answerer, examples: Example[], task: Task, settings: Pick<EvalSettings, 'batchSize' | 'temperature' | 'topP'> & { maxNewTokens: number }, o: EvalOptions = {}, who = 'answerer'): Promise<EvalResult | 'interrupted'> {
+export async function evaluateAnswers(
+  answer: Answerer,
+  examples: Example[],
+  task: Task,
+  settings: Pick<EvalSettings, 'batchSize' | 'temperature' | 'topP'> & { maxNewTokens: number },
+  o: EvalOptions = {},
+  who = 'answerer',
+): Promise<EvalResult | 'interrupted'> {
   const progress = o.quiet ? undefined : new Progress(o.label ?? 'eval', examples.length);
   const rng = new Rng(o.seed ?? 0).fork(o.pass ? `eval/pass${o.pass}` : 'eval');
   const samples: ScoredSample[] = [];
@@ -85,7 +101,13 @@ export async function evaluateAnswers(answer: Answerer, examples: Example[], tas
     await new Promise<void>((resolve) => setImmediate(resolve)); // timers run between batches: a queue worker renews its job's lock
     const batch = examples.slice(i, i + settings.batchSize);
     const t0 = performance.now();
-    const gens = await answer(batch, { maxNewTokens: settings.maxNewTokens, temperature: settings.temperature, topP: settings.topP, rng: rng.fork(`batch/${i}`), control: o.control ?? 'none' });
+    const gens = await answer(batch, {
+      maxNewTokens: settings.maxNewTokens,
+      temperature: settings.temperature,
+      topP: settings.topP,
+      rng: rng.fork(`batch/${i}`),
+      control: o.control ?? 'none',
+    });
     decodeMs += performance.now() - t0;
     gens.forEach((g, j) => {
       const ex = batch[j];

@@ -44,7 +44,9 @@ describe('evaluation that tells arms apart', () => {
     run = await runExperiment(validateExperiment(EXP, 'eval-micro.json'), { runsDir: runs, ...quiet });
     const data = await loadTaskData('countdown', validateExperiment(EXP, 'x.json').data);
     const greedy = run.results.find((r) => r.arm === 'greedy')!;
-    const expected = data.test.filter((ex) => countdownTask.isCorrect(ex, `### ${taskHeuristics('countdown').greedy.answer(ex, new Rng(0)).answer}`)).length;
+    const expected = data.test.filter((ex) =>
+      countdownTask.isCorrect(ex, `### ${taskHeuristics('countdown').greedy.answer(ex, new Rng(0)).answer}`),
+    ).length;
     expect(greedy).toMatchObject({ method: 'heuristic', params: 0, trainSeconds: 0, total: 6, correct: expected });
     expect(existsSync(join(runs, 'eval-micro', 'greedy', 's0', 'model.json'))).toBe(false);
     for (const r of run.results) {
@@ -60,37 +62,58 @@ describe('evaluation that tells arms apart', () => {
     // CoT's diagnostics count every sample, and a generation without <eos> counts as cut off by the cap.
     const cot = run.results.find((r) => r.arm === 'cot')!.diagnostics!;
     expect(cot.total).toBe(6);
-    const samples = readFileSync(join(runs, 'eval-micro', 'cot', 's0', 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { hitCap: boolean; id: string; correct: boolean });
+    const samples = readFileSync(join(runs, 'eval-micro', 'cot', 's0', 'samples.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { hitCap: boolean; id: string; correct: boolean });
     expect(cot.hitCap).toBe(samples.filter((s) => s.hitCap).length);
     expect(samples.every((s) => typeof s.id === 'string' && typeof s.correct === 'boolean')).toBe(true);
   });
 
   it('every row carries n and its paired differences from the baselines, in the table and in --json', () => {
     const byArm = new Map(run.rows.map((r) => [r.arm, r]));
-    expect([...byArm.keys()]).toEqual(['no-cot', 'no-cot [val_target]', 'cot', 'cot [val_target]', 'sum', 'sum [val_target]', 'greedy', 'greedy [val_target]']);
+    expect([...byArm.keys()]).toEqual([
+      'no-cot',
+      'no-cot [val_target]',
+      'cot',
+      'cot [val_target]',
+      'sum',
+      'sum [val_target]',
+      'greedy',
+      'greedy [val_target]',
+    ]);
     expect(byArm.get('no-cot')!.paired).toEqual([{ baseline: 'no-cot', diff: 0, lo: 0, hi: 0, questions: 6 }]);
     const g = byArm.get('greedy')!;
     expect(g.spread).toBe('bootstrap');
     expect(g.paired[0].diff).toBeCloseTo(g.accuracy - byArm.get('no-cot')!.accuracy, 12);
     expect(g.paired[0].lo).toBeLessThanOrEqual(g.paired[0].diff);
     expect(byArm.get('cot [val_target]')!.paired[0].baseline).toBe('no-cot');
-    const json = resultsJson('eval-micro', run.results, run.rows) as { arms: { arm: string; method: string; n: number; paired: object[] }[] };
+    const json = resultsJson('eval-micro', run.results, run.rows) as {
+      arms: { arm: string; method: string; n: number; paired: object[] }[];
+    };
     const greedy = json.arms.find((a) => a.arm === 'greedy')!;
     expect(greedy.method).toBe('heuristic');
     expect(greedy.n).toBe(6);
-    expect(greedy.paired).toEqual([{ baseline: 'no-cot', diff: g.paired[0].diff, lo: g.paired[0].lo, hi: g.paired[0].hi }]);
+    expect(greedy.paired).toEqual([
+      { baseline: 'no-cot', diff: g.paired[0].diff, lo: g.paired[0].lo, hi: g.paired[0].hi },
+    ]);
     const table = readFileSync(join(runs, 'eval-micro', 'table.md'), 'utf8');
     expect(table).toContain('Δ no-cot (pp, 95 %)');
     expect(table).toContain('+0.0 [+0.0, +0.0]');
   });
 
   it('logs validation accuracy during training, and the report draws the curves, rebuilt identically from the records', async () => {
-    const metrics = readFileSync(join(runs, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+    const metrics = readFileSync(join(runs, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, number>);
     expect(metrics.filter((m) => 'sft/val_acc' in m).map((m) => m.step)).toEqual([1, 2, 4]);
     const results = await readSummaries(join(runs, 'eval-micro'));
     const a = await readCurves(runs, results);
     expect(a.filter((p) => p.arm === 'cot' && p.metric === 'loss')).toHaveLength(4);
-    expect(JSON.stringify(curveSpec(await readCurves(runs, results), 'val_acc'))).toBe(JSON.stringify(curveSpec(a, 'val_acc')));
+    expect(JSON.stringify(curveSpec(await readCurves(runs, results), 'val_acc'))).toBe(
+      JSON.stringify(curveSpec(a, 'val_acc')),
+    );
     expect(await reportCommand(['eval-micro', '--runs', runs, '--quiet'])).toBe(0);
     const out = join(runs, 'eval-micro', 'report');
     const [html, table] = [readFileSync(join(out, 'index.html'), 'utf8'), readFileSync(join(out, 'table.md'), 'utf8')];
@@ -106,15 +129,23 @@ describe('evaluation that tells arms apart', () => {
     expect(readFileSync(join(out, 'val-acc.svg'), 'utf8')).toBe(svg);
   });
 
-  it('the curve\'s validation passes leave training unchanged: the same losses and answers without them', async () => {
+  it("the curve's validation passes leave training unchanged: the same losses and answers without them", async () => {
     const other = mkdtempSync(join(tmpdir(), 'lab-nocurve-'));
     const plain = { ...EXP, compareTo: [], eval: { ...EXP.eval, curveEvery: 0 }, arms: [EXP.arms[1]] };
     const res = await runExperiment(validateExperiment(plain, 'eval-micro.json'), { runsDir: other, ...quiet });
-    const losses = (root: string) => readFileSync(join(root, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => 'sft/loss' in m).map((m) => m['sft/loss'] as number);
+    const losses = (root: string) =>
+      readFileSync(join(root, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((m) => 'sft/loss' in m)
+        .map((m) => m['sft/loss'] as number);
     expect(losses(other)).toEqual(losses(runs));
     expect(readFileSync(join(other, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')).not.toContain('val_acc');
     expect(res.results[0].accuracy).toBe(run.results.find((r) => r.arm === 'cot')!.accuracy);
-    expect(readFileSync(join(other, 'eval-micro', 'cot', 's0', 'samples.jsonl'), 'utf8')).toBe(readFileSync(join(runs, 'eval-micro', 'cot', 's0', 'samples.jsonl'), 'utf8'));
+    expect(readFileSync(join(other, 'eval-micro', 'cot', 's0', 'samples.jsonl'), 'utf8')).toBe(
+      readFileSync(join(runs, 'eval-micro', 'cot', 's0', 'samples.jsonl'), 'utf8'),
+    );
   });
 
   it('telepath run adds the diagnostics and the other split to a record that predates them, from its samples and final weights, equal to a fresh evaluation', async () => {
@@ -125,7 +156,11 @@ describe('evaluation that tells arms apart', () => {
     writeFileSync(join(dir, 'summary.json'), JSON.stringify(old));
     rmSync(join(dir, 'samples.val_target.jsonl'));
     const lines: string[] = [];
-    const again = await runExperiment(validateExperiment(EXP, 'eval-micro.json'), { runsDir: runs, quiet: true, log: (l) => lines.push(l) });
+    const again = await runExperiment(validateExperiment(EXP, 'eval-micro.json'), {
+      runsDir: runs,
+      quiet: true,
+      log: (l) => lines.push(l),
+    });
     const cot = again.results.find((r) => r.arm === 'cot')!;
     expect(cot.diagnostics).toEqual(fresh.diagnostics);
     expect(cot.tests).toEqual(fresh.tests);
@@ -146,9 +181,18 @@ describe('evaluation that tells arms apart', () => {
       delete summary.tests;
       writeFileSync(join(dir, 'summary.json'), JSON.stringify({ ...summary, experiment: 'old' }));
       rmSync(join(dir, 'samples.val_target.jsonl'));
-      const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').filter((l) => !l.includes('val_acc'));
+      const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => !l.includes('val_acc'));
       writeFileSync(join(dir, 'metrics.jsonl'), lines.join('\n') + '\n');
-      const samples = readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => { const { hitCap: _h, diagnosis: _d, ...s } = JSON.parse(l); return JSON.stringify(s); });
+      const samples = readFileSync(join(dir, 'samples.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => {
+          const { hitCap: _h, diagnosis: _d, ...s } = JSON.parse(l);
+          return JSON.stringify(s);
+        });
       writeFileSync(join(dir, 'samples.jsonl'), samples.join('\n') + '\n');
     }
     const results = await readSummaries(join(old, 'old'));
@@ -165,7 +209,9 @@ describe('evaluation that tells arms apart', () => {
     expect(html).not.toContain('id="chart-val-acc"');
     // Without per-question samples: binomial errors, marked, and no paired column.
     rmSync(join(old, 'old', 'cot', 's0', 'samples.jsonl'));
-    const bare = (await compareArms(await readSummaries(join(old, 'old')), old, ['no-cot'])).find((r) => r.arm === 'cot')!;
+    const bare = (await compareArms(await readSummaries(join(old, 'old')), old, ['no-cot'])).find(
+      (r) => r.arm === 'cot',
+    )!;
     expect(bare.spread).toBe('binomial');
     expect(bare.paired).toEqual([]);
   });

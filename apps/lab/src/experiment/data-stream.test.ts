@@ -18,7 +18,11 @@ beforeAll(async () => {
 let variables = 0;
 
 /** The questions of every step's batch, from core's train() with `data`'s batches (a scalar model: only the batches matter). */
-async function batchesSeen(data: TaskData, steps: number, o: { checkpointPath?: string; stopAfter?: number } = {}): Promise<Map<number, string[]>> {
+async function batchesSeen(
+  data: TaskData,
+  steps: number,
+  o: { checkpointPath?: string; stopAfter?: number } = {},
+): Promise<Map<number, string[]>> {
   const seen = new Map<number, string[]>();
   const w = tf.variable(tf.scalar(1), true, `stream-w${++variables}`);
   let calls = 0;
@@ -28,7 +32,10 @@ async function batchesSeen(data: TaskData, steps: number, o: { checkpointPath?: 
     config: { steps, logEvery: 1, checkpointEvery: 2 },
     checkpointPath: o.checkpointPath,
     loss: (at) => {
-      seen.set(at.step, trainBatch(data, at.rng, at.step, 8).map((e) => e.question));
+      seen.set(
+        at.step,
+        trainBatch(data, at.rng, at.step, 8).map((e) => e.question),
+      );
       return tf.mul(w, w);
     },
     shouldStop: () => o.stopAfter !== undefined && ++calls >= o.stopAfter,
@@ -38,7 +45,16 @@ async function batchesSeen(data: TaskData, steps: number, o: { checkpointPath?: 
 }
 
 describe('Countdown data generated on the fly', () => {
-  const settings = { ...DEFAULT_COUNTDOWN_DATA, n: 3, trainCount: 50, testCount: 20, stream: true, reasoning: 'state' as const, warmupShare: 0.25, warmupSteps: 3 };
+  const settings = {
+    ...DEFAULT_COUNTDOWN_DATA,
+    n: 3,
+    trainCount: 50,
+    testCount: 20,
+    stream: true,
+    reasoning: 'state' as const,
+    warmupShare: 0.25,
+    warmupSteps: 3,
+  };
 
   it('gives every step fresh batches, the same from the same seed and across a resume', async () => {
     const data = await loadTaskData('countdown', settings);
@@ -60,37 +76,72 @@ describe('Countdown data generated on the fly', () => {
 
   it('keeps test instances out of the stream and writes train and test in the data format', async () => {
     const data = await loadTaskData('countdown', { ...settings, numberFormat: 'reversed' });
-    expect(data.test.every((e) => (e.meta as CountdownMeta).numberFormat === 'reversed' && /\[/.test(e.steps[0]))).toBe(true);
+    expect(data.test.every((e) => (e.meta as CountdownMeta).numberFormat === 'reversed' && /\[/.test(e.steps[0]))).toBe(
+      true,
+    );
     expect(data.train[0].steps[0]).toMatch(/^\d+[-+*/]\d+=\d+ \[[\d ]+\]$/);
     const fixed = await loadTaskData('countdown', { ...DEFAULT_COUNTDOWN_DATA, trainCount: 50 });
     expect(fixed.trainBatch).toBeUndefined(); // no stream, no warm-up: batches come from the fixed list as before
-    const warm = await loadTaskData('countdown', { ...DEFAULT_COUNTDOWN_DATA, trainCount: 50, warmupShare: 0.5, warmupSteps: 1 });
+    const warm = await loadTaskData('countdown', {
+      ...DEFAULT_COUNTDOWN_DATA,
+      trainCount: 50,
+      warmupShare: 0.5,
+      warmupSteps: 1,
+    });
     const batch = warm.trainBatch!(new Rng(0), 0, 8);
     expect(batch.filter((e) => (e.meta as CountdownMeta).fact).length).toBe(4);
     expect(batch.filter((e) => !(e.meta as CountdownMeta).fact).every((e) => warm.train.includes(e))).toBe(true);
   });
 
   it('arms may override the data settings; bad values name the arm and key', () => {
-    const exp = validateExperiment({ name: 'x', ...MICRO_SETTINGS, arms: [
-      { name: 'cot', method: 'cot', config: { steps: 1 } },
-      { name: 'cot-state', method: 'cot', config: { steps: 1 }, data: { reasoning: 'state' } },
-    ] }, 'x.json');
+    const exp = validateExperiment(
+      {
+        name: 'x',
+        ...MICRO_SETTINGS,
+        arms: [
+          { name: 'cot', method: 'cot', config: { steps: 1 } },
+          { name: 'cot-state', method: 'cot', config: { steps: 1 }, data: { reasoning: 'state' } },
+        ],
+      },
+      'x.json',
+    );
     expect(armData(exp, exp.arms[0])).toBe(exp.data);
     expect(armData(exp, exp.arms[1])).toMatchObject({ n: 3, trainCount: 40, reasoning: 'state' });
-    const bad = (data: unknown) => () => validateExperiment({ name: 'x', ...MICRO_SETTINGS, arms: [{ name: 'a', method: 'cot', config: {}, data }] }, 'x.json');
-    expect(bad({ reasoning: 'essay' })).toThrow(/arms\[0\] \(a\) data.reasoning: expected one of steps, state, search, got "essay"/);
+    const bad = (data: unknown) => () =>
+      validateExperiment(
+        { name: 'x', ...MICRO_SETTINGS, arms: [{ name: 'a', method: 'cot', config: {}, data }] },
+        'x.json',
+      );
+    expect(bad({ reasoning: 'essay' })).toThrow(
+      /arms\[0\] \(a\) data.reasoning: expected one of steps, state, search, got "essay"/,
+    );
     expect(bad({ nn: 3 })).toThrow(/unknown config key "nn"/);
     expect(bad({ warmupShare: 2 })).toThrow(/data.warmupShare: expected a share in 0..1/);
   });
 
   it('trains an arm on the stream end to end, recording its own data settings', async () => {
     const runs = mkdtempSync(join(tmpdir(), 'lab-stream-'));
-    const exp = validateExperiment({ name: 'micro-stream', ...MICRO_SETTINGS, data: { ...MICRO_SETTINGS.data, stream: true, warmupShare: 0.5, warmupSteps: 2 }, arms: [
-      { name: 'cot-search', method: 'cot', config: { variant: 'cot', steps: 3, maxNewTokens: 8 }, data: { reasoning: 'search' } },
-    ] }, 'micro-stream.json');
+    const exp = validateExperiment(
+      {
+        name: 'micro-stream',
+        ...MICRO_SETTINGS,
+        data: { ...MICRO_SETTINGS.data, stream: true, warmupShare: 0.5, warmupSteps: 2 },
+        arms: [
+          {
+            name: 'cot-search',
+            method: 'cot',
+            config: { variant: 'cot', steps: 3, maxNewTokens: 8 },
+            data: { reasoning: 'search' },
+          },
+        ],
+      },
+      'micro-stream.json',
+    );
     const r = await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
     expect(r.results).toHaveLength(1);
-    const resolved = JSON.parse(readFileSync(join(runs, 'micro-stream', 'cot-search', 's0', 'config.resolved.json'), 'utf8'));
+    const resolved = JSON.parse(
+      readFileSync(join(runs, 'micro-stream', 'cot-search', 's0', 'config.resolved.json'), 'utf8'),
+    );
     expect(resolved.data).toMatchObject({ stream: true, reasoning: 'search', warmupShare: 0.5 });
     expect(readFileSync(join(runs, 'micro-stream', 'cot-search', 's0', 'tokenizer.json'), 'utf8')).toContain('back');
   });

@@ -85,8 +85,20 @@ export interface CountdownData {
   otherSplit: boolean;
 }
 export const DEFAULT_COUNTDOWN_DATA: CountdownData = {
-  n: 3, trainCount: 2000, testCount: 1000, testSplit: 'val', seed: 0, rules: 'sos', testFile: '',
-  stream: false, reasoning: 'steps', numberFormat: 'plain', searchBacks: 4, warmupShare: 0, warmupSteps: 0, otherSplit: true,
+  n: 3,
+  trainCount: 2000,
+  testCount: 1000,
+  testSplit: 'val',
+  seed: 0,
+  rules: 'sos',
+  testFile: '',
+  stream: false,
+  reasoning: 'steps',
+  numberFormat: 'plain',
+  searchBacks: 4,
+  warmupShare: 0,
+  warmupSteps: 0,
+  otherSplit: true,
 };
 
 /** Validation questions generated for Countdown's training curves (seed offset keeps them apart from the test split's draws). */
@@ -119,12 +131,25 @@ export interface ProsqaData {
    */
   curriculumSteps: number;
 }
-export const DEFAULT_PROSQA_DATA: ProsqaData = { trainCount: 2000, seed: 0, testSplit: 'test', testLimit: 0, rendering: 'english', reasoning: 'path', generator: 'coconut', curriculumSteps: 0 };
+export const DEFAULT_PROSQA_DATA: ProsqaData = {
+  trainCount: 2000,
+  seed: 0,
+  testSplit: 'test',
+  testLimit: 0,
+  rendering: 'english',
+  reasoning: 'path',
+  generator: 'coconut',
+  curriculumSteps: 0,
+};
 
 export const TASK_NAMES = ['countdown', 'gsm8k', 'prosqa'] as const;
 export type LabTaskName = (typeof TASK_NAMES)[number];
 
-export const DATA_DEFAULTS: Record<LabTaskName, object> = { countdown: DEFAULT_COUNTDOWN_DATA, gsm8k: DEFAULT_GSM8K_DATA, prosqa: DEFAULT_PROSQA_DATA };
+export const DATA_DEFAULTS: Record<LabTaskName, object> = {
+  countdown: DEFAULT_COUNTDOWN_DATA,
+  gsm8k: DEFAULT_GSM8K_DATA,
+  prosqa: DEFAULT_PROSQA_DATA,
+};
 
 export function checkTaskName(name: unknown, where: string): LabTaskName {
   if (typeof name !== 'string' || !TASK_NAMES.includes(name as LabTaskName)) {
@@ -138,7 +163,8 @@ export function parseData(task: LabTaskName, data: unknown, where: string): obje
   // The generator's range, checked here so a bad value stops the run before any training.
   if (task === 'countdown') checkCountdownData(d as CountdownData, where);
   // Counts: a data config that would train or evaluate on nothing is an error, not "0.0 % (0/0)".
-  const count = (key: string, value: unknown, min: number, note = '') => checkNumber(`${where} data.${key}${note}`, value, { integer: true, min });
+  const count = (key: string, value: unknown, min: number, note = '') =>
+    checkNumber(`${where} data.${key}${note}`, value, { integer: true, min });
   if (task === 'countdown') {
     const c = d as CountdownData;
     count('trainCount', c.trainCount, 1);
@@ -154,31 +180,61 @@ export function parseData(task: LabTaskName, data: unknown, where: string): obje
   }
   if (task === 'gsm8k') {
     const m = (d as Gsm8kData).vocabMinCount;
-    if (!Number.isInteger(m) || m < 1) throw new Error(`${where} data.vocabMinCount: expected an integer ≥ 1 (1 keeps every word of the training split), got ${JSON.stringify(m)}`);
+    if (!Number.isInteger(m) || m < 1)
+      throw new Error(
+        `${where} data.vocabMinCount: expected an integer ≥ 1 (1 keeps every word of the training split), got ${JSON.stringify(m)}`,
+      );
   }
   if (task === 'prosqa') checkProsqaData(d as ProsqaData, where);
   return d;
 }
 
 function checkCountdownData(d: CountdownData, where: string): void {
-  if (!isCountdownSize(d.n)) throw new Error(`${where} data.n: Countdown takes ${COUNTDOWN_MIN_N} to ${COUNTDOWN_MAX_N} numbers, got ${JSON.stringify(d.n)}`);
-  if (!COUNTDOWN_REASONING.includes(d.reasoning)) throw new Error(`${where} data.reasoning: expected one of ${COUNTDOWN_REASONING.join(', ')}, got ${JSON.stringify(d.reasoning)}`);
-  if (!['val', 'val_target', 'facts'].includes(d.testSplit)) throw new Error(`${where} data.testSplit: expected val, val_target or facts, got ${JSON.stringify(d.testSplit)}`);
-  if (!NUMBER_FORMATS.includes(d.numberFormat)) throw new Error(`${where} data.numberFormat: expected one of ${NUMBER_FORMATS.join(', ')}, got ${JSON.stringify(d.numberFormat)}`);
-  if (!(d.warmupShare >= 0 && d.warmupShare <= 1)) throw new Error(`${where} data.warmupShare: expected a share in 0..1, got ${d.warmupShare}`);
+  if (!isCountdownSize(d.n))
+    throw new Error(
+      `${where} data.n: Countdown takes ${COUNTDOWN_MIN_N} to ${COUNTDOWN_MAX_N} numbers, got ${JSON.stringify(d.n)}`,
+    );
+  if (!COUNTDOWN_REASONING.includes(d.reasoning))
+    throw new Error(
+      `${where} data.reasoning: expected one of ${COUNTDOWN_REASONING.join(', ')}, got ${JSON.stringify(d.reasoning)}`,
+    );
+  if (!['val', 'val_target', 'facts'].includes(d.testSplit))
+    throw new Error(`${where} data.testSplit: expected val, val_target or facts, got ${JSON.stringify(d.testSplit)}`);
+  if (!NUMBER_FORMATS.includes(d.numberFormat))
+    throw new Error(
+      `${where} data.numberFormat: expected one of ${NUMBER_FORMATS.join(', ')}, got ${JSON.stringify(d.numberFormat)}`,
+    );
+  if (!(d.warmupShare >= 0 && d.warmupShare <= 1))
+    throw new Error(`${where} data.warmupShare: expected a share in 0..1, got ${d.warmupShare}`);
   for (const k of ['searchBacks', 'warmupSteps'] as const) {
-    if (!Number.isInteger(d[k]) || d[k] < 0) throw new Error(`${where} data.${k}: expected an integer ≥ 0, got ${d[k]}`);
+    if (!Number.isInteger(d[k]) || d[k] < 0)
+      throw new Error(`${where} data.${k}: expected an integer ≥ 0, got ${d[k]}`);
   }
 }
 
 function checkProsqaData(d: ProsqaData, where: string): void {
-  const choices: [keyof ProsqaData, readonly string[]][] = [['rendering', PROSQA_RENDERINGS], ['reasoning', PROSQA_REASONING], ['generator', ['coconut', 'balanced']], ['testSplit', ['valid', 'test']]];
+  const choices: [keyof ProsqaData, readonly string[]][] = [
+    ['rendering', PROSQA_RENDERINGS],
+    ['reasoning', PROSQA_REASONING],
+    ['generator', ['coconut', 'balanced']],
+    ['testSplit', ['valid', 'test']],
+  ];
   for (const [key, valid] of choices) {
-    if (!valid.includes(d[key] as string)) throw new Error(`${where} data.${key}: expected one of ${valid.join(', ')}, got ${JSON.stringify(d[key])}`);
+    if (!valid.includes(d[key] as string))
+      throw new Error(`${where} data.${key}: expected one of ${valid.join(', ')}, got ${JSON.stringify(d[key])}`);
   }
-  if (!Number.isInteger(d.curriculumSteps) || d.curriculumSteps < 0) throw new Error(`${where} data.curriculumSteps: expected an integer ≥ 0 (0: no curriculum), got ${JSON.stringify(d.curriculumSteps)}`);
-  if (d.curriculumSteps > 0 && d.generator !== 'balanced') throw new Error(`${where} data.curriculumSteps: the depth curriculum orders the balanced generator's graphs (set data.generator to "balanced")`);
-  if (d.reasoning === 'frontier' && d.rendering !== 'symbolic') throw new Error(`${where} data.reasoning: the frontier trace is written in the symbolic rendering only (set data.rendering to "symbolic")`);
+  if (!Number.isInteger(d.curriculumSteps) || d.curriculumSteps < 0)
+    throw new Error(
+      `${where} data.curriculumSteps: expected an integer ≥ 0 (0: no curriculum), got ${JSON.stringify(d.curriculumSteps)}`,
+    );
+  if (d.curriculumSteps > 0 && d.generator !== 'balanced')
+    throw new Error(
+      `${where} data.curriculumSteps: the depth curriculum orders the balanced generator's graphs (set data.generator to "balanced")`,
+    );
+  if (d.reasoning === 'frontier' && d.rendering !== 'symbolic')
+    throw new Error(
+      `${where} data.reasoning: the frontier trace is written in the symbolic rendering only (set data.rendering to "symbolic")`,
+    );
 }
 
 /** ProsQA's train and test examples in the configured rendering, reasoning and training generator. */
@@ -186,23 +242,48 @@ async function prosqaData(d: ProsqaData): Promise<TaskData> {
   const valid = (await loadProsqa('valid')).examples;
   const realTest = (await loadProsqa('test')).examples;
   const exclude = new Set([...valid, ...realTest].map((e) => e.question));
-  const english = d.generator === 'balanced'
-    ? generateBalancedProsqa({ count: d.trainCount, seed: d.seed, exclude, curriculum: d.curriculumSteps > 0 })
-    : generateProsqa({ count: d.trainCount, seed: d.seed, exclude });
+  const english =
+    d.generator === 'balanced'
+      ? generateBalancedProsqa({ count: d.trainCount, seed: d.seed, exclude, curriculum: d.curriculumSteps > 0 })
+      : generateProsqa({ count: d.trainCount, seed: d.seed, exclude });
   const testEnglish = limit(d.testSplit === 'test' ? realTest : valid, d.testLimit);
   const generated = d.generator === 'balanced' ? 'prosqa-balanced' : 'prosqa-generated';
   const tag = d.rendering === 'english' ? '' : `-symbolic-${d.reasoning}`;
-  const hashesOf = (train: Example[], test: Example[]) => ({ [`${generated}${tag}/train`]: examplesSha256(train), [`prosqa${tag}/${d.testSplit}`]: examplesSha256(test) });
+  const hashesOf = (train: Example[], test: Example[]) => ({
+    [`${generated}${tag}/train`]: examplesSha256(train),
+    [`prosqa${tag}/${d.testSplit}`]: examplesSha256(test),
+  });
   // The training curves' questions: the valid split when the test split is scored, else the test questions.
   const validEnglish = d.testSplit === 'test' ? valid : testEnglish;
-  const curriculum = (train: Example[]) => (d.curriculumSteps > 0 ? { trainBatch: curriculumBatches(train, d.curriculumSteps) } : {});
-  if (d.rendering === 'english') return { task: prosqaTask, train: english, test: testEnglish, hashes: hashesOf(english, testEnglish), vocabulary: {}, validation: validEnglish, ...curriculum(english) };
+  const curriculum = (train: Example[]) =>
+    d.curriculumSteps > 0 ? { trainBatch: curriculumBatches(train, d.curriculumSteps) } : {};
+  if (d.rendering === 'english')
+    return {
+      task: prosqaTask,
+      train: english,
+      test: testEnglish,
+      hashes: hashesOf(english, testEnglish),
+      vocabulary: {},
+      validation: validEnglish,
+      ...curriculum(english),
+    };
   const train = english.map((e) => toSymbolicProsqa(e, d.reasoning));
   const test = testEnglish.map((e) => toSymbolicProsqa(e, d.reasoning));
   // Both written forms, so arms that differ only in `reasoning` share one tokenizer.
-  const vocabularyFrom = PROSQA_REASONING.flatMap((r) => (r === d.reasoning ? train : english.map((e) => toSymbolicProsqa(e, r))));
+  const vocabularyFrom = PROSQA_REASONING.flatMap((r) =>
+    r === d.reasoning ? train : english.map((e) => toSymbolicProsqa(e, r)),
+  );
   const validation = validEnglish.map((e) => toSymbolicProsqa(e, d.reasoning));
-  return { task: prosqaTask, train, test, hashes: hashesOf(train, test), vocabulary: {}, vocabularyFrom, validation, ...curriculum(train) };
+  return {
+    task: prosqaTask,
+    train,
+    test,
+    hashes: hashesOf(train, test),
+    vocabulary: {},
+    vocabularyFrom,
+    validation,
+    ...curriculum(train),
+  };
 }
 
 /** Batches drawn uniformly from the part of the depth-ordered set that the curriculum has opened at `step`. */
@@ -224,7 +305,14 @@ export async function loadTaskData(task: LabTaskName, data: object): Promise<Tas
       const train = limit((await loadGsm8k('train')).examples, d.trainLimit);
       const test = limit((await loadGsm8k(d.testSplit)).examples, d.testLimit);
       const validation = d.testSplit === 'test' ? (await loadGsm8k('valid')).examples : test;
-      return { task: gsm8kTask, train, test, hashes: { 'gsm8k/train': examplesSha256(train), [`gsm8k/${d.testSplit}`]: examplesSha256(test) }, vocabulary: { minCount: d.vocabMinCount }, validation };
+      return {
+        task: gsm8kTask,
+        train,
+        test,
+        hashes: { 'gsm8k/train': examplesSha256(train), [`gsm8k/${d.testSplit}`]: examplesSha256(test) },
+        vocabulary: { minCount: d.vocabMinCount },
+        validation,
+      };
     }
     case 'prosqa':
       return prosqaData(data as ProsqaData);
@@ -246,33 +334,63 @@ async function countdownData(d: CountdownData): Promise<TaskData> {
   if (d.testFile) test = (await loadCountdownJsonl(d.testFile)).examples;
   else if (d.testSplit === 'facts') {
     const rng = new Rng(d.seed).fork('countdown/facts-test');
-    test = Array.from({ length: d.testCount }, (_, i) => countdownFact(rng, d.n, d.numberFormat, `countdown/n${d.n}/facts/${i}`));
+    test = Array.from({ length: d.testCount }, (_, i) =>
+      countdownFact(rng, d.n, d.numberFormat, `countdown/n${d.n}/facts/${i}`),
+    );
   } else {
     test = generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: d.testSplit, avoidSolutions: avoid });
   }
   // The other split (val ↔ val_target) beside the test set, and the training curves' questions.
   const other = d.testSplit === 'val' ? 'val_target' : d.testSplit === 'val_target' ? 'val' : null;
-  const otherTest = d.otherSplit && !d.testFile && other ? generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: other, avoidSolutions: avoid }) : [];
-  const validation = generateCountdown({ n: d.n, count: COUNTDOWN_VALIDATION.count, seed: d.seed + COUNTDOWN_VALIDATION.seedOffset, split: 'val', avoidSolutions: avoid });
+  const otherTest =
+    d.otherSplit && !d.testFile && other
+      ? generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: other, avoidSolutions: avoid })
+      : [];
+  const validation = generateCountdown({
+    n: d.n,
+    count: COUNTDOWN_VALIDATION.count,
+    seed: d.seed + COUNTDOWN_VALIDATION.seedOffset,
+    split: 'val',
+    avoidSolutions: avoid,
+  });
   const heldOut = [...test, ...otherTest, ...validation];
-  const stream = { n: d.n, ...render, warmupShare: d.warmupShare, warmupSteps: d.warmupSteps, avoidSolutions: new Set(heldOut.map((e) => e.steps.join(', '))) };
+  const stream = {
+    n: d.n,
+    ...render,
+    warmupShare: d.warmupShare,
+    warmupSteps: d.warmupSteps,
+    avoidSolutions: new Set(heldOut.map((e) => e.steps.join(', '))),
+  };
   const plain = d.reasoning === 'steps' && d.numberFormat === 'plain'; // the original text, records unchanged
   const train = plain ? base : base.map((e) => renderCountdown(e, render));
   const renderAll = (xs: Example[]) => (plain ? xs : xs.map((e) => renderCountdown(e, render)));
   // A test file's instances come without solutions: only their numbers are rewritten.
-  const rendered = plain || d.testSplit === 'facts' ? test : test.map((e) => renderCountdown(e, d.testFile ? { ...render, reasoning: 'steps' } : render));
+  const rendered =
+    plain || d.testSplit === 'facts'
+      ? test
+      : test.map((e) => renderCountdown(e, d.testFile ? { ...render, reasoning: 'steps' } : render));
   const extraTests: Record<string, Example[]> = other && otherTest.length ? { [other]: renderAll(otherTest) } : {};
   // The context length is sized from `train` and the test set: longer streamed instances are redrawn.
   const maxChars = Math.max(...[...train, ...rendered].map(exampleChars));
   const trainBatch = d.stream
     ? (rng: Rng, step: number, batchSize: number) => countdownTrainBatch({ ...stream, maxChars }, rng, step, batchSize)
     : d.warmupShare > 0
-      ? (rng: Rng, step: number, batchSize: number) => countdownTrainBatch({ ...stream, pool: train }, rng, step, batchSize)
+      ? (rng: Rng, step: number, batchSize: number) =>
+          countdownTrainBatch({ ...stream, pool: train }, rng, step, batchSize)
       : undefined;
   const hashes = {
     [`countdown-n${d.n}/train${d.stream ? '-sample' : ''}`]: examplesSha256(train),
     [`countdown-n${d.n}/${d.testFile || d.testSplit}`]: examplesSha256(rendered),
     ...Object.fromEntries(Object.entries(extraTests).map(([k, v]) => [`countdown-n${d.n}/${k}`, examplesSha256(v)])),
   };
-  return { task: scoring, train, test: rendered, hashes, vocabulary: {}, extraTests, validation: renderAll(validation), ...(trainBatch ? { trainBatch } : {}) };
+  return {
+    task: scoring,
+    train,
+    test: rendered,
+    hashes,
+    vocabulary: {},
+    extraTests,
+    validation: renderAll(validation),
+    ...(trainBatch ? { trainBatch } : {}),
+  };
 }

@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { armData, validateExperiment } from './experiment.js';
 import { loadExperiment } from './load-experiment.js';
 
-const BASE = { name: 'x', task: 'countdown', data: { n: 3 }, arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 5 } }] };
+const BASE = {
+  name: 'x',
+  task: 'countdown',
+  data: { n: 3 },
+  arms: [{ name: 'cot', method: 'cot', config: { variant: 'cot', steps: 5 } }],
+};
 
 describe('experiment config', () => {
   it('fills defaults and validates the arm configs against the method', () => {
@@ -16,38 +21,92 @@ describe('experiment config', () => {
   });
 
   it('names the key and the valid choices for unknown keys, types, tasks and methods', () => {
-    expect(() => validateExperiment({ ...BASE, trian: {} }, 'x.json')).toThrow(/x\.json: unknown config key "trian". Expected one of: name, description, task/);
-    expect(() => validateExperiment({ ...BASE, train: { batchSize: '8' } }, 'x.json')).toThrow('x.json: config key "train.batchSize": expected number, got string ("8")');
-    expect(() => validateExperiment({ ...BASE, task: 'gsm9k' }, 'x.json')).toThrow('x.json: "task": unknown task "gsm9k". Expected one of: countdown, gsm8k, prosqa');
-    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'a', method: 'cott', config: {} }] }, 'x.json')).toThrow(/arms\[0\] \(a\) "method": unknown method "cott". Expected one of: cot/);
-    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'a', method: 'thought-comm', config: {} }] }, 'x.json')).toThrow(/experiment kind, not as an arm/);
-    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'a', method: 'cot', config: { stepz: 1 } }] }, 'x.json')).toThrow(/arms\[0\] \(a\) config: unknown config key "stepz"/);
-    expect(() => validateExperiment({ ...BASE, data: { n: 3, count: 5 } }, 'x.json')).toThrow(/x\.json data: unknown config key "count"/);
-    expect(() => validateExperiment({ ...BASE, arms: [BASE.arms[0], BASE.arms[0]] }, 'x.json')).toThrow(/duplicate arm name "cot"/);
+    expect(() => validateExperiment({ ...BASE, trian: {} }, 'x.json')).toThrow(
+      /x\.json: unknown config key "trian". Expected one of: name, description, task/,
+    );
+    expect(() => validateExperiment({ ...BASE, train: { batchSize: '8' } }, 'x.json')).toThrow(
+      'x.json: config key "train.batchSize": expected number, got string ("8")',
+    );
+    expect(() => validateExperiment({ ...BASE, task: 'gsm9k' }, 'x.json')).toThrow(
+      'x.json: "task": unknown task "gsm9k". Expected one of: countdown, gsm8k, prosqa',
+    );
+    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'a', method: 'cott', config: {} }] }, 'x.json')).toThrow(
+      /arms\[0\] \(a\) "method": unknown method "cott". Expected one of: cot/,
+    );
+    expect(() =>
+      validateExperiment({ ...BASE, arms: [{ name: 'a', method: 'thought-comm', config: {} }] }, 'x.json'),
+    ).toThrow(/experiment kind, not as an arm/);
+    expect(() =>
+      validateExperiment({ ...BASE, arms: [{ name: 'a', method: 'cot', config: { stepz: 1 } }] }, 'x.json'),
+    ).toThrow(/arms\[0\] \(a\) config: unknown config key "stepz"/);
+    expect(() => validateExperiment({ ...BASE, data: { n: 3, count: 5 } }, 'x.json')).toThrow(
+      /x\.json data: unknown config key "count"/,
+    );
+    expect(() => validateExperiment({ ...BASE, arms: [BASE.arms[0], BASE.arms[0]] }, 'x.json')).toThrow(
+      /duplicate arm name "cot"/,
+    );
     expect(() => validateExperiment({ ...BASE, seeds: [] }, 'x.json')).toThrow(/seeds/);
   });
 
   it('takes baselines (compareTo) and heuristic arms, naming what is wrong', () => {
-    const c = validateExperiment({ ...BASE, compareTo: ['cot'], arms: [...BASE.arms, { name: 'greedy', method: 'heuristic', config: { rule: 'greedy' } }] }, 'x.json');
+    const c = validateExperiment(
+      {
+        ...BASE,
+        compareTo: ['cot'],
+        arms: [...BASE.arms, { name: 'greedy', method: 'heuristic', config: { rule: 'greedy' } }],
+      },
+      'x.json',
+    );
     expect(c.compareTo).toEqual(['cot']);
     expect(c.arms[1]).toMatchObject({ method: 'heuristic', config: { rule: 'greedy' }, initFrom: '' });
     expect(c.eval).toMatchObject({ curveEvery: 250, curveExamples: 64 });
-    expect(() => validateExperiment({ ...BASE, compareTo: ['no-cot'] }, 'x.json')).toThrow('x.json: compareTo: "no-cot" is not an arm. Arms: cot');
-    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'h', method: 'heuristic', config: { rule: 'less-mentioned' } }] }, 'x.json')).toThrow('x.json: arms[0] (h) config "rule": unknown heuristic "less-mentioned" for countdown. Expected one of: sum, greedy');
-    expect(() => validateExperiment({ ...BASE, arms: [{ name: 'h', method: 'heuristic', config: { rule: 'sum' } }, { name: 'c', method: 'cot', initFrom: 'h', config: {} }] }, 'x.json')).toThrow(/starts from "h", a heuristic arm, which has no weights/);
-    expect(() => validateExperiment({ ...BASE, eval: { curveEvery: -1 } }, 'x.json')).toThrow(/eval\.curveEvery must be an integer ≥ 0/);
+    expect(() => validateExperiment({ ...BASE, compareTo: ['no-cot'] }, 'x.json')).toThrow(
+      'x.json: compareTo: "no-cot" is not an arm. Arms: cot',
+    );
+    expect(() =>
+      validateExperiment(
+        { ...BASE, arms: [{ name: 'h', method: 'heuristic', config: { rule: 'less-mentioned' } }] },
+        'x.json',
+      ),
+    ).toThrow(
+      'x.json: arms[0] (h) config "rule": unknown heuristic "less-mentioned" for countdown. Expected one of: sum, greedy',
+    );
+    expect(() =>
+      validateExperiment(
+        {
+          ...BASE,
+          arms: [
+            { name: 'h', method: 'heuristic', config: { rule: 'sum' } },
+            { name: 'c', method: 'cot', initFrom: 'h', config: {} },
+          ],
+        },
+        'x.json',
+      ),
+    ).toThrow(/starts from "h", a heuristic arm, which has no weights/);
+    expect(() => validateExperiment({ ...BASE, eval: { curveEvery: -1 } }, 'x.json')).toThrow(
+      /eval\.curveEvery must be an integer ≥ 0/,
+    );
   });
 
   it("takes an arm's own data settings over the experiment's, validated as data", () => {
-    const arms = [{ name: 'a', method: 'cot', config: {} }, { name: 'b', method: 'cot', config: {}, initFrom: 'a', data: { n: 4 } }];
+    const arms = [
+      { name: 'a', method: 'cot', config: {} },
+      { name: 'b', method: 'cot', config: {}, initFrom: 'a', data: { n: 4 } },
+    ];
     const c = validateExperiment({ ...BASE, arms }, 'x.json');
     expect(c.arms[0].data).toBeUndefined();
     expect(c.arms[1].data).toEqual({ n: 4 });
     expect(armData(c, c.arms[1])).toMatchObject({ n: 4, trainCount: 2000 });
     expect(armData(c, c.arms[0])).toBe(c.data);
-    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: { m: 1 } }] }, 'x.json')).toThrow(/arms\[0\] \(a\) data: unknown config key "m"/);
-    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: { n: 9 } }] }, 'x.json')).toThrow(/arms\[0\] \(a\) data.n: Countdown takes \d to 6 numbers, got 9/);
-    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: 3 }] }, 'x.json')).toThrow(/arms\[0\] \(a\) data: expected an object/);
+    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: { m: 1 } }] }, 'x.json')).toThrow(
+      /arms\[0\] \(a\) data: unknown config key "m"/,
+    );
+    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: { n: 9 } }] }, 'x.json')).toThrow(
+      /arms\[0\] \(a\) data.n: Countdown takes \d to 6 numbers, got 9/,
+    );
+    expect(() => validateExperiment({ ...BASE, arms: [{ ...arms[0], data: 3 }] }, 'x.json')).toThrow(
+      /arms\[0\] \(a\) data: expected an object/,
+    );
   });
 
   it('reads files, applies --set (arms by name) and reports unreadable files', async () => {
@@ -57,7 +116,9 @@ describe('experiment config', () => {
     expect(c.train.batchSize).toBe(8);
     expect(c.arms[0].config.steps).toBe(7);
     expect((c.data as { n: number }).n).toBe(4);
-    await expect(loadExperiment(join(dir, 'e.json'), ['arms.nope.config.steps=7'])).rejects.toThrow(/no arm named "nope". Arms: cot/);
+    await expect(loadExperiment(join(dir, 'e.json'), ['arms.nope.config.steps=7'])).rejects.toThrow(
+      /no arm named "nope". Arms: cot/,
+    );
     writeFileSync(join(dir, 'bad.json'), '{ "name": ');
     await expect(loadExperiment(join(dir, 'bad.json'))).rejects.toThrow(/bad\.json: not valid JSON/);
     await expect(loadExperiment(join(dir, 'missing.json'))).rejects.toThrow(/cannot read experiment .*missing\.json/);
@@ -66,12 +127,22 @@ describe('experiment config', () => {
 
 describe('per-arm LM settings', () => {
   it('override the experiment lm for that arm only; unknown keys and bad sizes are errors', () => {
-    const c = validateExperiment({ ...BASE, arms: [...BASE.arms, { name: 'deep', method: 'cot', lm: { layers: 8 }, config: { variant: 'no-cot' } }] }, 'x.json');
+    const c = validateExperiment(
+      {
+        ...BASE,
+        arms: [...BASE.arms, { name: 'deep', method: 'cot', lm: { layers: 8 }, config: { variant: 'no-cot' } }],
+      },
+      'x.json',
+    );
     expect(c.arms[0].lm).toBeUndefined();
     expect(c.arms[1].lm).toEqual({ layers: 8 });
     const arm = (lm: unknown) => ({ ...BASE, arms: [{ name: 'deep', method: 'cot', lm, config: {} }] });
-    expect(() => validateExperiment(arm({ layer: 8 }), 'x.json')).toThrow(/arms\[0\] \(deep\) lm: unknown config key "layer". Expected one of: contextLength, positions, layers/);
-    expect(() => validateExperiment(arm({ width: 0 }), 'x.json')).toThrow(/deep\) lm: width must be a positive integer, got 0/);
+    expect(() => validateExperiment(arm({ layer: 8 }), 'x.json')).toThrow(
+      /arms\[0\] \(deep\) lm: unknown config key "layer". Expected one of: contextLength, positions, layers/,
+    );
+    expect(() => validateExperiment(arm({ width: 0 }), 'x.json')).toThrow(
+      /deep\) lm: width must be a positive integer, got 0/,
+    );
     expect(() => validateExperiment(arm(8), 'x.json')).toThrow(/deep\) lm: expected an object of LM settings/);
   });
 });

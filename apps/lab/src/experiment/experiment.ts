@@ -7,7 +7,16 @@
  * experiment with the same settings (a shared No-CoT / CoT reference, or a comparison assembled from
  * the method experiments) instead of training its own copy.
  */
-import { checkNumber, checkOptimConfig, DEFAULT_OPTIM_CONFIG, LATENT_CONTROLS, parseConfig, type LmConfig, type OptimConfig, type PositionKind } from '@telepath/core';
+import {
+  checkNumber,
+  checkOptimConfig,
+  DEFAULT_OPTIM_CONFIG,
+  LATENT_CONTROLS,
+  parseConfig,
+  type LmConfig,
+  type OptimConfig,
+  type PositionKind,
+} from '@telepath/core';
 import { checkTaskName, parseData, type LabTaskName } from './data.js';
 import { HEURISTIC, heuristicConfig } from '../running/heuristic-arm.js';
 import { methodById } from './methods.js';
@@ -31,7 +40,12 @@ export interface Arm {
   data?: Record<string, unknown>;
 }
 
-export interface TrainSettings { batchSize: number; logEvery: number; checkpointEvery: number; optim: OptimConfig }
+export interface TrainSettings {
+  batchSize: number;
+  logEvery: number;
+  checkpointEvery: number;
+  optim: OptimConfig;
+}
 export interface EvalSettings {
   batchSize: number;
   maxExamples: number;
@@ -72,9 +86,34 @@ const DEFAULTS = {
   task: '',
   data: null as unknown,
   seeds: [0],
-  lm: { contextLength: 0, positions: 'learned' as PositionKind, layers: 4, heads: 4, width: 128, mlpRatio: 4, dropout: 0, layerNormEps: 1e-5, initStd: 0.02, pretrained: '' } satisfies LmSettings,
-  train: { batchSize: 32, logEvery: 25, checkpointEvery: 100, optim: { ...DEFAULT_OPTIM_CONFIG, warmupSteps: 50 } } satisfies TrainSettings,
-  eval: { batchSize: 64, maxExamples: 0, maxNewTokens: 0, temperature: 0, topP: 1, controls: ['zero', 'shuffle', 'random'], curveEvery: 250, curveExamples: 64 } satisfies EvalSettings,
+  lm: {
+    contextLength: 0,
+    positions: 'learned' as PositionKind,
+    layers: 4,
+    heads: 4,
+    width: 128,
+    mlpRatio: 4,
+    dropout: 0,
+    layerNormEps: 1e-5,
+    initStd: 0.02,
+    pretrained: '',
+  } satisfies LmSettings,
+  train: {
+    batchSize: 32,
+    logEvery: 25,
+    checkpointEvery: 100,
+    optim: { ...DEFAULT_OPTIM_CONFIG, warmupSteps: 50 },
+  } satisfies TrainSettings,
+  eval: {
+    batchSize: 64,
+    maxExamples: 0,
+    maxNewTokens: 0,
+    temperature: 0,
+    topP: 1,
+    controls: ['zero', 'shuffle', 'random'],
+    curveEvery: 250,
+    curveExamples: 64,
+  } satisfies EvalSettings,
   arms: [] as unknown[],
   compareTo: [] as string[],
   /** Named sets of `--set` overrides, chosen with `--set profile=<name>` (e.g. "large", sized for a GPU). */
@@ -109,12 +148,20 @@ function checkNumbers(c: { lm: LmSettings; train: TrainSettings; eval: EvalSetti
  * arm starts from another arm's weights (zero steps then evaluates those). An arm that would train
  * nothing from a random init is an error, not a "done".
  */
-function checkArmTraining(phases: { phase: string; steps: number; optim?: Partial<OptimConfig> }[], optim: OptimConfig, initFrom: string, at: string): void {
+function checkArmTraining(
+  phases: { phase: string; steps: number; optim?: Partial<OptimConfig> }[],
+  optim: OptimConfig,
+  initFrom: string,
+  at: string,
+): void {
   for (const p of phases) {
     checkNumber(`${at} phase ${p.phase}: steps`, p.steps, { integer: true, min: 0 });
     checkOptimConfig({ ...optim, ...p.optim }, `${at} phase ${p.phase}: optim`);
   }
-  if (!initFrom && phases.every((p) => p.steps === 0)) throw new Error(`${at}: trains 0 steps from a random init (phases ${phases.map((p) => p.phase).join(', ')}); give it steps, or "initFrom" an earlier arm to evaluate that arm's weights`);
+  if (!initFrom && phases.every((p) => p.steps === 0))
+    throw new Error(
+      `${at}: trains 0 steps from a random init (phases ${phases.map((p) => p.phase).join(', ')}); give it steps, or "initFrom" an earlier arm to evaluate that arm's weights`,
+    );
 }
 
 /** Settings a reused arm's source experiment must share with the experiment reusing it (eval.controls, eval.batchSize and the curve settings may differ). */
@@ -129,95 +176,200 @@ const SLUG = /^[a-z0-9][a-z0-9._-]*$/i;
  * Validates a parsed JSON experiment; `where` names the file in errors. `sources` holds the raw
  * configs of the experiments its `reuse` arms name (loadExperiment reads them from the same folder).
  */
-export function validateExperiment(raw: unknown, where: string, sources: Record<string, unknown> = {}, seen: string[] = []): ExperimentConfig {
+export function validateExperiment(
+  raw: unknown,
+  where: string,
+  sources: Record<string, unknown> = {},
+  seen: string[] = [],
+): ExperimentConfig {
   const c = parseConfig(DEFAULTS, raw, where);
-  if (!c.name || !SLUG.test(c.name)) throw new Error(`${where}: "name" must be a non-empty slug (letters, digits, . _ -), got ${JSON.stringify(c.name)}`);
-  if (c.sweep !== null) throw new Error(`${where}: a sweep (one experiment per value of ${JSON.stringify((c.sweep as { key?: unknown }).key)}); telepath run expands it, loadSweep reads it`);
+  if (!c.name || !SLUG.test(c.name))
+    throw new Error(
+      `${where}: "name" must be a non-empty slug (letters, digits, . _ -), got ${JSON.stringify(c.name)}`,
+    );
+  if (c.sweep !== null)
+    throw new Error(
+      `${where}: a sweep (one experiment per value of ${JSON.stringify((c.sweep as { key?: unknown }).key)}); telepath run expands it, loadSweep reads it`,
+    );
   const task = checkTaskName(c.task, `${where}: "task"`);
   const data = parseData(task, c.data ?? {}, where);
-  if (c.seeds.length === 0 || !c.seeds.every((s) => Number.isInteger(s))) throw new Error(`${where}: "seeds" must be a non-empty list of integers`);
+  if (c.seeds.length === 0 || !c.seeds.every((s) => Number.isInteger(s)))
+    throw new Error(`${where}: "seeds" must be a non-empty list of integers`);
   if (!Array.isArray(c.arms) || c.arms.length === 0) throw new Error(`${where}: "arms" must list at least one arm`);
   checkNumbers(c, where);
   const names = new Set<string>();
   const arms = c.arms.map((a, i) => {
     const at = `${where}: arms[${i}]`;
-    const arm = parseConfig({ name: '', method: '', config: null as unknown, initFrom: '', reuse: '', lm: null as unknown, data: null as unknown }, a, at);
-    if (!arm.name || !SLUG.test(arm.name)) throw new Error(`${at}: "name" must be a non-empty slug, got ${JSON.stringify(arm.name)}`);
+    const arm = parseConfig(
+      {
+        name: '',
+        method: '',
+        config: null as unknown,
+        initFrom: '',
+        reuse: '',
+        lm: null as unknown,
+        data: null as unknown,
+      },
+      a,
+      at,
+    );
+    if (!arm.name || !SLUG.test(arm.name))
+      throw new Error(`${at}: "name" must be a non-empty slug, got ${JSON.stringify(arm.name)}`);
     if (names.has(arm.name)) throw new Error(`${at}: duplicate arm name "${arm.name}"`);
-    if (arm.initFrom && !names.has(arm.initFrom)) throw new Error(`${at} (${arm.name}) "initFrom": "${arm.initFrom}" must name an earlier arm. Earlier arms: ${[...names].join(', ') || '(none)'}`);
+    if (arm.initFrom && !names.has(arm.initFrom))
+      throw new Error(
+        `${at} (${arm.name}) "initFrom": "${arm.initFrom}" must name an earlier arm. Earlier arms: ${[...names].join(', ') || '(none)'}`,
+      );
     names.add(arm.name);
     if (arm.reuse) {
-      if (arm.lm !== null || arm.data !== null) throw new Error(`${at} (${arm.name}): a reused arm takes its lm and data from ${arm.reuse}; remove "${arm.lm !== null ? 'lm' : 'data'}" here`);
+      if (arm.lm !== null || arm.data !== null)
+        throw new Error(
+          `${at} (${arm.name}): a reused arm takes its lm and data from ${arm.reuse}; remove "${arm.lm !== null ? 'lm' : 'data'}" here`,
+        );
       return reusedArm(arm.name, arm, `${at} (${arm.name})`);
     }
     if (arm.method === HEURISTIC) {
-      if (arm.initFrom || arm.lm !== null) throw new Error(`${at} (${arm.name}): a heuristic arm trains nothing; remove "initFrom" and "lm"`);
-      return { name: arm.name, method: arm.method, config: heuristicConfig(task, arm.config, `${at} (${arm.name}) config`), initFrom: '', reuse: null };
+      if (arm.initFrom || arm.lm !== null)
+        throw new Error(`${at} (${arm.name}): a heuristic arm trains nothing; remove "initFrom" and "lm"`);
+      return {
+        name: arm.name,
+        method: arm.method,
+        config: heuristicConfig(task, arm.config, `${at} (${arm.name}) config`),
+        initFrom: '',
+        reuse: null,
+      };
     }
     const method = methodById(arm.method, `${at} (${arm.name}) "method"`);
-    const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<string, unknown>;
+    const config = parseConfig(method.defaults, arm.config ?? {}, `${at} (${arm.name}) config`) as Record<
+      string,
+      unknown
+    >;
     checkArmTraining(method.phases(config), c.train.optim, arm.initFrom, `${at} (${arm.name})`);
     const lm = arm.lm === null ? undefined : armLm(arm.lm, `${at} (${arm.name}) lm`);
     const armData = arm.data === null ? undefined : armDataOverrides(task, data, arm.data, `${at} (${arm.name})`);
-    return { name: arm.name, method: arm.method, config, initFrom: arm.initFrom, reuse: null, ...(lm ? { lm } : {}), ...(armData ? { data: armData } : {}) };
+    return {
+      name: arm.name,
+      method: arm.method,
+      config,
+      initFrom: arm.initFrom,
+      reuse: null,
+      ...(lm ? { lm } : {}),
+      ...(armData ? { data: armData } : {}),
+    };
   });
-  for (const base of c.compareTo) if (!names.has(base)) throw new Error(`${where}: compareTo: "${base}" is not an arm. Arms: ${[...names].join(', ')}`);
-  for (const arm of arms) if (arm.initFrom && arms.find((a) => a.name === arm.initFrom)?.method === HEURISTIC) throw new Error(`${where}: arm "${arm.name}" starts from "${arm.initFrom}", a heuristic arm, which has no weights`);
+  for (const base of c.compareTo)
+    if (!names.has(base))
+      throw new Error(`${where}: compareTo: "${base}" is not an arm. Arms: ${[...names].join(', ')}`);
+  for (const arm of arms)
+    if (arm.initFrom && arms.find((a) => a.name === arm.initFrom)?.method === HEURISTIC)
+      throw new Error(
+        `${where}: arm "${arm.name}" starts from "${arm.initFrom}", a heuristic arm, which has no weights`,
+      );
   for (const ctl of c.eval.controls) {
-    if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never)) throw new Error(`${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`);
+    if (ctl === 'none' || !LATENT_CONTROLS.includes(ctl as never))
+      throw new Error(
+        `${where}: eval.controls: unknown control "${ctl}". Expected any of: ${LATENT_CONTROLS.filter((x) => x !== 'none').join(', ')}`,
+      );
   }
   for (const [name, sets] of Object.entries((c.profiles ?? {}) as Record<string, unknown>)) {
-    if (!SLUG.test(name) || !isOverrideList(sets)) throw new Error(`${where}: profiles.${name}: expected a slug naming a list of "key=value" overrides (the --set syntax)`);
+    if (!SLUG.test(name) || !isOverrideList(sets))
+      throw new Error(
+        `${where}: profiles.${name}: expected a slug naming a list of "key=value" overrides (the --set syntax)`,
+      );
   }
   const why = (c.why ?? {}) as Record<string, unknown>;
-  for (const [k, v] of Object.entries(why)) if (typeof v !== 'string') throw new Error(`${where}: why["${k}"] must be a string`);
-  for (const [k, v] of Object.entries({ 'eval.curveEvery': c.eval.curveEvery, 'eval.curveExamples': c.eval.curveExamples })) {
-    if (!Number.isInteger(v) || v < 0) throw new Error(`${where}: ${k} must be an integer ≥ 0 (0 = no training curve), got ${v}`);
+  for (const [k, v] of Object.entries(why))
+    if (typeof v !== 'string') throw new Error(`${where}: why["${k}"] must be a string`);
+  for (const [k, v] of Object.entries({
+    'eval.curveEvery': c.eval.curveEvery,
+    'eval.curveExamples': c.eval.curveExamples,
+  })) {
+    if (!Number.isInteger(v) || v < 0)
+      throw new Error(`${where}: ${k} must be an integer ≥ 0 (0 = no training curve), got ${v}`);
   }
-  for (const [k, v] of Object.entries({ layers: c.lm.layers, heads: c.lm.heads, width: c.lm.width, batchSize: c.train.batchSize, evalBatch: c.eval.batchSize })) {
+  for (const [k, v] of Object.entries({
+    layers: c.lm.layers,
+    heads: c.lm.heads,
+    width: c.lm.width,
+    batchSize: c.train.batchSize,
+    evalBatch: c.eval.batchSize,
+  })) {
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${where}: ${k} must be a positive integer, got ${v}`);
   }
   // Only a set `pretrained` enters the config (records of from-scratch runs keep their keys).
   const { pretrained, ...scratch } = c.lm;
   const lm: LmSettings = pretrained ? { ...scratch, pretrained } : scratch;
-  const exp = { ...c, task, data, arms, why: why as Record<string, string>, lm, train: c.train, eval: c.eval } as ExperimentConfig;
+  const exp = {
+    ...c,
+    task,
+    data,
+    arms,
+    why: why as Record<string, string>,
+    lm,
+    train: c.train,
+    eval: c.eval,
+  } as ExperimentConfig;
   for (const arm of arms) {
     if (!arm.reuse) continue;
     const [a, b] = [JSON.stringify(likeForLike(arm.reuse.experiment)), JSON.stringify(likeForLike(exp))];
-    if (a !== b) throw new Error(`${where}: arm "${arm.name}" reuses ${arm.reuse.experiment.name}/${arm.reuse.arm}, whose task, data, lm, train or eval settings differ from this experiment's — reused results must be like for like.\n  ${arm.reuse.experiment.name}: ${a}\n  ${c.name}: ${b}`);
+    if (a !== b)
+      throw new Error(
+        `${where}: arm "${arm.name}" reuses ${arm.reuse.experiment.name}/${arm.reuse.arm}, whose task, data, lm, train or eval settings differ from this experiment's — reused results must be like for like.\n  ${arm.reuse.experiment.name}: ${a}\n  ${c.name}: ${b}`,
+      );
   }
   return exp;
 
-  function reusedArm(name: string, arm: { method: string; config: unknown; initFrom: string; reuse: string }, at: string): Arm {
+  function reusedArm(
+    name: string,
+    arm: { method: string; config: unknown; initFrom: string; reuse: string },
+    at: string,
+  ): Arm {
     const m = /^([^/]+)\/([^/]+)$/.exec(arm.reuse);
-    if (!m || !SLUG.test(m[1]) || !SLUG.test(m[2])) throw new Error(`${at} "reuse": expected "<experiment>/<arm>", got ${JSON.stringify(arm.reuse)}`);
-    if (arm.method || arm.config !== null || arm.initFrom) throw new Error(`${at}: a reused arm takes its method, config and initFrom from ${arm.reuse}; remove them here`);
+    if (!m || !SLUG.test(m[1]) || !SLUG.test(m[2]))
+      throw new Error(`${at} "reuse": expected "<experiment>/<arm>", got ${JSON.stringify(arm.reuse)}`);
+    if (arm.method || arm.config !== null || arm.initFrom)
+      throw new Error(`${at}: a reused arm takes its method, config and initFrom from ${arm.reuse}; remove them here`);
     const [, expName, armName] = m;
     if (seen.includes(expName)) throw new Error(`${at} "reuse": ${[...seen, c.name, expName].join(' → ')} is a cycle`);
-    if (!(expName in sources)) throw new Error(`${at} "reuse": experiment "${expName}" not found (expected ${expName}.json beside ${where})`);
+    if (!(expName in sources))
+      throw new Error(`${at} "reuse": experiment "${expName}" not found (expected ${expName}.json beside ${where})`);
     const source = validateExperiment(sources[expName], `${expName}.json`, sources, [...seen, c.name]);
     const src = source.arms.find((x) => x.name === armName);
-    if (!src) throw new Error(`${at} "reuse": ${expName} has no arm "${armName}". Its arms: ${source.arms.map((x) => x.name).join(', ')}`);
+    if (!src)
+      throw new Error(
+        `${at} "reuse": ${expName} has no arm "${armName}". Its arms: ${source.arms.map((x) => x.name).join(', ')}`,
+      );
     if (src.reuse) return { ...src, name }; // reuse of a reuse: point at the original
-    return { name, method: src.method, config: src.config, initFrom: src.initFrom, reuse: { experiment: source, arm: armName }, ...(src.data ? { data: src.data } : {}) };
+    return {
+      name,
+      method: src.method,
+      config: src.config,
+      initFrom: src.initFrom,
+      reuse: { experiment: source, arm: armName },
+      ...(src.data ? { data: src.data } : {}),
+    };
   }
 }
 
 /** An arm's LM overrides: known keys only, each the type of the experiment-level setting. */
 function armLm(raw: unknown, where: string): Partial<LmSettings> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where}: expected an object of LM settings (${Object.keys(DEFAULTS.lm).join(', ')})`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new Error(`${where}: expected an object of LM settings (${Object.keys(DEFAULTS.lm).join(', ')})`);
   const full = parseConfig(DEFAULTS.lm, raw, where);
-  if ('pretrained' in raw) throw new Error(`${where}: "pretrained" is set for the whole experiment (its "lm"), not per arm`);
+  if ('pretrained' in raw)
+    throw new Error(`${where}: "pretrained" is set for the whole experiment (its "lm"), not per arm`);
   const lm = Object.fromEntries(Object.keys(raw).map((k) => [k, full[k as keyof LmSettings]])) as Partial<LmSettings>;
   for (const k of ['layers', 'heads', 'width'] as const) {
-    if (lm[k] !== undefined && (!Number.isInteger(lm[k]) || lm[k]! <= 0)) throw new Error(`${where}: ${k} must be a positive integer, got ${lm[k]}`);
+    if (lm[k] !== undefined && (!Number.isInteger(lm[k]) || lm[k]! <= 0))
+      throw new Error(`${where}: ${k} must be a positive integer, got ${lm[k]}`);
   }
   return lm;
 }
 
 /** An arm's data overrides: the keys it sets, checked as part of the experiment's data. */
 function armDataOverrides(task: LabTaskName, data: object, raw: unknown, where: string): Record<string, unknown> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where} data: expected an object of data settings (${Object.keys(data).join(', ')})`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new Error(`${where} data: expected an object of data settings (${Object.keys(data).join(', ')})`);
   const full = parseData(task, { ...data, ...raw }, where) as Record<string, unknown>;
   return Object.fromEntries(Object.keys(raw).map((k) => [k, full[k]]));
 }

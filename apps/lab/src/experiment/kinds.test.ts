@@ -19,7 +19,14 @@ const write = (name: string, o: object) => {
   writeFileSync(f, JSON.stringify(o));
   return f;
 };
-const opts = (file: string): KindRunOptions => ({ file, runsDir: join(dir, 'runs'), json: true, force: false, shouldStop: () => false, log: () => {} });
+const opts = (file: string): KindRunOptions => ({
+  file,
+  runsDir: join(dir, 'runs'),
+  json: true,
+  force: false,
+  shouldStop: () => false,
+  log: () => {},
+});
 
 const SYNTHETIC = {
   kind: 'thought-comm-synthetic',
@@ -35,7 +42,9 @@ const SYNTHETIC = {
 describe('experiment kinds', () => {
   it('an arms experiment has no kind; an unknown kind lists the valid ones; --set applies to the kind config', async () => {
     expect(await readKind(write('arms.json', { name: 'x', task: 'countdown' }), [])).toBeNull();
-    await expect(readKind(write('bad.json', { kind: 'thought-com' }), [])).rejects.toThrow(/Expected one of: thought-comm-synthetic, thought-comm-agents/);
+    await expect(readKind(write('bad.json', { kind: 'thought-com' }), [])).rejects.toThrow(
+      /Expected one of: thought-comm-synthetic, thought-comm-agents/,
+    );
     const k = await readKind(write('syn.json', SYNTHETIC), ['autoencoder.steps=3']);
     expect(k?.kind).toBe('thought-comm-synthetic');
     expect((k?.raw.autoencoder as { steps: number }).steps).toBe(3);
@@ -45,9 +54,12 @@ describe('experiment kinds', () => {
   it('thought-comm-synthetic reports mcc, supportF1 and blockR2 per arm and size, and reads finished runs back', async () => {
     const k = (await readKind(write('syn.json', SYNTHETIC), []))!;
     const r = await EXPERIMENT_KINDS[k.kind].run(k.raw, opts('syn.json'));
-    const arms = (r.json as { arms: Record<string, Record<string, { mcc: number; supportF1: number; blockR2: number }>> }).arms;
+    const arms = (
+      r.json as { arms: Record<string, Record<string, { mcc: number; supportF1: number; blockR2: number }>> }
+    ).arms;
     expect(Object.keys(arms)).toEqual(['sparse', 'no-sparsity']);
-    for (const a of Object.values(arms)) for (const key of ['mcc', 'supportF1', 'blockR2'] as const) expect(Number.isFinite(a['42'][key])).toBe(true);
+    for (const a of Object.values(arms))
+      for (const key of ['mcc', 'supportF1', 'blockR2'] as const) expect(Number.isFinite(a['42'][key])).toBe(true);
     expect(existsSync(join(dir, 'runs', 'syn-micro', 'sparse', 'n42', 's0', 'summary.json'))).toBe(true);
     expect(readFileSync(join(dir, 'runs', 'syn-micro', 'table.md'), 'utf8')).toContain('sparse');
     const again = await EXPERIMENT_KINDS[k.kind].run(k.raw, opts('syn.json'));
@@ -62,7 +74,16 @@ describe('experiment kinds', () => {
       lm: { layers: 2, heads: 2, width: 8 },
       agentTraining: { steps: 2, batchSize: 4, logEvery: 1, checkpointEvery: 0 },
       commExamples: 20,
-      autoencoder: { latentDim: 4, encoderHidden: [8], decoderHidden: [8], steps: 4, batch: 8, penaltyDelay: 1, penaltyRamp: 1, warmupSteps: 1 },
+      autoencoder: {
+        latentDim: 4,
+        encoderHidden: [8],
+        decoderHidden: [8],
+        steps: 4,
+        batch: 8,
+        penaltyDelay: 1,
+        penaltyRamp: 1,
+        warmupSteps: 1,
+      },
       readout: { samples: 8 },
       adapter: { hidden: 4, steps: 1, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
       objectives: ['task'],
@@ -77,6 +98,8 @@ describe('experiment kinds', () => {
     expect(table).toContain('| single agent (agent 2) |');
     const env = JSON.parse(readFileSync(join(dir, 'runs', 'agents-micro', 's0', 'env.json'), 'utf8'));
     expect(JSON.stringify(env)).toContain('countdown-n3/train');
-    await expect(EXPERIMENT_KINDS['thought-comm-agents'].run({ ...raw, task: 'chess' }, opts('agents.json'))).rejects.toThrow(/Expected one of: countdown, gsm8k, prosqa/);
+    await expect(
+      EXPERIMENT_KINDS['thought-comm-agents'].run({ ...raw, task: 'chess' }, opts('agents.json')),
+    ).rejects.toThrow(/Expected one of: countdown, gsm8k, prosqa/);
   });
 });

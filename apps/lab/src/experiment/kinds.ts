@@ -39,7 +39,11 @@ export interface KindRunOptions {
 }
 
 /** What `telepath run` prints: the table (text) or the JSON, and whether it was interrupted. */
-export interface KindResult { text: string; json: object; interrupted: boolean }
+export interface KindResult {
+  text: string;
+  json: object;
+  interrupted: boolean;
+}
 
 interface Kind {
   description: string;
@@ -48,12 +52,15 @@ interface Kind {
 
 export const EXPERIMENT_KINDS: Record<string, Kind> = {
   'thought-comm-synthetic': {
-    description: 'ThoughtComm part 1: MCC, support F1 and block R² of the sparse-Jacobian autoencoder on synthetic data',
+    description:
+      'ThoughtComm part 1: MCC, support F1 and block R² of the sparse-Jacobian autoencoder on synthetic data',
     async run(raw, o) {
       const c = parseSyntheticExperimentConfig(raw);
       const outDir = path.join(o.runsDir, c.id);
       if (o.force) await fs.rm(outDir, { recursive: true, force: true });
-      o.log(`[telepath] ${c.id}: ${c.arms.length} arms × ${c.stateDims.length} sizes × ${c.seeds.length} seeds; records ${outDir}`);
+      o.log(
+        `[telepath] ${c.id}: ${c.arms.length} arms × ${c.stateDims.length} sizes × ${c.seeds.length} seeds; records ${outDir}`,
+      );
       const result = await runSyntheticExperiment(c, { outDir, reuse: true, onProgress: o.log });
       const report = jsonReport(result);
       const text = formatTable(result);
@@ -63,24 +70,44 @@ export const EXPERIMENT_KINDS: Record<string, Kind> = {
     },
   },
   'thought-comm-agents': {
-    description: 'ThoughtComm part 2: agents (core LMs) that share thoughts through prefixes, against one agent and a majority vote',
+    description:
+      'ThoughtComm part 2: agents (core LMs) that share thoughts through prefixes, against one agent and a majority vote',
     async run(raw, o) {
       const { task: taskName, data: dataRaw, ...rest } = raw;
       const task = checkTaskName(taskName, `${o.file}: "task"`);
       const c = parseAgentsExperimentConfig(rest, o.file);
       const data = await loadTaskData(task, parseData(task, dataRaw ?? {}, o.file));
       const outDir = path.join(o.runsDir, c.name);
-      o.log(`[telepath] ${c.name}: task ${task}, ${data.train.length} train / ${data.test.length} test, ${c.agents} agents × ${c.seeds.length} seed(s); records ${outDir}`);
-      const r = await runAgentsExperiment(c, { train: data.train, test: data.test, isCorrect: rewardFromTask(data.task), hashes: data.hashes, vocabulary: data.vocabulary }, { outDir, force: o.force, log: o.log, shouldStop: o.shouldStop });
+      o.log(
+        `[telepath] ${c.name}: task ${task}, ${data.train.length} train / ${data.test.length} test, ${c.agents} agents × ${c.seeds.length} seed(s); records ${outDir}`,
+      );
+      const r = await runAgentsExperiment(
+        c,
+        {
+          train: data.train,
+          test: data.test,
+          isCorrect: rewardFromTask(data.task),
+          hashes: data.hashes,
+          vocabulary: data.vocabulary,
+        },
+        { outDir, force: o.force, log: o.log, shouldStop: o.shouldStop },
+      );
       const rows = agentsRows(r.seeds);
       if (rows.length) await writeFileAtomic(path.join(outDir, 'table.md'), agentsTableMarkdown(rows, r.seeds) + '\n');
-      return { text: rows.length ? agentsTableText(rows) : '(no finished seeds)', json: agentsJson(c.name, r.seeds), interrupted: r.interrupted };
+      return {
+        text: rows.length ? agentsTableText(rows) : '(no finished seeds)',
+        json: agentsJson(c.name, r.seeds),
+        interrupted: r.interrupted,
+      };
     },
   },
 };
 
 /** The raw config and its kind when the file names one (null: an arms experiment). */
-export async function readKind(file: string, sets: string[]): Promise<{ kind: string; raw: Record<string, unknown> } | null> {
+export async function readKind(
+  file: string,
+  sets: string[],
+): Promise<{ kind: string; raw: Record<string, unknown> } | null> {
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
@@ -90,7 +117,9 @@ export async function readKind(file: string, sets: string[]): Promise<{ kind: st
   if (raw === null || typeof raw !== 'object' || !('kind' in raw)) return null;
   const { kind, ...rest } = raw;
   if (typeof kind !== 'string' || !(kind in EXPERIMENT_KINDS)) {
-    throw new Error(`${path.basename(file)}: unknown experiment kind ${JSON.stringify(kind)}. Expected one of: ${Object.keys(EXPERIMENT_KINDS).join(', ')} (or no "kind" for an arms experiment)`);
+    throw new Error(
+      `${path.basename(file)}: unknown experiment kind ${JSON.stringify(kind)}. Expected one of: ${Object.keys(EXPERIMENT_KINDS).join(', ')} (or no "kind" for an arms experiment)`,
+    );
   }
   return { kind, raw: applySetOverrides(rest, sets) };
 }

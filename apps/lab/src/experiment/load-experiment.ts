@@ -10,7 +10,11 @@ import { applySetOverrides } from '@telepath/core';
 import { isOverrideList, validateExperiment, type ExperimentConfig } from './experiment.js';
 
 /** Raw configs of the experiments named by `reuse` arms, transitively, read from `dir`. */
-async function readSources(raw: unknown, dir: string, into: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+async function readSources(
+  raw: unknown,
+  dir: string,
+  into: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const arms = (raw as { arms?: unknown })?.arms;
   if (!Array.isArray(arms)) return into;
   for (const a of arms) {
@@ -52,14 +56,22 @@ export async function experimentFromRaw(raw: unknown, file: string, sets: string
   const where = path.basename(file);
   const withSets = applyArmSets(profile ? withProfile(raw, profile, where) : (raw as Record<string, unknown>), own);
   const sources = await readSources(withSets, path.dirname(file));
-  if (profile) for (const [name, src] of Object.entries(sources)) sources[name] = withProfile(src, profile, `${name}.json (reused by ${where})`);
+  if (profile)
+    for (const [name, src] of Object.entries(sources))
+      sources[name] = withProfile(src, profile, `${name}.json (reused by ${where})`);
   return validateExperiment(withSets, where, sources);
 }
 
 /** `--set profile=<name>` (the last one wins) apart from the plain overrides. */
 export function splitProfile(sets: string[]): { profile: string | undefined; own: string[] } {
   const isProfile = (x: string) => x.startsWith('profile=');
-  return { profile: sets.filter(isProfile).map((x) => x.slice('profile='.length)).pop(), own: sets.filter((x) => !isProfile(x)) };
+  return {
+    profile: sets
+      .filter(isProfile)
+      .map((x) => x.slice('profile='.length))
+      .pop(),
+    own: sets.filter((x) => !isProfile(x)),
+  };
 }
 
 /**
@@ -68,10 +80,15 @@ export function splitProfile(sets: string[]): { profile: string | undefined; own
  */
 function withProfile(raw: unknown, name: string, where: string): Record<string, unknown> {
   const c = raw as { name?: unknown; profiles?: unknown };
-  const profiles = (typeof c?.profiles === 'object' && c.profiles !== null ? c.profiles : {}) as Record<string, unknown>;
+  const profiles = (typeof c?.profiles === 'object' && c.profiles !== null ? c.profiles : {}) as Record<
+    string,
+    unknown
+  >;
   const sets = profiles[name];
-  if (sets === undefined) throw new Error(`${where}: no profile "${name}". Profiles: ${Object.keys(profiles).join(', ') || '(none)'}`);
-  if (!isOverrideList(sets)) throw new Error(`${where}: profiles.${name} must be a list of "key=value" overrides (the --set syntax)`);
+  if (sets === undefined)
+    throw new Error(`${where}: no profile "${name}". Profiles: ${Object.keys(profiles).join(', ') || '(none)'}`);
+  if (!isOverrideList(sets))
+    throw new Error(`${where}: profiles.${name} must be a list of "key=value" overrides (the --set syntax)`);
   const out = applyArmSets(raw as Record<string, unknown>, sets);
   return { ...out, name: `${String(c.name)}-${name}` };
 }

@@ -12,16 +12,24 @@ import { softEmbedding } from '@telepath/soft-embedding';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyMethod = LatentMethod<any, any>;
 
-export const METHODS: Partial<Record<MethodId, AnyMethod>> = { cot, coprocessor, 'soft-embedding': softEmbedding, colar };
+export const METHODS: Partial<Record<MethodId, AnyMethod>> = {
+  cot,
+  coprocessor,
+  'soft-embedding': softEmbedding,
+  colar,
+};
 
 /** Methods that are not (yet) arm methods, with where they live instead. */
 export const PLANNED_METHODS: Partial<Record<MethodId, string>> = {
-  'thought-comm': 'runs as an experiment kind, not as an arm: "kind": "thought-comm-synthetic" or "thought-comm-agents" (kinds.ts, issue 9)',
+  'thought-comm':
+    'runs as an experiment kind, not as an arm: "kind": "thought-comm-synthetic" or "thought-comm-agents" (kinds.ts, issue 9)',
 };
 
 export function methodById(id: string, where: string): AnyMethod {
   const m = METHODS[id as MethodId];
   if (m) return m;
   const planned = PLANNED_METHODS[id as MethodId];
-  throw new Error(`${where}: unknown method "${id}". Expected one of: ${Object.keys(METHODS).join(', ')}${planned ? ` ("${id}" ${planned})` : ''}`);
+  throw new Error(
+    `${where}: unknown method "${id}". Expected one of: ${Object.keys(METHODS).join(', ')}${planned ? ` ("${id}" ${planned})` : ''}`,
+  );
 }

@@ -3,7 +3,14 @@ import { validateExperiment } from './experiment.js';
 import { armRunDir, planExperiment } from './plan.js';
 import { MICRO_SETTINGS } from '../testing.js';
 
-const BASE = { name: 'base', ...MICRO_SETTINGS, arms: [{ name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 3 } }, { name: 'no-cot-more', method: 'cot', initFrom: 'no-cot', config: { variant: 'no-cot', steps: 2 } }] };
+const BASE = {
+  name: 'base',
+  ...MICRO_SETTINGS,
+  arms: [
+    { name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 3 } },
+    { name: 'no-cot-more', method: 'cot', initFrom: 'no-cot', config: { variant: 'no-cot', steps: 2 } },
+  ],
+};
 const USER = {
   name: 'user',
   ...MICRO_SETTINGS,
@@ -11,7 +18,12 @@ const USER = {
   arms: [
     { name: 'ref', reuse: 'base/no-cot-more' },
     { name: 'again', reuse: 'base/no-cot-more' },
-    { name: 'soft', method: 'soft-embedding', initFrom: 'ref', config: { variant: 'soft-tokens', latentTokens: 2, steps: 2 } },
+    {
+      name: 'soft',
+      method: 'soft-embedding',
+      initFrom: 'ref',
+      config: { variant: 'soft-tokens', latentTokens: 2, steps: 2 },
+    },
     { name: 'plain', method: 'cot', config: { variant: 'no-cot', steps: 2 } },
   ],
 };

@@ -50,7 +50,10 @@ export function jobDir(runsDir: string, job: Pick<PlannedJob, 'exp' | 'arm' | 's
 export function trainedAt(exp: ExperimentConfig, arm: Arm): { exp: ExperimentConfig; arm: Arm } {
   if (!arm.reuse) return { exp, arm };
   const src = arm.reuse.experiment;
-  return trainedAt(src, src.arms.find((a) => a.name === arm.reuse!.arm)!);
+  return trainedAt(
+    src,
+    src.arms.find((a) => a.name === arm.reuse!.arm)!,
+  );
 }
 
 /** Where arm `name` of `exp` trains and keeps its records: a reused arm's are in its source experiment's run directory. */
@@ -79,7 +82,12 @@ export function planExperiment(exp: ExperimentConfig): Plan {
     for (const seed of exp.seeds) {
       const job = resolve(exp, arm, seed);
       const source = trainedAt(exp, arm);
-      rows.push({ arm, seed, job: job.id, ...(arm.reuse ? { reusedFrom: `${source.exp.name}/${source.arm.name}` } : {}) });
+      rows.push({
+        arm,
+        seed,
+        job: job.id,
+        ...(arm.reuse ? { reusedFrom: `${source.exp.name}/${source.arm.name}` } : {}),
+      });
     }
   }
   return { experiment: exp, jobs: [...jobs.values()], rows };
@@ -90,7 +98,13 @@ export function planExperiment(exp: ExperimentConfig): Plan {
     const id = `${at.exp.name}/${at.arm.name}/s${seed}`;
     const known = jobs.get(id);
     if (known) return known;
-    const source = at.arm.initFrom ? resolve(at.exp, at.exp.arms.find((x) => x.name === at.arm.initFrom)!, seed) : null;
+    const source = at.arm.initFrom
+      ? resolve(
+          at.exp,
+          at.exp.arms.find((x) => x.name === at.arm.initFrom)!,
+          seed,
+        )
+      : null;
     const job: PlannedJob = { id, exp: at.exp, arm: at.arm, seed, after: source?.id ?? null };
     jobs.set(id, job);
     return job;

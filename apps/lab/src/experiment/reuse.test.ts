@@ -18,32 +18,59 @@ beforeAll(async () => {
 });
 
 const SETTINGS = MICRO_SETTINGS;
-const BASE = { name: 'base', ...SETTINGS, arms: [{ name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 3 } }, { name: 'no-cot-more', method: 'cot', initFrom: 'no-cot', config: { variant: 'no-cot', steps: 2 } }] };
+const BASE = {
+  name: 'base',
+  ...SETTINGS,
+  arms: [
+    { name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 3 } },
+    { name: 'no-cot-more', method: 'cot', initFrom: 'no-cot', config: { variant: 'no-cot', steps: 2 } },
+  ],
+};
 const USER = {
   name: 'user',
   ...SETTINGS,
   eval: { ...SETTINGS.eval, controls: ['zero'] }, // controls may differ
   arms: [
     { name: 'ref', reuse: 'base/no-cot-more' },
-    { name: 'soft', method: 'soft-embedding', initFrom: 'ref', config: { variant: 'soft-tokens', latentTokens: 2, steps: 2 } },
+    {
+      name: 'soft',
+      method: 'soft-embedding',
+      initFrom: 'ref',
+      config: { variant: 'soft-tokens', latentTokens: 2, steps: 2 },
+    },
   ],
 };
 
 describe('reused arms', () => {
   it('take method, config and initFrom from the source arm', () => {
     const exp = validateExperiment(USER, 'user.json', { base: BASE });
-    expect(exp.arms[0]).toMatchObject({ name: 'ref', method: 'cot', initFrom: 'no-cot', config: { variant: 'no-cot', steps: 2 } });
+    expect(exp.arms[0]).toMatchObject({
+      name: 'ref',
+      method: 'cot',
+      initFrom: 'no-cot',
+      config: { variant: 'no-cot', steps: 2 },
+    });
     expect(exp.arms[0].reuse?.experiment.name).toBe('base');
     expect(exp.arms[1].reuse).toBeNull();
   });
 
   it('reject unlike settings, a bad reference, extra keys and cycles with a clear error', () => {
-    expect(() => validateExperiment({ ...USER, lm: { ...SETTINGS.lm, width: 32 } }, 'user.json', { base: BASE })).toThrow(/user\.json: arm "ref" reuses base\/no-cot-more, whose task, data, lm, train or eval settings differ/);
-    expect(() => validateExperiment(USER, 'user.json', {})).toThrow(/"reuse": experiment "base" not found \(expected base\.json beside user\.json\)/);
+    expect(() =>
+      validateExperiment({ ...USER, lm: { ...SETTINGS.lm, width: 32 } }, 'user.json', { base: BASE }),
+    ).toThrow(/user\.json: arm "ref" reuses base\/no-cot-more, whose task, data, lm, train or eval settings differ/);
+    expect(() => validateExperiment(USER, 'user.json', {})).toThrow(
+      /"reuse": experiment "base" not found \(expected base\.json beside user\.json\)/,
+    );
     const arms = (a: object) => ({ ...USER, arms: [a] });
-    expect(() => validateExperiment(arms({ name: 'ref', reuse: 'base/cot' }), 'user.json', { base: BASE })).toThrow(/base has no arm "cot". Its arms: no-cot, no-cot-more/);
-    expect(() => validateExperiment(arms({ name: 'ref', reuse: 'base' }), 'user.json', { base: BASE })).toThrow(/expected "<experiment>\/<arm>"/);
-    expect(() => validateExperiment(arms({ name: 'ref', reuse: 'base/no-cot', method: 'cot' }), 'user.json', { base: BASE })).toThrow(/takes its method, config and initFrom from base\/no-cot/);
+    expect(() => validateExperiment(arms({ name: 'ref', reuse: 'base/cot' }), 'user.json', { base: BASE })).toThrow(
+      /base has no arm "cot". Its arms: no-cot, no-cot-more/,
+    );
+    expect(() => validateExperiment(arms({ name: 'ref', reuse: 'base' }), 'user.json', { base: BASE })).toThrow(
+      /expected "<experiment>\/<arm>"/,
+    );
+    expect(() =>
+      validateExperiment(arms({ name: 'ref', reuse: 'base/no-cot', method: 'cot' }), 'user.json', { base: BASE }),
+    ).toThrow(/takes its method, config and initFrom from base\/no-cot/);
     const a = { ...BASE, name: 'a', arms: [{ name: 'x', reuse: 'b/y' }] };
     const b = { ...BASE, name: 'b', arms: [{ name: 'y', reuse: 'a/x' }] };
     expect(() => validateExperiment(a, 'a.json', { a, b })).toThrow(/a → b → a is a cycle/);
@@ -61,7 +88,10 @@ describe('reused arms', () => {
     const dir = mkdtempSync(join(tmpdir(), 'reuse-profile-'));
     const big = ['lm.width=32', 'train.batchSize=8'];
     writeFileSync(join(dir, 'base.json'), JSON.stringify({ ...BASE, profiles: { large: big } }));
-    writeFileSync(join(dir, 'user.json'), JSON.stringify({ ...USER, profiles: { large: [...big, 'arms.soft.config.steps=5'] } }));
+    writeFileSync(
+      join(dir, 'user.json'),
+      JSON.stringify({ ...USER, profiles: { large: [...big, 'arms.soft.config.steps=5'] } }),
+    );
     const exp = await loadExperiment(join(dir, 'user.json'), ['profile=large', 'seeds=[1]']);
     expect(exp.name).toBe('user-large');
     expect(exp.lm.width).toBe(32);
@@ -71,11 +101,17 @@ describe('reused arms', () => {
     expect(exp.arms[0].reuse?.experiment.name).toBe('base-large');
     expect(exp.arms[0].reuse?.experiment.lm.width).toBe(32);
     expect((await loadExperiment(join(dir, 'user.json'))).lm.width).toBe(16); // the default profile is untouched
-    await expect(loadExperiment(join(dir, 'user.json'), ['profile=huge'])).rejects.toThrow(/user.json: no profile "huge". Profiles: large/);
+    await expect(loadExperiment(join(dir, 'user.json'), ['profile=huge'])).rejects.toThrow(
+      /user.json: no profile "huge". Profiles: large/,
+    );
     // A source without the profile cannot stay like for like: named in the error.
     writeFileSync(join(dir, 'base.json'), JSON.stringify(BASE));
-    await expect(loadExperiment(join(dir, 'user.json'), ['profile=large'])).rejects.toThrow(/base.json \(reused by user.json\): no profile "large"/);
-    expect(() => validateExperiment({ ...BASE, profiles: { large: [3] } }, 'base.json')).toThrow(/profiles.large: expected a slug naming a list of "key=value" overrides/);
+    await expect(loadExperiment(join(dir, 'user.json'), ['profile=large'])).rejects.toThrow(
+      /base.json \(reused by user.json\): no profile "large"/,
+    );
+    expect(() => validateExperiment({ ...BASE, profiles: { large: [3] } }, 'base.json')).toThrow(
+      /profiles.large: expected a slug naming a list of "key=value" overrides/,
+    );
   });
 
   it('train the source arm (and what it starts from) once, in the source run directory', async () => {
@@ -84,9 +120,13 @@ describe('reused arms', () => {
     const user = validateExperiment(USER, 'user.json', { base: BASE });
     const first = await runExperiment(user, { runsDir: runs, ...quiet });
     expect(first.interrupted).toBe(false);
-    for (const arm of ['no-cot', 'no-cot-more']) expect(existsSync(join(runs, 'base', arm, 's0', 'sft.ckpt')), arm).toBe(true);
+    for (const arm of ['no-cot', 'no-cot-more'])
+      expect(existsSync(join(runs, 'base', arm, 's0', 'sft.ckpt')), arm).toBe(true);
     expect(existsSync(join(runs, 'user', 'ref', 's0', 'sft.ckpt'))).toBe(false); // not trained twice
-    expect(first.results.map((r) => [r.arm, r.experiment, r.reusedFrom])).toEqual([['ref', 'user', 'base/no-cot-more'], ['soft', 'user', undefined]]);
+    expect(first.results.map((r) => [r.arm, r.experiment, r.reusedFrom])).toEqual([
+      ['ref', 'user', 'base/no-cot-more'],
+      ['soft', 'user', undefined],
+    ]);
     // The soft tokens started from the reused arm's LM (initFrom resolves to the source directory).
     expect(existsSync(join(runs, 'user', 'soft', 's0', 'summary.json'))).toBe(true);
     const source = JSON.parse(readFileSync(join(runs, 'base', 'no-cot-more', 's0', 'summary.json'), 'utf8'));
@@ -105,7 +145,8 @@ describe('reused arms', () => {
     const exp = validateExperiment(top, 'top.json', { base: BASE, user: USER });
     const res = await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
     expect(res.results.map((r) => r.reusedFrom)).toEqual(['user/soft']);
-    for (const d of ['base/no-cot', 'base/no-cot-more', 'user/soft']) expect(existsSync(join(runs, d, 's0', 'summary.json')), d).toBe(true);
+    for (const d of ['base/no-cot', 'base/no-cot-more', 'user/soft'])
+      expect(existsSync(join(runs, d, 's0', 'summary.json')), d).toBe(true);
     expect(existsSync(join(runs, 'user', 'ref'))).toBe(false); // 'ref' trains in base/, never under user/
   });
 });

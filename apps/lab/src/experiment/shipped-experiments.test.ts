@@ -24,7 +24,14 @@ it('every shipped experiment config validates, with its large and gpt2 profiles 
       const loaded = sweep ? (await loadSweep(file, sets))!.experiments : [await loadExperiment(file, sets)];
       for (const e of loaded) {
         expect(e.name.endsWith(`-${profile}`) || e.name.includes(`-${profile}-`), f).toBe(true);
-        if (profile === 'gpt2') expect(e.lm, f).toMatchObject({ pretrained: 'models/gpt2', layers: 12, heads: 12, width: 768, positions: 'learned' });
+        if (profile === 'gpt2')
+          expect(e.lm, f).toMatchObject({
+            pretrained: 'models/gpt2',
+            layers: 12,
+            heads: 12,
+            width: 768,
+            positions: 'learned',
+          });
       }
     }
   }

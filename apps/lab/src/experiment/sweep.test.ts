@@ -34,19 +34,34 @@ describe('sweeps', () => {
   });
 
   it('--set sweep.values changes the sweep itself (a subset of values), other --set keys each experiment', async () => {
-    const sweep = await loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3, 4, 5] } }), ['sweep.values=[3,5]', 'seeds=[2]']);
+    const sweep = await loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3, 4, 5] } }), [
+      'sweep.values=[3,5]',
+      'seeds=[2]',
+    ]);
     expect(sweep!.values).toEqual([3, 5]);
     expect(sweep!.experiments.map((e) => e.name)).toEqual(['micro-n3', 'micro-n5']);
     expect(sweep!.experiments.every((e) => e.seeds[0] === 2)).toBe(true);
-    await expect(loadSweep(write(MICRO), ['sweep.values=[3]'])).rejects.toThrow(/sweep: "values" must list at least two values/);
+    await expect(loadSweep(write(MICRO), ['sweep.values=[3]'])).rejects.toThrow(
+      /sweep: "values" must list at least two values/,
+    );
   });
 
   it('reject a malformed sweep and refuse to load one as a plain experiment', async () => {
-    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3] } }))).rejects.toThrow(/micro.json: sweep: "values" must list at least two values/);
-    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'arms.x', values: [3, 4] } }))).rejects.toThrow(/"key" must be a config path outside name and arms/);
-    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3, 3] } }))).rejects.toThrow(/duplicate values/);
-    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3, 4], step: 1 } }))).rejects.toThrow(/unknown key "step"/);
-    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3, 9] } }))).rejects.toThrow(/micro.json data.n: Countdown takes 2 to 6 numbers, got 9/); // before any value runs
+    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3] } }))).rejects.toThrow(
+      /micro.json: sweep: "values" must list at least two values/,
+    );
+    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'arms.x', values: [3, 4] } }))).rejects.toThrow(
+      /"key" must be a config path outside name and arms/,
+    );
+    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3, 3] } }))).rejects.toThrow(
+      /duplicate values/,
+    );
+    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3, 4], step: 1 } }))).rejects.toThrow(
+      /unknown key "step"/,
+    );
+    await expect(loadSweep(write({ ...MICRO, sweep: { key: 'data.n', values: [3, 9] } }))).rejects.toThrow(
+      /micro.json data.n: Countdown takes 2 to 6 numbers, got 9/,
+    ); // before any value runs
     await expect(loadExperiment(write(MICRO))).rejects.toThrow(/a sweep .*telepath run expands it/);
     expect(() => validateExperiment(MICRO, 'micro.json')).toThrow(/a sweep/);
   });
@@ -61,13 +76,15 @@ describe('sweeps', () => {
     } finally {
       console.log = log;
     }
-    const summary = (n: number) => JSON.parse(readFileSync(join(runs, `micro-n${n}`, 'no-cot', 's0', 'summary.json'), 'utf8'));
+    const summary = (n: number) =>
+      JSON.parse(readFileSync(join(runs, `micro-n${n}`, 'no-cot', 's0', 'summary.json'), 'utf8'));
     const cell = (n: number) => `${(100 * summary(n).accuracy).toFixed(1)} ± ${(100 * summary(n).stderr).toFixed(1)}`;
     const md = readFileSync(join(runs, 'micro', 'sweep', 'sweep.md'), 'utf8');
     expect(md).toContain('|arm|n = 3|n = 4|');
     expect(md).toContain(`|no-cot|${cell(3)}|${cell(4)}|`);
     expect(summary(4).total).toBe(4);
-    for (const f of ['sweep.csv', 'accuracy-vs-n.svg', 'accuracy-vs-n.png']) expect(existsSync(join(runs, 'micro', 'sweep', f)), f).toBe(true);
+    for (const f of ['sweep.csv', 'accuracy-vs-n.svg', 'accuracy-vs-n.png'])
+      expect(existsSync(join(runs, 'micro', 'sweep', f)), f).toBe(true);
     expect(existsSync(join(runs, 'micro-n4', 'report', 'index.html'))).toBe(true);
     expect(printed.join('\n')).toContain('micro: accuracy against data.n');
   }, 60_000);

@@ -45,22 +45,34 @@ export async function loadSweep(file: string, sets: string[] = []): Promise<Swee
   const label = key.split('.').pop()!;
   const experiments: ExperimentConfig[] = [];
   for (const v of values) {
-    const one = applySetOverrides({ ...rest, name: `${String(rest.name)}-${label}${v}` }, [`${key}=${JSON.stringify(v)}`]);
-    experiments.push(await experimentFromRaw(one, file, sets.filter((s) => !ownSets.includes(s))));
+    const one = applySetOverrides({ ...rest, name: `${String(rest.name)}-${label}${v}` }, [
+      `${key}=${JSON.stringify(v)}`,
+    ]);
+    experiments.push(
+      await experimentFromRaw(
+        one,
+        file,
+        sets.filter((s) => !ownSets.includes(s)),
+      ),
+    );
   }
   const { profile } = splitProfile(sets);
   return { name: `${String(rest.name)}${profile ? `-${profile}` : ''}`, key, label, values, experiments };
 }
 
 function checkSweep(s: unknown, where: string): { key: string; values: (number | string)[] } {
-  const bad = (why: string) => new Error(`${where}: sweep: ${why}. Expected { "key": "<config path, e.g. data.n>", "values": [3, 4, 5] }`);
+  const bad = (why: string) =>
+    new Error(`${where}: sweep: ${why}. Expected { "key": "<config path, e.g. data.n>", "values": [3, 4, 5] }`);
   if (typeof s !== 'object' || s === null || Array.isArray(s)) throw bad('not an object');
   const extra = Object.keys(s).filter((k) => k !== 'key' && k !== 'values');
   if (extra.length) throw bad(`unknown key "${extra[0]}"`);
   const { key, values } = s as { key?: unknown; values?: unknown };
-  if (typeof key !== 'string' || !/^[a-z][\w.]*$/i.test(key) || key.startsWith('arms.') || key === 'name') throw bad(`"key" must be a config path outside name and arms, got ${JSON.stringify(key)}`);
+  if (typeof key !== 'string' || !/^[a-z][\w.]*$/i.test(key) || key.startsWith('arms.') || key === 'name')
+    throw bad(`"key" must be a config path outside name and arms, got ${JSON.stringify(key)}`);
   if (!Array.isArray(values) || values.length < 2) throw bad('"values" must list at least two values');
-  for (const v of values) if (!(typeof v === 'number' || typeof v === 'string') || !VALUE.test(String(v))) throw bad(`value ${JSON.stringify(v)} is not a number or a short name`);
+  for (const v of values)
+    if (!(typeof v === 'number' || typeof v === 'string') || !VALUE.test(String(v)))
+      throw bad(`value ${JSON.stringify(v)} is not a number or a short name`);
   if (new Set(values.map(String)).size !== values.length) throw bad('duplicate values');
   return { key, values: values as (number | string)[] };
 }
@@ -83,9 +95,24 @@ export function sweepRows(sweep: Sweep, rowsPerValue: ArmRow[][]): Record<string
 export function sweepSpec(sweep: Sweep, rowsPerValue: ArmRow[][]): TopLevelSpec {
   const numeric = sweep.values.every((v) => typeof v === 'number');
   const values = rowsPerValue.flatMap((rows, i) =>
-    rows.filter((r) => !r.arm.includes(' [')).map((r) => ({ arm: r.arm, x: sweep.values[i], accuracy: 100 * r.accuracy, lo: 100 * Math.max(0, r.accuracy - r.stderr), hi: 100 * Math.min(1, r.accuracy + r.stderr) })),
+    rows
+      .filter((r) => !r.arm.includes(' ['))
+      .map((r) => ({
+        arm: r.arm,
+        x: sweep.values[i],
+        accuracy: 100 * r.accuracy,
+        lo: 100 * Math.max(0, r.accuracy - r.stderr),
+        hi: 100 * Math.min(1, r.accuracy + r.stderr),
+      })),
   );
-  const x = { field: 'x', type: numeric ? ('quantitative' as const) : ('ordinal' as const), title: sweep.key, ...(numeric ? { scale: { zero: false }, axis: { values: sweep.values as number[], format: 'd' } } : { sort: sweep.values }) };
+  const x = {
+    field: 'x',
+    type: numeric ? ('quantitative' as const) : ('ordinal' as const),
+    title: sweep.key,
+    ...(numeric
+      ? { scale: { zero: false }, axis: { values: sweep.values as number[], format: 'd' } }
+      : { sort: sweep.values }),
+  };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: `Accuracy against ${sweep.key} (± binomial standard error)`,
@@ -94,7 +121,10 @@ export function sweepSpec(sweep: Sweep, rowsPerValue: ArmRow[][]): TopLevelSpec 
     data: { values },
     encoding: { x, color: { field: 'arm', type: 'nominal', legend: { labelLimit: 300 } } },
     layer: [
-      { mark: { type: 'line', point: true }, encoding: { y: { field: 'accuracy', type: 'quantitative', title: 'accuracy %', scale: { domain: [0, 100] } } } },
+      {
+        mark: { type: 'line', point: true },
+        encoding: { y: { field: 'accuracy', type: 'quantitative', title: 'accuracy %', scale: { domain: [0, 100] } } },
+      },
       { mark: { type: 'rule' }, encoding: { y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
     ],
   };
@@ -104,7 +134,11 @@ export function sweepSpec(sweep: Sweep, rowsPerValue: ArmRow[][]): TopLevelSpec 
  * <runs>/<name>/sweep/: sweep.md, sweep.csv and accuracy-vs-<label>.svg/.png, from each value's
  * results (in the sweep's value order). Returns the files and sweep.md's text.
  */
-export async function writeSweepReport(sweep: Sweep, results: ArmSummary[][], runsDir: string): Promise<{ files: string[]; markdown: string }> {
+export async function writeSweepReport(
+  sweep: Sweep,
+  results: ArmSummary[][],
+  runsDir: string,
+): Promise<{ files: string[]; markdown: string }> {
   const out = path.join(runsDir, sweep.name, 'sweep');
   const rowsPerValue = await Promise.all(results.map((r) => compareArms(r, runsDir, [])));
   const table = aq.from(sweepRows(sweep, rowsPerValue));

@@ -34,7 +34,11 @@ export const JOB_OPTIONS = { attempts: 1, removeOnComplete: false, removeOnFail:
 /** Redis set of the reused arms (of other experiments) that show a job's result: the worker writes their summaries. */
 export const reusedRowsKey = (jobId: string) => `telepath:reused-rows:${jobId}`;
 
-export interface AddResult { added: number; finished: number; alreadyQueued: number }
+export interface AddResult {
+  added: number;
+  finished: number;
+  alreadyQueued: number;
+}
 
 export async function enqueuePlan(connection: Redis, plan: Plan, runsDir: string): Promise<AddResult> {
   const queue = new Queue<ArmJobData>(QUEUE_NAME, { connection });
@@ -67,8 +71,15 @@ export async function enqueuePlan(connection: Redis, plan: Plan, runsDir: string
   }
 
   async function addJob(job: PlannedJob): Promise<void> {
-    const data: ArmJobData = { format: QUEUE_FORMAT, experiment: job.exp, arm: job.arm.name, seed: job.seed, after: job.after };
-    const sourceJob = job.after && !isFinished(plan.jobs.find((j) => j.id === job.after)!) ? await topOfChain(job.after) : null;
+    const data: ArmJobData = {
+      format: QUEUE_FORMAT,
+      experiment: job.exp,
+      arm: job.arm.name,
+      seed: job.seed,
+      after: job.after,
+    };
+    const sourceJob =
+      job.after && !isFinished(plan.jobs.find((j) => j.id === job.after)!) ? await topOfChain(job.after) : null;
     if (!sourceJob) {
       await queue.add(job.id, data, { jobId: job.id, ...JOB_OPTIONS });
       return;
@@ -78,7 +89,14 @@ export async function enqueuePlan(connection: Redis, plan: Plan, runsDir: string
       queueName: QUEUE_NAME,
       data,
       opts: { jobId: job.id, ...JOB_OPTIONS },
-      children: [{ name: sourceJob.name, queueName: QUEUE_NAME, data: sourceJob.data, opts: { jobId: sourceJob.id, ...JOB_OPTIONS, ignoreDependencyOnFailure: true } }],
+      children: [
+        {
+          name: sourceJob.name,
+          queueName: QUEUE_NAME,
+          data: sourceJob.data,
+          opts: { jobId: sourceJob.id, ...JOB_OPTIONS, ignoreDependencyOnFailure: true },
+        },
+      ],
     });
   }
 

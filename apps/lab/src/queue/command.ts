@@ -43,13 +43,21 @@ export async function queueCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'add' && sub !== 'status') {
     const help = !sub || sub === '-h' || sub === '--help';
-    (help ? console.log : console.error)(help ? QUEUE_HELP : `telepath queue: expected "add" or "status", got ${JSON.stringify(sub)}\n\n${QUEUE_HELP}`);
+    (help ? console.log : console.error)(
+      help ? QUEUE_HELP : `telepath queue: expected "add" or "status", got ${JSON.stringify(sub)}\n\n${QUEUE_HELP}`,
+    );
     return help ? 0 : 2;
   }
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { set: { type: 'string', multiple: true, default: [] }, redis: { type: 'string' }, runs: { type: 'string', default: 'runs' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      set: { type: 'string', multiple: true, default: [] },
+      redis: { type: 'string' },
+      runs: { type: 'string', default: 'runs' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   });
   if (values.help) {
     console.log(QUEUE_HELP);
@@ -61,7 +69,9 @@ export async function queueCommand(args: string[]): Promise<number> {
   }
   const file = positionals[0];
   if (await readKind(file, values.set)) {
-    console.error(`telepath queue: ${file} is a "kind" experiment; the queue takes arm experiments (run it with telepath run)`);
+    console.error(
+      `telepath queue: ${file} is a "kind" experiment; the queue takes arm experiments (run it with telepath run)`,
+    );
     return 2;
   }
   const sweep = await loadSweep(file, values.set);
@@ -76,7 +86,10 @@ export async function queueCommand(args: string[]): Promise<number> {
       for (const exp of experiments) {
         const r = await enqueuePlan(redis, planExperiment(exp), runsDir);
         jobs += r.added;
-        if (!values.json) console.log(`${exp.name}: ${r.added} job(s) added to ${safeUrl(values.redis)}${r.alreadyQueued ? `, ${r.alreadyQueued} already queued` : ''}${r.finished ? `, ${r.finished} finished (not added)` : ''}`);
+        if (!values.json)
+          console.log(
+            `${exp.name}: ${r.added} job(s) added to ${safeUrl(values.redis)}${r.alreadyQueued ? `, ${r.alreadyQueued} already queued` : ''}${r.finished ? `, ${r.finished} finished (not added)` : ''}`,
+          );
       }
       if (values.json) console.log(JSON.stringify({ experiment: name, jobs }));
       return 0;
@@ -116,10 +129,15 @@ export async function workerCommand(args: string[]): Promise<number> {
   const concurrency = Number(values.concurrency);
   const lockSeconds = Number(values['lock-seconds']);
   const bad =
-    positionals.length > 0 ? `unexpected argument ${JSON.stringify(positionals[0])}` :
-    !values.redis || !values.runs ? 'expected --redis URL and --runs DIR' :
-    !Number.isInteger(concurrency) || concurrency < 1 ? `--concurrency takes a positive integer, got ${JSON.stringify(values.concurrency)}` :
-    !(lockSeconds >= 1) ? `--lock-seconds takes a number of seconds ≥ 1, got ${JSON.stringify(values['lock-seconds'])}` : null;
+    positionals.length > 0
+      ? `unexpected argument ${JSON.stringify(positionals[0])}`
+      : !values.redis || !values.runs
+        ? 'expected --redis URL and --runs DIR'
+        : !Number.isInteger(concurrency) || concurrency < 1
+          ? `--concurrency takes a positive integer, got ${JSON.stringify(values.concurrency)}`
+          : !(lockSeconds >= 1)
+            ? `--lock-seconds takes a number of seconds ≥ 1, got ${JSON.stringify(values['lock-seconds'])}`
+            : null;
   if (bad) {
     console.error(`telepath worker: ${bad}\n\n${WORKER_HELP}`);
     return 2;

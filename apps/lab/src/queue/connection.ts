@@ -22,8 +22,17 @@ export function safeUrl(url: string): string {
  * is there and takes the password, so a wrong URL fails at once with a message.
  */
 export async function openRedis(url: string): Promise<Redis> {
-  if (!/^rediss?:\/\//.test(url)) throw new Error(`--redis: expected a URL like redis://HOST:6379 (or redis://:PASSWORD@HOST:6379/DB), got ${JSON.stringify(url)}`);
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5000, enableOfflineQueue: false });
+  if (!/^rediss?:\/\//.test(url))
+    throw new Error(
+      `--redis: expected a URL like redis://HOST:6379 (or redis://:PASSWORD@HOST:6379/DB), got ${JSON.stringify(url)}`,
+    );
+  const probe = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 5000,
+    enableOfflineQueue: false,
+  });
   let cause: Error | null = null; // what closed the connection (connect() itself only says "Connection is closed.")
   probe.on('error', (e: Error) => (cause ??= e));
   try {
@@ -42,8 +51,12 @@ export async function openRedis(url: string): Promise<Redis> {
 function explain(url: string, e: Error & { code?: string }): Error {
   const msg = e.message;
   const where = safeUrl(url);
-  if (/WRONGPASS|invalid username-password|invalid password/i.test(msg)) return new Error(`Redis at ${where} refused the password (${msg.trim()}): put the right one in the URL, redis://:PASSWORD@HOST:PORT (or redis://USER:PASSWORD@HOST:PORT)`);
-  if (/NOAUTH/i.test(msg)) return new Error(`Redis at ${where} requires a password: put it in the URL, redis://:PASSWORD@HOST:PORT`);
+  if (/WRONGPASS|invalid username-password|invalid password/i.test(msg))
+    return new Error(
+      `Redis at ${where} refused the password (${msg.trim()}): put the right one in the URL, redis://:PASSWORD@HOST:PORT (or redis://USER:PASSWORD@HOST:PORT)`,
+    );
+  if (/NOAUTH/i.test(msg))
+    return new Error(`Redis at ${where} requires a password: put it in the URL, redis://:PASSWORD@HOST:PORT`);
   return new Error(
     `cannot reach Redis at ${where} (${e.code ?? msg}). Start one where every machine can reach it, e.g. ` +
       `"redis-server --port 6379 --bind 0.0.0.0 --requirepass SECRET" (Debian: apt-get install redis-server), ` +

@@ -14,7 +14,11 @@ import { QUEUE_NAME } from './connection.js';
 
 export type QueueState = 'waiting' | 'active' | 'completed' | 'failed';
 
-export interface QueueJobState { id: string; state: QueueState | 'finished, not queued' | 'not queued'; detail: string }
+export interface QueueJobState {
+  id: string;
+  state: QueueState | 'finished, not queued' | 'not queued';
+  detail: string;
+}
 
 export interface QueueStatus {
   counts: Record<QueueState, number>;
@@ -30,7 +34,11 @@ export async function planQueueStatus(connection: Redis, plan: Plan, runsDir: st
       const dir = jobDir(runsDir, planned);
       const job = await queue.getJob(planned.id);
       if (!job) {
-        jobs.push({ id: planned.id, state: existsSync(path.join(dir, 'summary.json')) ? 'finished, not queued' : 'not queued', detail: '' });
+        jobs.push({
+          id: planned.id,
+          state: existsSync(path.join(dir, 'summary.json')) ? 'finished, not queued' : 'not queued',
+          detail: '',
+        });
         continue;
       }
       const raw = await job.getState();
@@ -38,9 +46,14 @@ export async function planQueueStatus(connection: Redis, plan: Plan, runsDir: st
       counts[state]++;
       let detail = '';
       if (raw === 'waiting-children') detail = `after ${planned.after ?? 'the job before it'}`;
-      if (state === 'active') detail = [job.processedBy ? `worker ${job.processedBy}` : '', (await lastStep(dir, planned.arm)) ?? 'starting'].filter(Boolean).join(', ');
+      if (state === 'active')
+        detail = [job.processedBy ? `worker ${job.processedBy}` : '', (await lastStep(dir, planned.arm)) ?? 'starting']
+          .filter(Boolean)
+          .join(', ');
       if (state === 'failed') detail = job.failedReason ?? '';
-      if (state === 'completed') detail = typeof job.returnvalue?.accuracy === 'number' ? `${(100 * job.returnvalue.accuracy).toFixed(1)} %` : '';
+      if (state === 'completed')
+        detail =
+          typeof job.returnvalue?.accuracy === 'number' ? `${(100 * job.returnvalue.accuracy).toFixed(1)} %` : '';
       jobs.push({ id: planned.id, state, detail });
     }
     return { counts, jobs };
@@ -52,5 +65,7 @@ export async function planQueueStatus(connection: Redis, plan: Plan, runsDir: st
 export function formatQueueStatus(name: string, s: QueueStatus): string {
   const head = `${name}: ${s.counts.waiting} waiting, ${s.counts.active} active, ${s.counts.completed} completed, ${s.counts.failed} failed`;
   const width = Math.max(...s.jobs.map((j) => j.id.length));
-  return [head, ...s.jobs.map((j) => `  ${j.id.padEnd(width)}  ${j.state.padEnd(9)}  ${j.detail}`.trimEnd())].join('\n');
+  return [head, ...s.jobs.map((j) => `  ${j.id.padEnd(width)}  ${j.state.padEnd(9)}  ${j.detail}`.trimEnd())].join(
+    '\n',
+  );
 }

@@ -10,12 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 
-export interface TestRedis { url: string; port: number; restart(): Promise<void>; stop(): Promise<void> }
+export interface TestRedis {
+  url: string;
+  port: number;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
 
 /** Why the Redis tests cannot run here, or null when redis-server is installed. */
 export function redisUnavailable(): string | null {
   const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  return r.status === 0 ? null : 'redis-server is not installed (scripts/setup.sh installs it: apt-get install redis-server)';
+  return r.status === 0
+    ? null
+    : 'redis-server is not installed (scripts/setup.sh installs it: apt-get install redis-server)';
 }
 
 export async function freePort(): Promise<number> {
@@ -49,10 +56,30 @@ export async function startRedis(o: { password?: string } = {}): Promise<TestRed
   };
 
   async function launch(): Promise<ChildProcess> {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--dbfilename', 'dump.rdb', ...(o.password ? ['--requirepass', o.password] : [])];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--dbfilename',
+      'dump.rdb',
+      ...(o.password ? ['--requirepass', o.password] : []),
+    ];
     const p = spawn('redis-server', args, { stdio: 'ignore' });
     for (let i = 0; i < 100; i++) {
-      if (await command(['PING']).then(() => true, () => false)) return p;
+      if (
+        await command(['PING']).then(
+          () => true,
+          () => false,
+        )
+      )
+        return p;
       await new Promise((r) => setTimeout(r, 50));
     }
     p.kill('SIGKILL');
@@ -60,7 +87,12 @@ export async function startRedis(o: { password?: string } = {}): Promise<TestRed
   }
 
   async function command(args: string[]): Promise<void> {
-    const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+    const r = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      enableOfflineQueue: false,
+    });
     r.on('error', () => {});
     try {
       await r.connect();

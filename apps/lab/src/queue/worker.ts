@@ -70,10 +70,16 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
   // deterministic, so an overlapping step of the two writes the same checkpoint) and is handed back.
   const lostLocks = new Set<string>();
   worker.on('lockRenewalFailed', (ids: string[]) => {
-    for (const id of ids.filter((x) => !lostLocks.has(x))) say(`${id}: could not renew its lock (held up past --lock-seconds?); stopping it here, another worker resumes it from its checkpoint`);
+    for (const id of ids.filter((x) => !lostLocks.has(x)))
+      say(
+        `${id}: could not renew its lock (held up past --lock-seconds?); stopping it here, another worker resumes it from its checkpoint`,
+      );
     for (const id of ids) lostLocks.add(id);
   });
-  worker.on('error', (e) => outage || /could not renew lock|Missing lock for job/.test(e.message) || say(`queue error: ${e.message}`));
+  worker.on(
+    'error',
+    (e) => outage || /could not renew lock|Missing lock for job/.test(e.message) || say(`queue error: ${e.message}`),
+  );
   connection.on('ready', () => {
     if (outage) say('Redis is back');
     outage = false;
@@ -84,7 +90,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
   say(`taking jobs from ${safeUrl(o.redisUrl)}, records under ${o.runsDir}`);
   const running = worker.run();
   try {
-    for (let idleChecks = 0; ; ) {
+    for (let idleChecks = 0; ;) {
       await new Promise((r) => setTimeout(r, 500));
       if (o.shouldStop()) break;
       if (!o.exitWhenIdle) continue;
@@ -111,7 +117,10 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
 
   async function processJob(job: Job<ArmJobData>, token?: string) {
     const d = job.data;
-    if (d?.format !== QUEUE_FORMAT) throw new UnrecoverableError(`job ${job.id} was queued by another version of telepath (job format ${d?.format}; this one reads ${QUEUE_FORMAT})`);
+    if (d?.format !== QUEUE_FORMAT)
+      throw new UnrecoverableError(
+        `job ${job.id} was queued by another version of telepath (job format ${d?.format}; this one reads ${QUEUE_FORMAT})`,
+      );
     if (o.shouldStop()) return handBack(job, token, 'handed back to the queue (stopping)');
     const exp: ExperimentConfig = d.experiment;
     const arm = exp.arms.find((a) => a.name === d.arm)!;
@@ -122,14 +131,24 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
     const key = JSON.stringify([exp.task, armSettings]);
     if (data?.key !== key) data = { key, value: loadTaskData(exp.task, armSettings) };
     const lockLost = () => lostLocks.has(job.id!);
-    const r = await runArm({ exp, arm, seed: d.seed, data: await data.value, runsDir: o.runsDir, shouldStop: () => o.shouldStop() || lockLost(), quiet: o.quiet, warn: say });
+    const r = await runArm({
+      exp,
+      arm,
+      seed: d.seed,
+      data: await data.value,
+      runsDir: o.runsDir,
+      shouldStop: () => o.shouldStop() || lockLost(),
+      quiet: o.quiet,
+      warn: say,
+    });
     if (r === 'interrupted' && lockLost()) {
       lostLocks.delete(job.id!);
       await job.moveToDelayed(Date.now(), token); // throws when another worker holds it now: then it is theirs
       throw new DelayedError();
     }
     if (r === 'interrupted') return handBack(job, token, 'stopped with a checkpoint; handed back to the queue');
-    for (const ref of await connection.smembers(reusedRowsKey(job.id!))) await recordReusedRow(o.runsDir, JSON.parse(ref) as ReusedRowRef, r);
+    for (const ref of await connection.smembers(reusedRowsKey(job.id!)))
+      await recordReusedRow(o.runsDir, JSON.parse(ref) as ReusedRowRef, r);
     say(`${job.id}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
     return { accuracy: r.accuracy, stderr: r.stderr, total: r.total };
   }

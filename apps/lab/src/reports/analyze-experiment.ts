@@ -49,9 +49,15 @@ function latentRunDir(experimentDir: string, s: ArmSummary): string {
   return runDirOf(runsDir, experiment, arm, s.seed);
 }
 
-export async function analyzeExperiment(experimentDir: string, o: ExperimentAnalysisOptions): Promise<ExperimentAnalysis> {
+export async function analyzeExperiment(
+  experimentDir: string,
+  o: ExperimentAnalysisOptions,
+): Promise<ExperimentAnalysis> {
   const summaries = (await readSummaries(experimentDir)).filter((s) => s.reasoningKind === 'latents');
-  if (summaries.length === 0) throw new Error(`${experimentDir}: not a latent run (no latents.bin) and not an experiment with a finished latent arm (no <arm>/s<seed>/summary.json with reasoningKind "latents")`);
+  if (summaries.length === 0)
+    throw new Error(
+      `${experimentDir}: not a latent run (no latents.bin) and not an experiment with a finished latent arm (no <arm>/s<seed>/summary.json with reasoningKind "latents")`,
+    );
   const { analyzeRun } = await import('@telepath/analysis'); // heavy: loaded only when analysing
   const byArm = new Map<string, ArmAnalysis>();
   const skipped: ExperimentAnalysis['skipped'] = [];
@@ -63,13 +69,22 @@ export async function analyzeExperiment(experimentDir: string, o: ExperimentAnal
     }
     let summary: SubspaceSummary;
     try {
-      summary = (await analyzeRun(runDir, { pca: { varianceThreshold: o.varianceThreshold }, cka: o.cka })).analysis.summary;
+      summary = (await analyzeRun(runDir, { pca: { varianceThreshold: o.varianceThreshold }, cka: o.cka })).analysis
+        .summary;
     } catch (e) {
       skipped.push({ run: runDir, reason: (e as Error).message });
       continue;
     }
     o.onRun?.(runDir);
-    const a = byArm.get(s.arm) ?? { arm: s.arm, seeds: [], slots: [], hOff: [], hOffBaseline: [], silhouetteCosine: [], ckaOff: [] };
+    const a = byArm.get(s.arm) ?? {
+      arm: s.arm,
+      seeds: [],
+      slots: [],
+      hOff: [],
+      hOffBaseline: [],
+      silhouetteCosine: [],
+      ckaOff: [],
+    };
     a.seeds.push(s.seed);
     a.slots.push(summary.slots);
     a.hOff.push(summary.hOff);
@@ -83,7 +98,9 @@ export async function analyzeExperiment(experimentDir: string, o: ExperimentAnal
   const table = aq.from(overSeeds(perSeed, 'arm', Object.keys(STATS)).map((spread, i) => displayRow(arms[i], spread)));
   const note = `Subspace analysis of every latent arm of ${path.basename(experimentDir)}: each statistic is the mean ± sd over the seeds analysed (PCA at ${o.varianceThreshold} of each slot's variance); per-run tables and heatmaps are in each run's analysis/.`;
   const shown = (run: string) => path.relative(path.dirname(path.dirname(experimentDir)), run); // runs/<experiment>/<arm>/s<seed>
-  const skippedNote = skipped.length ? `\n\nNot analysed:\n${skipped.map((k) => `- ${shown(k.run)}: ${k.reason}`).join('\n')}` : '';
+  const skippedNote = skipped.length
+    ? `\n\nNot analysed:\n${skipped.map((k) => `- ${shown(k.run)}: ${k.reason}`).join('\n')}`
+    : '';
   const markdown = `${note}\n\n${arms.length ? table.toMarkdown() : '(no run could be analysed)\n'}${skippedNote}\n`;
   const out = path.join(experimentDir, 'analysis');
   const files = [path.join(out, 'subspace-arms.md'), path.join(out, 'subspace-arms.csv')];
@@ -93,10 +110,20 @@ export async function analyzeExperiment(experimentDir: string, o: ExperimentAnal
 }
 
 /** The statistics of a run that the experiment's table gives over seeds, and their headers there. */
-const STATS = { hOff: 'H_off', hOffBaseline: 'H_off of unrelated slots', silhouetteCosine: 'silhouette by slot (cosine)', ckaOff: 'mean off-diagonal CKA' } as const;
+const STATS = {
+  hOff: 'H_off',
+  hOffBaseline: 'H_off of unrelated slots',
+  silhouetteCosine: 'silhouette by slot (cosine)',
+  ckaOff: 'mean off-diagonal CKA',
+} as const;
 
 /** A statistic over one group's seeds: mean and sample sd (n − 1) of its finite values, how many there were, of how many seeds. */
-interface Spread { mean: number; sd: number; finite: number; seeds: number }
+interface Spread {
+  mean: number;
+  sd: number;
+  finite: number;
+  seeds: number;
+}
 
 /**
  * Each group's Spread of each column, in the groups' first-seen order (arquero groupby/rollup). The
@@ -106,12 +133,30 @@ interface Spread { mean: number; sd: number; finite: number; seeds: number }
 function overSeeds(perSeed: aq.ColumnTable, by: string, columns: string[]): Record<string, Spread>[] {
   if (perSeed.numRows() === 0) return [];
   const col = (c: string) => `d['${c}']`;
-  const finite = perSeed.derive(Object.fromEntries(columns.map((c) => [c, `d => op.is_finite(${col(c)}) ? ${col(c)} : NaN`])));
+  const finite = perSeed.derive(
+    Object.fromEntries(columns.map((c) => [c, `d => op.is_finite(${col(c)}) ? ${col(c)} : NaN`])),
+  );
   const rolled = finite
     .groupby(by)
-    .rollup({ seeds: aq.op.count(), ...Object.fromEntries(columns.flatMap((c) => [[`${c}:mean`, `d => op.sum(${col(c)}) / op.valid(${col(c)})`], [`${c}:sd`, `d => op.stdev(${col(c)})`], [`${c}:n`, `d => op.valid(${col(c)})`]])) })
+    .rollup({
+      seeds: aq.op.count(),
+      ...Object.fromEntries(
+        columns.flatMap((c) => [
+          [`${c}:mean`, `d => op.sum(${col(c)}) / op.valid(${col(c)})`],
+          [`${c}:sd`, `d => op.stdev(${col(c)})`],
+          [`${c}:n`, `d => op.valid(${col(c)})`],
+        ]),
+      ),
+    })
     .objects() as Record<string, number>[];
-  return rolled.map((r) => Object.fromEntries(columns.map((c) => [c, { mean: r[`${c}:mean`], sd: r[`${c}:sd`] ?? Number.NaN, finite: r[`${c}:n`], seeds: r.seeds }])));
+  return rolled.map((r) =>
+    Object.fromEntries(
+      columns.map((c) => [
+        c,
+        { mean: r[`${c}:mean`], sd: r[`${c}:sd`] ?? Number.NaN, finite: r[`${c}:n`], seeds: r.seeds },
+      ]),
+    ),
+  );
 }
 
 /** "mean ± sd"; "(k of n)" when some seeds had no finite value; '–' when none had one. */
@@ -139,5 +184,13 @@ function displayRow(a: ArmAnalysis, spread: Record<string, Spread>) {
 }
 
 function csvRow(a: ArmAnalysis) {
-  return a.seeds.map((seed, i) => ({ arm: a.arm, seed, slots: a.slots[i], hOff: a.hOff[i], hOffBaseline: a.hOffBaseline[i], silhouetteCosine: a.silhouetteCosine[i], ckaOff: a.ckaOff[i] }));
+  return a.seeds.map((seed, i) => ({
+    arm: a.arm,
+    seed,
+    slots: a.slots[i],
+    hOff: a.hOff[i],
+    hOffBaseline: a.hOffBaseline[i],
+    silhouetteCosine: a.silhouetteCosine[i],
+    ckaOff: a.ckaOff[i],
+  }));
 }

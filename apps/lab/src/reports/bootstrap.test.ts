@@ -4,7 +4,12 @@ import { pairedDifference, Resampler, seedMeanSpread, type Outcomes } from './bo
 
 /** Outcomes of `seeds` seeds on questions q0…q(n−1), correct where `right(question, seed)`. */
 function outcomes(n: number, seeds: number[], right: (q: number, s: number) => boolean): Outcomes {
-  return { seeds, correct: seeds.map((s) => new Map(Array.from({ length: n }, (_, q) => [`q${q}`, right(q, s)] as [string, boolean]))) };
+  return {
+    seeds,
+    correct: seeds.map(
+      (s) => new Map(Array.from({ length: n }, (_, q) => [`q${q}`, right(q, s)] as [string, boolean])),
+    ),
+  };
 }
 
 describe('paired bootstrap', () => {
@@ -24,7 +29,7 @@ describe('paired bootstrap', () => {
     expect(r.hi - r.lo).toBeGreaterThan(0.15);
     expect(r.hi - r.lo).toBeLessThan(0.25);
   });
-  it('an arm right on a strict superset of the baseline\'s questions gets an interval above 0', () => {
+  it("an arm right on a strict superset of the baseline's questions gets an interval above 0", () => {
     const base = outcomes(500, [0, 1], (q) => q % 4 === 0); // 25 %
     const arm = outcomes(500, [0, 1], (q) => q % 4 === 0 || q % 20 === 1); // + 5 points on other questions
     const r = pairedDifference(arm, base, new Resampler(new Rng(3)));
@@ -60,6 +65,8 @@ describe('spread of a seed mean', () => {
   it('seeds that disagree widen the spread', () => {
     const agree = outcomes(400, [0, 1, 2], (q) => q % 2 === 0);
     const differ = outcomes(400, [0, 1, 2], (q, s) => (s === 0 ? q % 10 < 2 : s === 1 ? q % 2 === 0 : q % 10 < 8));
-    expect(seedMeanSpread(differ, new Resampler(new Rng(6))).sd).toBeGreaterThan(2 * seedMeanSpread(agree, new Resampler(new Rng(6))).sd);
+    expect(seedMeanSpread(differ, new Resampler(new Rng(6))).sd).toBeGreaterThan(
+      2 * seedMeanSpread(agree, new Resampler(new Rng(6))).sd,
+    );
   });
 });

@@ -31,7 +31,10 @@ function commonIds(arms: Outcomes[]): string[] {
  * One seed's answers on the common questions, stored by the smaller of its two classes (so a draw
  * costs at most half the questions): the indices of the correct answers, or of the wrong ones.
  */
-interface SeedAnswers { indices: Uint32Array; ofCorrect: boolean }
+interface SeedAnswers {
+  indices: Uint32Array;
+  ofCorrect: boolean;
+}
 
 function matrix(o: Outcomes, ids: string[]): SeedAnswers[] {
   return o.correct.map((m) => {
@@ -108,7 +111,12 @@ export function seedMeanSpread(o: Outcomes, r: Resampler): { accuracy: number; s
   const n = ids.length;
   if (n === 0) return { accuracy: Number.NaN, sd: Number.NaN, n: 0 };
   const rows = matrix(o, ids);
-  const accuracy = drawnMean(rows, new Uint32Array(n).fill(1), n, rows.map((_, s) => s));
+  const accuracy = drawnMean(
+    rows,
+    new Uint32Array(n).fill(1),
+    n,
+    rows.map((_, s) => s),
+  );
   const [qs, ss] = [r.questions(n), r.seeds(rows.length)];
   const xs = qs.map((w, d) => drawnMean(rows, w, n, ss[d]));
   const m = mean(xs);
@@ -131,7 +139,19 @@ export function pairedDifference(arm: Outcomes, base: Outcomes, r: Resampler): P
   if (n === 0) return { diff: Number.NaN, lo: Number.NaN, hi: Number.NaN, questions: 0 };
   const [a, b] = [matrix(arm, ids), matrix(base, ids)];
   const ones = new Uint32Array(n).fill(1);
-  const diff = drawnMean(a, ones, n, a.map((_, s) => s)) - drawnMean(b, ones, n, b.map((_, s) => s));
+  const diff =
+    drawnMean(
+      a,
+      ones,
+      n,
+      a.map((_, s) => s),
+    ) -
+    drawnMean(
+      b,
+      ones,
+      n,
+      b.map((_, s) => s),
+    );
   const sameSeeds = arm.seeds.length === base.seeds.length && arm.seeds.every((s, i) => s === base.seeds[i]);
   const [sa, sb] = [r.seeds(a.length), sameSeeds ? r.seeds(a.length) : r.seeds(b.length, 'b')];
   const xs = r.questions(n).map((w, d) => drawnMean(a, w, n, sa[d]) - drawnMean(b, w, n, sb[d]));

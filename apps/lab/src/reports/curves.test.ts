@@ -19,8 +19,17 @@ it('reads loss and validation accuracy per phase, later phases after earlier one
   writeFileSync(join(dir, 'metrics.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n{"step": 4, "rl/lo');
   const points = await readCurve(dir, 'a', 0);
   const of = (metric: string) => points.filter((p) => p.metric === metric).map((p) => [p.phase, p.step, p.value]);
-  expect(of('loss')).toEqual([['sft', 1, 3], ['sft', 2, 2.4], ['rl', 3, 1], ['rl', 5, 0.5]]);
-  expect(of('val_acc')).toEqual([['sft', 1, 0.1], ['sft', 2, 0.2], ['rl', 5, 0.4]]);
+  expect(of('loss')).toEqual([
+    ['sft', 1, 3],
+    ['sft', 2, 2.4],
+    ['rl', 3, 1],
+    ['rl', 5, 0.5],
+  ]);
+  expect(of('val_acc')).toEqual([
+    ['sft', 1, 0.1],
+    ['sft', 2, 0.2],
+    ['rl', 5, 0.4],
+  ]);
   const spec = curveSpec(points, 'val_acc') as { data: { values: { value: number; run: string }[] } };
   expect(spec.data.values.map((v) => v.value)).toEqual([10, 20, 40]);
   expect(spec.data.values[0].run).toBe('a s0');

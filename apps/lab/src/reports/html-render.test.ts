@@ -25,26 +25,68 @@ const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = J
 </script>`;
 
 function summary(arm: string, armIndex: number, accuracy: number, reasoningLength: number): ArmSummary {
-  return { experiment: 'render', arm, armIndex, method: 'cot', seed: 0, accuracy, stderr: 0.03, correct: Math.round(200 * accuracy), total: 200, reasoningLength, reasoningKind: 'tokens', msPerExample: 5, trainSeconds: 60, params: 800_000, backend: 'cpu' };
+  return {
+    experiment: 'render',
+    arm,
+    armIndex,
+    method: 'cot',
+    seed: 0,
+    accuracy,
+    stderr: 0.03,
+    correct: Math.round(200 * accuracy),
+    total: 200,
+    reasoningLength,
+    reasoningKind: 'tokens',
+    msPerExample: 5,
+    trainSeconds: 60,
+    params: 800_000,
+    backend: 'cpu',
+  };
 }
 
 describe('HTML report in headless Chromium', () => {
-  it.skipIf(!CHROMIUM && !process.env.CI)('lays out both charts with their bars, points and labels', async () => {
-    expect(CHROMIUM, 'CI must install Debian chromium (scripts/setup.sh)').toBeDefined();
-    const out = mkdtempSync(join(tmpdir(), 'render-'));
-    await writeReport([summary('no-cot', 0, 0.31, 0), summary('cot', 1, 0.62, 17.5)], out);
-    const page = readFileSync(join(out, 'index.html'), 'utf8').replace('</body>', `${PROBE}</body>`);
-    writeFileSync(join(out, 'probe.html'), page);
-    const dom = execFileSync(CHROMIUM!, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${join(out, 'profile')}`, '--dump-dom', `file://${join(out, 'probe.html')}`], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] });
-    const m = /<pre id="probe">([^<]*)<\/pre>/.exec(dom);
-    expect(m, 'probe output missing from the DOM').not.toBeNull();
-    const charts = JSON.parse(m![1].replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as { id: string; width: number; height: number; marks: number; texts: string[] }[];
-    expect(charts.map((c) => c.id)).toEqual(['chart-accuracy', 'chart-length']);
-    for (const c of charts) {
-      expect(c.width, c.id).toBeGreaterThan(200);
-      expect(c.height, c.id).toBeGreaterThan(150);
-      expect(c.marks, c.id).toBeGreaterThan(10);
-    }
-    expect(charts[0].texts).toEqual(expect.arrayContaining(['no-cot', 'cot', '62.0']));
-  }, 90_000);
+  it.skipIf(!CHROMIUM && !process.env.CI)(
+    'lays out both charts with their bars, points and labels',
+    async () => {
+      expect(CHROMIUM, 'CI must install Debian chromium (scripts/setup.sh)').toBeDefined();
+      const out = mkdtempSync(join(tmpdir(), 'render-'));
+      await writeReport([summary('no-cot', 0, 0.31, 0), summary('cot', 1, 0.62, 17.5)], out);
+      const page = readFileSync(join(out, 'index.html'), 'utf8').replace('</body>', `${PROBE}</body>`);
+      writeFileSync(join(out, 'probe.html'), page);
+      const dom = execFileSync(
+        CHROMIUM!,
+        [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-dev-shm-usage',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+          `--user-data-dir=${join(out, 'profile')}`,
+          '--dump-dom',
+          `file://${join(out, 'probe.html')}`,
+        ],
+        { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      const m = /<pre id="probe">([^<]*)<\/pre>/.exec(dom);
+      expect(m, 'probe output missing from the DOM').not.toBeNull();
+      const charts = JSON.parse(m![1].replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as {
+        id: string;
+        width: number;
+        height: number;
+        marks: number;
+        texts: string[];
+      }[];
+      expect(charts.map((c) => c.id)).toEqual(['chart-accuracy', 'chart-length']);
+      for (const c of charts) {
+        expect(c.width, c.id).toBeGreaterThan(200);
+        expect(c.height, c.id).toBeGreaterThan(150);
+        expect(c.marks, c.id).toBeGreaterThan(10);
+      }
+      expect(charts[0].texts).toEqual(expect.arrayContaining(['no-cot', 'cot', '62.0']));
+    },
+    90_000,
+  );
 });

@@ -13,12 +13,28 @@ import type { ArmSummary } from '../running/arm-summary.js';
 import { diagnosticsRows, fixed, pairedText, SPREAD_METHOD, type ArmRow } from './table.js';
 
 /** A sample shown on the page. */
-export interface ShownSample { arm: string; seed: number; correct: boolean; question: string; gold: string; prediction: string; text: string }
+export interface ShownSample {
+  arm: string;
+  seed: number;
+  correct: boolean;
+  question: string;
+  gold: string;
+  prediction: string;
+  text: string;
+}
 
-export interface PageExtras { curves?: CurvePoint[]; samples?: ShownSample[] }
+export interface PageExtras {
+  curves?: CurvePoint[];
+  samples?: ShownSample[];
+}
 
 export function accuracySpec(rows: ArmRow[]): TopLevelSpec {
-  const values = rows.map((r) => ({ arm: r.arm, accuracy: 100 * r.accuracy, lo: 100 * Math.max(0, r.accuracy - r.stderr), hi: 100 * Math.min(1, r.accuracy + r.stderr) }));
+  const values = rows.map((r) => ({
+    arm: r.arm,
+    accuracy: 100 * r.accuracy,
+    lo: 100 * Math.max(0, r.accuracy - r.stderr),
+    hi: 100 * Math.min(1, r.accuracy + r.stderr),
+  }));
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: 'Accuracy (± the spread in the table: bootstrap over questions and seeds)',
@@ -26,15 +42,40 @@ export function accuracySpec(rows: ArmRow[]): TopLevelSpec {
     height: 240,
     data: { values },
     layer: [
-      { mark: { type: 'bar', color: '#4c78a8' }, encoding: { x: { field: 'arm', type: 'nominal', sort: null, title: null, axis: { labelAngle: -30, labelLimit: 300 } }, y: { field: 'accuracy', type: 'quantitative', title: 'accuracy %', scale: { domain: [0, 100] } } } },
-      { mark: { type: 'rule', color: '#222' }, encoding: { x: { field: 'arm', type: 'nominal', sort: null }, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
-      { mark: { type: 'text', dy: -8, fontSize: 11 }, encoding: { x: { field: 'arm', type: 'nominal', sort: null }, y: { field: 'hi', type: 'quantitative' }, text: { field: 'accuracy', type: 'quantitative', format: '.1f' } } },
+      {
+        mark: { type: 'bar', color: '#4c78a8' },
+        encoding: {
+          x: { field: 'arm', type: 'nominal', sort: null, title: null, axis: { labelAngle: -30, labelLimit: 300 } },
+          y: { field: 'accuracy', type: 'quantitative', title: 'accuracy %', scale: { domain: [0, 100] } },
+        },
+      },
+      {
+        mark: { type: 'rule', color: '#222' },
+        encoding: {
+          x: { field: 'arm', type: 'nominal', sort: null },
+          y: { field: 'lo', type: 'quantitative' },
+          y2: { field: 'hi' },
+        },
+      },
+      {
+        mark: { type: 'text', dy: -8, fontSize: 11 },
+        encoding: {
+          x: { field: 'arm', type: 'nominal', sort: null },
+          y: { field: 'hi', type: 'quantitative' },
+          text: { field: 'accuracy', type: 'quantitative', format: '.1f' },
+        },
+      },
     ],
   };
 }
 
 export function lengthSpec(results: ArmSummary[]): TopLevelSpec {
-  const values = results.map((r) => ({ arm: r.arm, seed: r.seed, accuracy: 100 * r.accuracy, length: r.reasoningLength }));
+  const values = results.map((r) => ({
+    arm: r.arm,
+    seed: r.seed,
+    accuracy: 100 * r.accuracy,
+    length: r.reasoningLength,
+  }));
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: 'Accuracy against reasoning length (one point per seed)',
@@ -66,19 +107,33 @@ function samplesHtml(samples: ShownSample[]): string {
   const arms = [...new Set(samples.map((s) => s.arm))];
   return arms
     .map((arm) => {
-      const items = samples.filter((s) => s.arm === arm).map((s) => `<div class="sample ${s.correct ? 'ok' : 'bad'}"><b>${s.correct ? 'correct' : 'incorrect'}</b> (seed ${s.seed})<br><span class="q">${escapeHtml(clip(s.question, 600))}</span><br>gold: <code>${escapeHtml(s.gold)}</code> · answered: <code>${escapeHtml(s.prediction)}</code><pre>${escapeHtml(clip(s.text, 800))}</pre></div>`);
+      const items = samples
+        .filter((s) => s.arm === arm)
+        .map(
+          (s) =>
+            `<div class="sample ${s.correct ? 'ok' : 'bad'}"><b>${s.correct ? 'correct' : 'incorrect'}</b> (seed ${s.seed})<br><span class="q">${escapeHtml(clip(s.question, 600))}</span><br>gold: <code>${escapeHtml(s.gold)}</code> · answered: <code>${escapeHtml(s.prediction)}</code><pre>${escapeHtml(clip(s.text, 800))}</pre></div>`,
+        );
       return `<h3>${escapeHtml(arm)}</h3>\n${items.join('\n')}`;
     })
     .join('\n');
 }
 
-export async function buildHtml(experiment: string, rows: ArmRow[], results: ArmSummary[], out: string, extras: PageExtras = {}): Promise<{ page: string; files: string[] }> {
+export async function buildHtml(
+  experiment: string,
+  rows: ArmRow[],
+  results: ArmSummary[],
+  out: string,
+  extras: PageExtras = {},
+): Promise<{ page: string; files: string[] }> {
   await fs.mkdir(out, { recursive: true });
   // Loaded on demand: vega and resvg are heavy, and only reports need them.
   const { renderChart } = await import('@telepath/analysis');
   const charts: { name: string; svg: string }[] = [];
   const curves = extras.curves ?? [];
-  const specs: [string, TopLevelSpec][] = [['accuracy', accuracySpec(rows)], ['length', lengthSpec(results)]];
+  const specs: [string, TopLevelSpec][] = [
+    ['accuracy', accuracySpec(rows)],
+    ['length', lengthSpec(results)],
+  ];
   if (curves.some((p) => p.metric === 'loss')) specs.push(['loss', curveSpec(curves, 'loss')]);
   if (curves.some((p) => p.metric === 'val_acc')) specs.push(['val-acc', curveSpec(curves, 'val_acc')]);
   for (const [name, spec] of specs) {
@@ -90,14 +145,54 @@ export async function buildHtml(experiment: string, rows: ArmRow[], results: Arm
   const checked = rows.some((r) => Number.isFinite(r.validReasoning));
   const bases = [...new Set(rows.flatMap((r) => r.paired.map((p) => p.baseline)))];
   const main = htmlTable(
-    ['arm', 'method', 'seeds', 'accuracy %', '±', ...bases.map((b) => `Δ ${b} (pp) [95 %]`), 'reasoning length', ...(checked ? ['sound steps %'] : []), 'ms / example', 'train s', 'params', 'n'],
-    rows.map((r) => [r.arm, r.method, r.seeds, (100 * r.accuracy).toFixed(1), `${(100 * r.stderr).toFixed(1)}${r.spread === 'binomial' ? '*' : ''}`, ...bases.map((b) => pairedText(r.paired.find((p) => p.baseline === b))), `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'none' ? '' : r.reasoningKind}`, ...(checked ? [fixed(100 * r.validReasoning, 1)] : []), fixed(r.msPerExample, 1), fixed(r.trainSeconds, 0), r.params.toLocaleString('en'), r.n]),
+    [
+      'arm',
+      'method',
+      'seeds',
+      'accuracy %',
+      '±',
+      ...bases.map((b) => `Δ ${b} (pp) [95 %]`),
+      'reasoning length',
+      ...(checked ? ['sound steps %'] : []),
+      'ms / example',
+      'train s',
+      'params',
+      'n',
+    ],
+    rows.map((r) => [
+      r.arm,
+      r.method,
+      r.seeds,
+      (100 * r.accuracy).toFixed(1),
+      `${(100 * r.stderr).toFixed(1)}${r.spread === 'binomial' ? '*' : ''}`,
+      ...bases.map((b) => pairedText(r.paired.find((p) => p.baseline === b))),
+      `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'none' ? '' : r.reasoningKind}`,
+      ...(checked ? [fixed(100 * r.validReasoning, 1)] : []),
+      fixed(r.msPerExample, 1),
+      fixed(r.trainSeconds, 0),
+      r.params.toLocaleString('en'),
+      r.n,
+    ]),
   );
   const diag = diagnosticsRows(rows);
-  const diagnostics = diag.length ? htmlTable(Object.keys(diag[0]), diag.map((d) => Object.values(d))) : '';
+  const diagnostics = diag.length
+    ? htmlTable(
+        Object.keys(diag[0]),
+        diag.map((d) => Object.values(d)),
+      )
+    : '';
   const perSeed = htmlTable(
     ['arm', 'seed', 'accuracy %', 'correct / n', 'reasoning length', 'ms / example', 'train s', 'backend'],
-    results.map((r) => [r.arm, r.seed, (100 * r.accuracy).toFixed(1), `${r.correct} / ${r.total}`, r.reasoningLength.toFixed(1), r.msPerExample.toFixed(1), r.trainSeconds.toFixed(0), r.backend]),
+    results.map((r) => [
+      r.arm,
+      r.seed,
+      (100 * r.accuracy).toFixed(1),
+      `${r.correct} / ${r.total}`,
+      r.reasoningLength.toFixed(1),
+      r.msPerExample.toFixed(1),
+      r.trainSeconds.toFixed(0),
+      r.backend,
+    ]),
   );
   const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(experiment)} — Telepath</title>

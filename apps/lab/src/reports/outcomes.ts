@@ -30,7 +30,8 @@ async function readCorrect(file: string): Promise<Map<string, boolean> | null> {
     } catch (e) {
       throw new Error(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
     }
-    if (typeof s.id !== 'string' || typeof s.correct !== 'boolean') throw new Error(`${file}:${i + 1}: expected "id" (string) and "correct" (boolean)`);
+    if (typeof s.id !== 'string' || typeof s.correct !== 'boolean')
+      throw new Error(`${file}:${i + 1}: expected "id" (string) and "correct" (boolean)`);
     out.set(s.id, s.correct);
   }
   return out;

@@ -28,12 +28,16 @@ export async function readSummaries(dir: string): Promise<ArmSummary[]> {
   const out: ArmSummary[] = [];
   let arms: string[];
   try {
-    arms = (await fs.readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory() && d.name !== 'report').map((d) => d.name);
+    arms = (await fs.readdir(dir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory() && d.name !== 'report')
+      .map((d) => d.name);
   } catch (e) {
     throw new Error(`cannot read experiment directory ${dir}: ${(e as Error).message}`);
   }
   for (const arm of arms.sort()) {
-    const seeds = (await fs.readdir(path.join(dir, arm))).filter((s) => /^s-?\d+$/.test(s)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+    const seeds = (await fs.readdir(path.join(dir, arm)))
+      .filter((s) => /^s-?\d+$/.test(s))
+      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
     for (const s of seeds) {
       const f = path.join(dir, arm, s, 'summary.json');
       if (!existsSync(f)) continue;
@@ -60,7 +64,8 @@ export async function missingSeeds(dir: string): Promise<string[]> {
   for (const [arm, seeds] of [...seedDirs].sort(([a], [b]) => a.localeCompare(b))) {
     for (const s of all) {
       const f = path.join(dir, arm, s, 'summary.json');
-      if (!existsSync(f)) out.push(`${arm} ${s} (${seeds.includes(s) ? `${f}: not finished` : `no ${path.join(dir, arm, s)}`})`);
+      if (!existsSync(f))
+        out.push(`${arm} ${s} (${seeds.includes(s) ? `${f}: not finished` : `no ${path.join(dir, arm, s)}`})`);
     }
   }
   return out;
@@ -75,7 +80,21 @@ async function shownSamples(runsDir: string, results: ArmSummary[], per = 2): Pr
     if (!existsSync(file)) continue;
     const lines = (await fs.readFile(file, 'utf8')).split('\n').filter((l) => l.trim() !== '');
     const samples = lines.map((l) => JSON.parse(l) as Omit<ShownSample, 'arm' | 'seed'>);
-    for (const correct of [true, false]) out.push(...samples.filter((s) => s.correct === correct).slice(0, per).map((s) => ({ arm, seed: r.seed, correct, question: s.question, gold: s.gold, prediction: s.prediction, text: s.text })));
+    for (const correct of [true, false])
+      out.push(
+        ...samples
+          .filter((s) => s.correct === correct)
+          .slice(0, per)
+          .map((s) => ({
+            arm,
+            seed: r.seed,
+            correct,
+            question: s.question,
+            gold: s.gold,
+            prediction: s.prediction,
+            text: s.text,
+          })),
+      );
   }
   return out;
 }
@@ -90,9 +109,14 @@ export async function writeReport(results: ArmSummary[], out: string, o: ReportO
   const rows = o.runsDir ? await compareArms(results, o.runsDir, o.compareTo ?? []) : aggregate(results);
   const experiment = results[0].experiment;
   const diagnostics = diagnosticsMarkdown(rows);
-  await writeFileAtomic(path.join(out, 'table.md'), `${tableMarkdown(rows)}\n\n${SPREAD_METHOD}\n${diagnostics ? `\nDiagnostics (% of checked chains by class; answers agreeing with their chain; generations cut off by the token cap):\n\n${diagnostics}\n` : ''}`);
+  await writeFileAtomic(
+    path.join(out, 'table.md'),
+    `${tableMarkdown(rows)}\n\n${SPREAD_METHOD}\n${diagnostics ? `\nDiagnostics (% of checked chains by class; answers agreeing with their chain; generations cut off by the token cap):\n\n${diagnostics}\n` : ''}`,
+  );
   await writeFileAtomic(path.join(out, 'table.csv'), tableCsv(rows));
-  const extras = o.runsDir ? { curves: await readCurves(o.runsDir, results), samples: await shownSamples(o.runsDir, results) } : {};
+  const extras = o.runsDir
+    ? { curves: await readCurves(o.runsDir, results), samples: await shownSamples(o.runsDir, results) }
+    : {};
   const html = await buildHtml(experiment, rows, results, out, extras);
   await writeFileAtomic(path.join(out, 'index.html'), html.page);
   return ['table.md', 'table.csv', ...html.files, 'index.html'].map((f) => path.join(out, f));

@@ -19,7 +19,13 @@ import type { ArmSummary } from '../running/arm-summary.js';
 export const SPREAD_METHOD =
   '± is the standard deviation of the seed-mean accuracy over 2,000 bootstrap draws that resample the questions (one draw shared by every seed, so a question answered under several seeds counts once) and then the seeds; Δ is the accuracy difference from a baseline arm on the questions both answered, [lo, hi] its paired bootstrap 95 % interval (the same draws of questions and seeds for both arms). Rows marked * have no per-question records: their ± is the binomial standard error of the mean, sqrt(Σ se²) / seeds.';
 
-export interface Paired { baseline: string; diff: number; lo: number; hi: number; questions: number }
+export interface Paired {
+  baseline: string;
+  diff: number;
+  lo: number;
+  hi: number;
+  questions: number;
+}
 
 export interface ArmRow {
   arm: string;
@@ -70,9 +76,24 @@ function seedScores(results: ArmSummary[]) {
   for (const r of results) if (!first.has(r.arm)) first.set(r.arm, r);
   return results.flatMap((r) => {
     const f = first.get(r.arm)!;
-    const score = (kind: 'own' | 'test' | 'control', name: string, x: { accuracy: number; stderr: number; total: number }) => ({ arm: r.arm, kind, name, accuracy: Number(x.accuracy), stderrSq: Number(x.stderr) ** 2, total: Number(x.total) });
-    const tests = Object.keys(f.tests ?? {}).flatMap((t) => (r.tests?.[t] !== undefined ? [score('test', t, r.tests[t])] : []));
-    const controls = Object.keys(f.controls ?? {}).flatMap((c) => (r.controls?.[c] !== undefined ? [score('control', c, r.controls[c])] : []));
+    const score = (
+      kind: 'own' | 'test' | 'control',
+      name: string,
+      x: { accuracy: number; stderr: number; total: number },
+    ) => ({
+      arm: r.arm,
+      kind,
+      name,
+      accuracy: Number(x.accuracy),
+      stderrSq: Number(x.stderr) ** 2,
+      total: Number(x.total),
+    });
+    const tests = Object.keys(f.tests ?? {}).flatMap((t) =>
+      r.tests?.[t] !== undefined ? [score('test', t, r.tests[t])] : [],
+    );
+    const controls = Object.keys(f.controls ?? {}).flatMap((c) =>
+      r.controls?.[c] !== undefined ? [score('control', c, r.controls[c])] : [],
+    );
     return [score('own', '', r), ...tests, ...controls];
   });
 }
@@ -83,16 +104,48 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
   const resampler = new Resampler(new Rng(0).fork('bootstrap'));
   // Per arm: the means over its seeds of what each seed measured once.
   const perArm = aq
-    .from(results.map((r) => ({ arm: r.arm, reasoningLength: Number(r.reasoningLength), validReasoning: Number(r.validReasoning), msPerExample: Number(r.msPerExample), trainSeconds: Number(r.trainSeconds) })))
+    .from(
+      results.map((r) => ({
+        arm: r.arm,
+        reasoningLength: Number(r.reasoningLength),
+        validReasoning: Number(r.validReasoning),
+        msPerExample: Number(r.msPerExample),
+        trainSeconds: Number(r.trainSeconds),
+      })),
+    )
     .groupby('arm')
-    .rollup({ reasoningLength: seedMean('reasoningLength'), validReasoning: seedMean('validReasoning'), msPerExample: seedMean('msPerExample'), trainSeconds: seedMean('trainSeconds') })
-    .objects() as { arm: string; reasoningLength: number; validReasoning: number; msPerExample: number; trainSeconds: number }[];
+    .rollup({
+      reasoningLength: seedMean('reasoningLength'),
+      validReasoning: seedMean('validReasoning'),
+      msPerExample: seedMean('msPerExample'),
+      trainSeconds: seedMean('trainSeconds'),
+    })
+    .objects() as {
+    arm: string;
+    reasoningLength: number;
+    validReasoning: number;
+    msPerExample: number;
+    trainSeconds: number;
+  }[];
   // Per table row (the arm, a further test set, a control): seeds, mean accuracy, the binomial error of the mean sqrt(Σ se²) / seeds, answers scored.
   const perRow = aq
     .from(seedScores(results))
     .groupby('arm', 'kind', 'name')
-    .rollup({ seeds: aq.op.count(), accuracy: seedMean('accuracy'), binomial: `d => op.invalid(d.stderrSq) ? NaN : Math.sqrt(op.sum(d.stderrSq)) / op.count()`, n: `d => op.invalid(d.total) ? NaN : op.sum(d.total)` })
-    .objects() as { arm: string; kind: string; name: string; seeds: number; accuracy: number; binomial: number; n: number }[];
+    .rollup({
+      seeds: aq.op.count(),
+      accuracy: seedMean('accuracy'),
+      binomial: `d => op.invalid(d.stderrSq) ? NaN : Math.sqrt(op.sum(d.stderrSq)) / op.count()`,
+      n: `d => op.invalid(d.total) ? NaN : op.sum(d.total)`,
+    })
+    .objects() as {
+    arm: string;
+    kind: string;
+    name: string;
+    seeds: number;
+    accuracy: number;
+    binomial: number;
+    n: number;
+  }[];
   const rows = perArm.flatMap((means) => {
     const arm = means.arm;
     const rs = results.filter((r) => r.arm === arm);
@@ -115,20 +168,45 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
       diagnostics: sumDiagnostics(rs.map(diagnosticsOf)),
     };
     const scored = (kind: string, key: (name: string) => string, extra: (name: string) => Partial<ArmRow>) =>
-      perRow.filter((x) => x.arm === arm && x.kind === kind).map((x): ArmRow => {
-        const outcomes = o.outcomes?.get(key(x.name));
-        const boot = outcomes ? seedMeanSpread(outcomes, resampler) : null;
-        return { ...main, arm: key(x.name), seeds: x.seeds, accuracy: x.accuracy, stderr: boot ? boot.sd : x.binomial, spread: boot ? 'bootstrap' : 'binomial', n: x.n, ...extra(x.name) };
-      });
-    const own = scored('own', () => arm, () => ({}));
+      perRow
+        .filter((x) => x.arm === arm && x.kind === kind)
+        .map((x): ArmRow => {
+          const outcomes = o.outcomes?.get(key(x.name));
+          const boot = outcomes ? seedMeanSpread(outcomes, resampler) : null;
+          return {
+            ...main,
+            arm: key(x.name),
+            seeds: x.seeds,
+            accuracy: x.accuracy,
+            stderr: boot ? boot.sd : x.binomial,
+            spread: boot ? 'bootstrap' : 'binomial',
+            n: x.n,
+            ...extra(x.name),
+          };
+        });
+    const own = scored(
+      'own',
+      () => arm,
+      () => ({}),
+    );
     // One row per further test set, with the diagnostics of its generations.
-    const tests = scored('test', (t) => outcomeKey(arm, t), (t) => {
-      const diagnostics = sumDiagnostics(rs.flatMap((r) => (r.tests?.[t] !== undefined ? [r.tests[t].diagnostics] : [])));
-      const { checkedChains, chains } = diagnosticRates(diagnostics);
-      return { validReasoning: checkedChains ? (chains.sound ?? 0) : Number.NaN, diagnostics };
-    });
+    const tests = scored(
+      'test',
+      (t) => outcomeKey(arm, t),
+      (t) => {
+        const diagnostics = sumDiagnostics(
+          rs.flatMap((r) => (r.tests?.[t] !== undefined ? [r.tests[t].diagnostics] : [])),
+        );
+        const { checkedChains, chains } = diagnosticRates(diagnostics);
+        return { validReasoning: checkedChains ? (chains.sound ?? 0) : Number.NaN, diagnostics };
+      },
+    );
     // One row per control: the same arm with its latents zeroed / shuffled / randomised (no per-question records).
-    const controls = scored('control', (c) => `${arm} [${c}]`, () => ({ validReasoning: Number.NaN, msPerExample: Number.NaN, trainSeconds: Number.NaN, diagnostics: null }));
+    const controls = scored(
+      'control',
+      (c) => `${arm} [${c}]`,
+      () => ({ validReasoning: Number.NaN, msPerExample: Number.NaN, trainSeconds: Number.NaN, diagnostics: null }),
+    );
     return [...own, ...tests, ...controls];
   });
   for (const row of rows) row.paired = pairedRows(row, rows, o, resampler);
@@ -179,9 +257,14 @@ function displayTable(rows: ArmRow[]) {
         'starts from': r.startsFrom || '–',
         seeds: r.seeds,
         'accuracy %': `${(100 * r.accuracy).toFixed(1)} ± ${(100 * r.stderr).toFixed(1)}${r.spread === 'binomial' ? '*' : ''}`,
-        ...Object.fromEntries(bases.map((b) => [`Δ ${b} (pp, 95 %)`, pairedText(r.paired.find((p) => p.baseline === b))])),
-        'reasoning length': `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'latents' ? 'latents' : r.reasoningKind === 'tokens' ? 'tokens' : ''}`.trim(),
-        ...(checked ? { 'sound steps %': Number.isFinite(r.validReasoning) ? (100 * r.validReasoning).toFixed(1) : '–' } : {}),
+        ...Object.fromEntries(
+          bases.map((b) => [`Δ ${b} (pp, 95 %)`, pairedText(r.paired.find((p) => p.baseline === b))]),
+        ),
+        'reasoning length':
+          `${r.reasoningLength.toFixed(1)} ${r.reasoningKind === 'latents' ? 'latents' : r.reasoningKind === 'tokens' ? 'tokens' : ''}`.trim(),
+        ...(checked
+          ? { 'sound steps %': Number.isFinite(r.validReasoning) ? (100 * r.validReasoning).toFixed(1) : '–' }
+          : {}),
         'agrees %': pct(rates?.agrees),
         'capped %': pct(rates?.hitCap),
         'ms / example': fixed(r.msPerExample, 1),
@@ -208,10 +291,22 @@ export function diagnosticsRows(rows: ArmRow[]): Record<string, string | number>
     return {
       arm: r.arm,
       'chains checked': rates.checkedChains,
-      ...Object.fromEntries(classes.map((c) => [`${c} %`, pct(rates.chains[c as keyof typeof rates.chains] ?? (rates.checkedChains ? 0 : Number.NaN))])),
+      ...Object.fromEntries(
+        classes.map((c) => [
+          `${c} %`,
+          pct(rates.chains[c as keyof typeof rates.chains] ?? (rates.checkedChains ? 0 : Number.NaN)),
+        ]),
+      ),
       'agrees %': pct(rates.agrees),
       'capped %': pct(rates.hitCap),
-      ...(options ? { 'first option %': pct(rates.options?.first), 'second option %': pct(rates.options?.second), 'neither %': pct(rates.options?.neither), 'less-mentioned %': pct(rates.options?.lessMentioned) } : {}),
+      ...(options
+        ? {
+            'first option %': pct(rates.options?.first),
+            'second option %': pct(rates.options?.second),
+            'neither %': pct(rates.options?.neither),
+            'less-mentioned %': pct(rates.options?.lessMentioned),
+          }
+        : {}),
     };
   });
 }
@@ -224,7 +319,21 @@ export function diagnosticsMarkdown(rows: ArmRow[]): string {
 export function tableCsv(rows: ArmRow[]): string {
   const bases = baselines(rows);
   return aq
-    .from(rows.map(({ paired, diagnostics: _d, ...r }) => ({ ...r, ...Object.fromEntries(bases.flatMap((b) => { const p = paired.find((x) => x.baseline === b); return [[`diff_${b}`, p?.diff ?? ''], [`lo_${b}`, p?.lo ?? ''], [`hi_${b}`, p?.hi ?? '']]; })) })))
+    .from(
+      rows.map(({ paired, diagnostics: _d, ...r }) => ({
+        ...r,
+        ...Object.fromEntries(
+          bases.flatMap((b) => {
+            const p = paired.find((x) => x.baseline === b);
+            return [
+              [`diff_${b}`, p?.diff ?? ''],
+              [`lo_${b}`, p?.lo ?? ''],
+              [`hi_${b}`, p?.hi ?? ''],
+            ];
+          }),
+        ),
+      })),
+    )
     .toCSV();
 }
 
@@ -243,7 +352,28 @@ export function tableText(rows: ArmRow[]): string {
 export function resultsJson(experiment: string, results: ArmSummary[], rows: ArmRow[] = aggregate(results)): object {
   return {
     experiment,
-    arms: rows.map((r) => ({ arm: r.arm, method: r.method, seeds: r.seeds, accuracy: r.accuracy, stderr: r.stderr, spread: r.spread, n: r.n, paired: r.paired.map(({ baseline, diff, lo, hi }) => ({ baseline, diff, lo, hi })), ...(r.diagnostics ? { diagnostics: r.diagnostics } : {}) })),
-    runs: results.map((r) => ({ arm: r.arm, method: r.method, seed: r.seed, accuracy: r.accuracy, stderr: r.stderr, reasoningLength: r.reasoningLength, msPerExample: r.msPerExample, trainSeconds: r.trainSeconds, params: r.params, ...(r.validReasoning !== undefined ? { validReasoning: r.validReasoning } : {}) })),
+    arms: rows.map((r) => ({
+      arm: r.arm,
+      method: r.method,
+      seeds: r.seeds,
+      accuracy: r.accuracy,
+      stderr: r.stderr,
+      spread: r.spread,
+      n: r.n,
+      paired: r.paired.map(({ baseline, diff, lo, hi }) => ({ baseline, diff, lo, hi })),
+      ...(r.diagnostics ? { diagnostics: r.diagnostics } : {}),
+    })),
+    runs: results.map((r) => ({
+      arm: r.arm,
+      method: r.method,
+      seed: r.seed,
+      accuracy: r.accuracy,
+      stderr: r.stderr,
+      reasoningLength: r.reasoningLength,
+      msPerExample: r.msPerExample,
+      trainSeconds: r.trainSeconds,
+      params: r.params,
+      ...(r.validReasoning !== undefined ? { validReasoning: r.validReasoning } : {}),
+    })),
   };
 }

@@ -3,7 +3,12 @@ import type { Example, Rng } from '@telepath/core';
 import type { TaskData } from '../experiment/data.js';
 
 /** The step's training batch: the task's own stream where it has one, else drawn from `train`; both from the step's rng. */
-export function trainBatch(data: Pick<TaskData, 'train' | 'trainBatch'>, rng: Rng, step: number, batchSize: number): Example[] {
+export function trainBatch(
+  data: Pick<TaskData, 'train' | 'trainBatch'>,
+  rng: Rng,
+  step: number,
+  batchSize: number,
+): Example[] {
   return data.trainBatch ? data.trainBatch(rng, step, batchSize) : sampleBatch(data.train, rng, batchSize);
 }
 

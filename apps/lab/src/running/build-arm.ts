@@ -45,9 +45,19 @@ export function maxNewTokensOf(exp: ExperimentConfig, arm: Arm): number {
 
 /** The answers of a finished arm: its rule, or its method with the weights of final.ckpt. */
 export async function finalAnswerer(o: RunArmOptions, dir: string): Promise<{ answer: Answerer; dispose(): void }> {
-  if (o.arm.method === HEURISTIC) return { answer: heuristicAnswerer(o.data.task.name, o.arm.config.rule as string), dispose: () => {} };
+  if (o.arm.method === HEURISTIC)
+    return { answer: heuristicAnswerer(o.data.task.name, o.arm.config.rule as string), dispose: () => {} };
   const method = methodById(o.arm.method, `arm ${o.arm.name}`);
-  const { state, lm } = await buildArm(method, dir, o.exp, { ...o.arm, initFrom: '' }, o.seed, o.data, [...o.data.train, ...o.data.test], o.runsDir);
+  const { state, lm } = await buildArm(
+    method,
+    dir,
+    o.exp,
+    { ...o.arm, initFrom: '' },
+    o.seed,
+    o.data,
+    [...o.data.train, ...o.data.test],
+    o.runsDir,
+  );
   const final = path.join(dir, FINAL_CHECKPOINT);
   restoreCheckpoint(final, await readCheckpoint(final), { params: state.variables(), modelConfig: lm.config });
   return { answer: (batch, g) => method.generate(state, batch, g), dispose: () => state.dispose() };
@@ -69,30 +79,69 @@ export function rewardFromTask(task: Task): RewardFn {
 }
 
 /** Tokenizer and LM config (both saved in the run dir on first use), the LM, and the method's state (with the task's reward when training). */
-export async function buildArm(method: LatentMethod<unknown, MethodState>, dir: string, exp: ExperimentConfig, arm: Arm, seed: number, data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>, all: Example[], runsDir: string, reward?: RewardFn) {
+export async function buildArm(
+  method: LatentMethod<unknown, MethodState>,
+  dir: string,
+  exp: ExperimentConfig,
+  arm: Arm,
+  seed: number,
+  data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>,
+  all: Example[],
+  runsDir: string,
+  reward?: RewardFn,
+) {
   const rng = new Rng(seed);
-  const { tokenizer, lm, hf } = exp.lm.pretrained ? await pretrainedLm(exp.lm.pretrained, dir, exp, arm, all) : { ...(await scratchLm(dir, exp, arm, data, all, rng)), hf: undefined };
+  const { tokenizer, lm, hf } = exp.lm.pretrained
+    ? await pretrainedLm(exp.lm.pretrained, dir, exp, arm, all)
+    : { ...(await scratchLm(dir, exp, arm, data, all, rng)), hf: undefined };
   const source = arm.initFrom ? await readSource(armRunDir(runsDir, exp, arm.initFrom, seed), dir) : null;
   if (source) restoreFrom(source, lm.params, lm.config);
-  const state = method.init({ lm, tokenizer, rng: rng.fork('method'), backend: currentBackend()?.backend ?? 'unknown', ...(reward ? { reward } : {}) }, arm.config);
+  const state = method.init(
+    {
+      lm,
+      tokenizer,
+      rng: rng.fork('method'),
+      backend: currentBackend()?.backend ?? 'unknown',
+      ...(reward ? { reward } : {}),
+    },
+    arm.config,
+  );
   // From an arm of the same method, the method's own variables (CoLaR's latent head, soft tokens,
   // a coprocessor) start from the source too, so e.g. CoLaR's speeds can share one SFT run.
-  if (source?.method === arm.method) restoreFrom(source, new Map([...state.variables()].filter(([k]) => !lm.params.has(k) && source.ck.tensors.has(`param/${k}`))), lm.config);
+  if (source?.method === arm.method)
+    restoreFrom(
+      source,
+      new Map([...state.variables()].filter(([k]) => !lm.params.has(k) && source.ck.tensors.has(`param/${k}`))),
+      lm.config,
+    );
   return { tokenizer, lm, state, hf };
 }
 
 /** A from-scratch LM sized to the data, with the run's own tokenizer built from the training split. */
-async function scratchLm(dir: string, exp: ExperimentConfig, arm: Arm, data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>, all: Example[], rng: Rng): Promise<{ tokenizer: Tokenizer; lm: TinyLm }> {
+async function scratchLm(
+  dir: string,
+  exp: ExperimentConfig,
+  arm: Arm,
+  data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>,
+  all: Example[],
+  rng: Rng,
+): Promise<{ tokenizer: Tokenizer; lm: TinyLm }> {
   // vocabularyFrom: arms that differ only in how the reasoning is written share one tokenizer (an initFrom between them).
-  const tokenizer = await runTokenizer(path.join(dir, 'tokenizer.json'), data.vocabularyFrom ?? data.train, data.vocabulary);
+  const tokenizer = await runTokenizer(
+    path.join(dir, 'tokenizer.json'),
+    data.vocabularyFrom ?? data.train,
+    data.vocabulary,
+  );
   const modelFile = path.join(dir, 'model.json');
   let lmConfig: LmConfig;
   if (existsSync(modelFile)) lmConfig = await readJsonFile<LmConfig>(modelFile);
   else {
-    const longest = Math.max(...all.map((ex) => {
-      const e = encodeExample(tokenizer, ex);
-      return e.prompt.length + e.reasoning.length + e.answer.length;
-    }));
+    const longest = Math.max(
+      ...all.map((ex) => {
+        const e = encodeExample(tokenizer, ex);
+        return e.prompt.length + e.reasoning.length + e.answer.length;
+      }),
+    );
     const lm = { ...exp.lm, ...arm.lm };
     lmConfig = { ...lm, vocabSize: tokenizer.size, contextLength: lm.contextLength || longest + CONTEXT_MARGIN };
     await writeFileAtomic(modelFile, JSON.stringify(lmConfig, null, 2) + '\n');
@@ -100,19 +149,30 @@ async function scratchLm(dir: string, exp: ExperimentConfig, arm: Arm, data: Pic
   return { tokenizer, lm: new TinyLm(lmConfig, rng.fork('lm')) };
 }
 
-interface InitSource { file: string; ck: Awaited<ReturnType<typeof readCheckpoint>>; method: string }
+interface InitSource {
+  file: string;
+  ck: Awaited<ReturnType<typeof readCheckpoint>>;
+  method: string;
+}
 
 /**
  * The weights a finished earlier arm (same seed) ended with (its final.ckpt): its tokenizer and
  * model config must equal this arm's.
  */
 async function readSource(source: string, dir: string): Promise<InitSource> {
-  if (!existsSync(path.join(source, 'summary.json'))) throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
+  if (!existsSync(path.join(source, 'summary.json')))
+    throw new Error(`initFrom: ${source} has not finished; its arm must run (earlier in the same experiment) first`);
   for (const f of ['tokenizer.json', 'model.json']) {
     // model.json through lmConfig, so one written before a setting existed reads with its default.
-    const read = async (d: string) => JSON.stringify(f === 'model.json' ? lmConfig(await readJsonFile(path.join(d, f))) : await readJsonFile(path.join(d, f)));
+    const read = async (d: string) =>
+      JSON.stringify(
+        f === 'model.json' ? lmConfig(await readJsonFile(path.join(d, f))) : await readJsonFile(path.join(d, f)),
+      );
     const [a, b] = await Promise.all([read(source), read(dir)]);
-    if (a !== b) throw new Error(`initFrom: ${f} of ${source} differs from this arm's (${dir}); both arms must use the same data and LM settings`);
+    if (a !== b)
+      throw new Error(
+        `initFrom: ${f} of ${source} differs from this arm's (${dir}); both arms must use the same data and LM settings`,
+      );
   }
   const resolved = await readJsonFile<{ arm: Arm }>(path.join(source, 'config.resolved.json'));
   let file = path.join(source, FINAL_CHECKPOINT);
@@ -127,6 +187,8 @@ async function readSource(source: string, dir: string): Promise<InitSource> {
 /** Assigns `params` from the source checkpoint (every one must be there, with its shape). */
 function restoreFrom(source: InitSource, params: ReturnType<MethodState['variables']>, modelConfig: LmConfig): void {
   if (params.size === 0) return;
-  const tensors = new Map([...source.ck.tensors].filter(([k]) => k.startsWith('param/') && params.has(k.slice('param/'.length))));
+  const tensors = new Map(
+    [...source.ck.tensors].filter(([k]) => k.startsWith('param/') && params.has(k.slice('param/'.length))),
+  );
   restoreCheckpoint(source.file, { meta: source.ck.meta, tensors }, { params, modelConfig });
 }

@@ -18,7 +18,10 @@ export const HEURISTIC = 'heuristic';
 export function heuristicConfig(task: string, raw: unknown, where: string): Record<string, unknown> {
   const c = parseConfig({ rule: '' }, raw ?? {}, where);
   const rules = Object.keys(taskHeuristics(task as TaskName));
-  if (!rules.includes(c.rule)) throw new Error(`${where} "rule": unknown heuristic ${JSON.stringify(c.rule)} for ${task}. Expected one of: ${rules.join(', ') || '(none)'}`);
+  if (!rules.includes(c.rule))
+    throw new Error(
+      `${where} "rule": unknown heuristic ${JSON.stringify(c.rule)} for ${task}. Expected one of: ${rules.join(', ') || '(none)'}`,
+    );
   return c;
 }
 
@@ -29,15 +32,31 @@ export function heuristicAnswerer(task: TaskName, rule: string): Answerer {
     batch.map((ex, i): Generation & { chain: string | null } => {
       const a = h.answer(ex, o.rng!.fork(`example/${i}`));
       const chain = a.chain.length ? a.chain.join('\n') : null;
-      return { id: ex.id, answer: a.answer, text: `${chain ? `${chain}\n` : ''}### ${a.answer}${SPECIAL_TOKENS.eos}`, chain, reasoningLength: 0, reasoningKind: 'none' };
+      return {
+        id: ex.id,
+        answer: a.answer,
+        text: `${chain ? `${chain}\n` : ''}### ${a.answer}${SPECIAL_TOKENS.eos}`,
+        chain,
+        reasoningLength: 0,
+        reasoningKind: 'none',
+      };
     });
 }
 
-export async function runHeuristicArm(o: RunArmOptions, dir: string, resolved: object): Promise<ArmSummary | 'interrupted'> {
+export async function runHeuristicArm(
+  o: RunArmOptions,
+  dir: string,
+  resolved: object,
+): Promise<ArmSummary | 'interrupted'> {
   const { exp, arm, seed, data } = o;
   const record = await RunRecord.open(dir, resolved, { resume: true, datasets: data.hashes });
   const answer = heuristicAnswerer(data.task.name, arm.config.rule as string);
-  const sets = await evaluateTestSets(answer, data, { ...exp.eval, maxNewTokens: 0 }, dir, { label: `${arm.name} s${seed}`, seed, shouldStop: o.shouldStop, quiet: true });
+  const sets = await evaluateTestSets(answer, data, { ...exp.eval, maxNewTokens: 0 }, dir, {
+    label: `${arm.name} s${seed}`,
+    seed,
+    shouldStop: o.shouldStop,
+    quiet: true,
+  });
   if (sets === 'interrupted') return sets;
   const ev = sets.main;
   const summary: ArmSummary = {
@@ -56,7 +75,9 @@ export async function runHeuristicArm(o: RunArmOptions, dir: string, resolved: o
     trainSeconds: 0,
     params: 0,
     backend: currentBackend()?.backend ?? 'none',
-    ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
+    ...(ev.validReasoning !== null
+      ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts }
+      : {}),
     diagnostics: ev.diagnostics,
     ...(Object.keys(sets.tests).length ? { tests: sets.tests } : {}),
   };

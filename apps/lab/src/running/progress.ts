@@ -22,7 +22,9 @@ export class Progress {
     const filled = Math.round(frac * width);
     const line = `${this.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} ${formatSeconds(elapsed)} elapsed, ETA ${formatSeconds(eta)}${note ? `  ${note}` : ''}`;
     if (this.out.isTTY) {
-      this.out.write(`\r${line.slice(0, (this.out.columns ?? 120) - 1).padEnd(Math.min(120, (this.out.columns ?? 120) - 1))}`);
+      this.out.write(
+        `\r${line.slice(0, (this.out.columns ?? 120) - 1).padEnd(Math.min(120, (this.out.columns ?? 120) - 1))}`,
+      );
       if (done >= this.total) this.out.write('\n');
       return;
     }

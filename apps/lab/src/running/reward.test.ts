@@ -24,27 +24,54 @@ describe('rewards and per-phase optimizer settings', () => {
     expect(reward(ex, ex.answer)).toBe(1);
     expect(reward(ex, '1+1')).toBe(0);
     expect(reward(ex, '')).toBe(0);
-    const throwing = rewardFromTask({ ...countdownTask, isCorrect: () => { throw new TypeError('malformed'); } });
+    const throwing = rewardFromTask({
+      ...countdownTask,
+      isCorrect: () => {
+        throw new TypeError('malformed');
+      },
+    });
     expect(throwing(ex, '3.+')).toBe(0);
   });
 
   it('a CoLaR arm initialised from CoT runs SFT, then GRPO with the task reward at its own learning rate', async () => {
     const runs = mkdtempSync(join(tmpdir(), 'lab-rl-'));
-    const exp = validateExperiment({
-      name: 'micro-rl',
-      ...MICRO_SETTINGS,
-      data: { ...MICRO_SETTINGS.data, testCount: 4 },
-      eval: { batchSize: 4, maxNewTokens: 24, controls: ['zero'] },
-      arms: [
-        { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 2 } },
-        { name: 'colar', method: 'colar', initFrom: 'cot', config: { sftSteps: 2, rlSteps: 2, rlLr: 1e-5, groupSize: 2, rolloutQuestions: 2, rlMinibatch: 2, maxLatents: 4, maxNewTokens: 8, compressionFactor: 2 } },
-      ],
-    }, 'micro-rl.json');
+    const exp = validateExperiment(
+      {
+        name: 'micro-rl',
+        ...MICRO_SETTINGS,
+        data: { ...MICRO_SETTINGS.data, testCount: 4 },
+        eval: { batchSize: 4, maxNewTokens: 24, controls: ['zero'] },
+        arms: [
+          { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 2 } },
+          {
+            name: 'colar',
+            method: 'colar',
+            initFrom: 'cot',
+            config: {
+              sftSteps: 2,
+              rlSteps: 2,
+              rlLr: 1e-5,
+              groupSize: 2,
+              rolloutQuestions: 2,
+              rlMinibatch: 2,
+              maxLatents: 4,
+              maxNewTokens: 8,
+              compressionFactor: 2,
+            },
+          },
+        ],
+      },
+      'micro-rl.json',
+    );
     const res = await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
     expect(res.interrupted).toBe(false);
     const dir = join(runs, 'micro-rl', 'colar', 's0');
-    for (const f of ['sft.ckpt', 'rl.ckpt', 'latents.bin', 'summary.json']) expect(existsSync(join(dir, f)), f).toBe(true);
-    const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+    for (const f of ['sft.ckpt', 'rl.ckpt', 'latents.bin', 'summary.json'])
+      expect(existsSync(join(dir, f)), f).toBe(true);
+    const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, number>);
     const rlLr = metrics.filter((m) => 'rl/lr' in m).map((m) => m['rl/lr']);
     const sftLr = metrics.filter((m) => 'sft/lr' in m).map((m) => m['sft/lr']);
     expect(rlLr.length).toBeGreaterThan(0);

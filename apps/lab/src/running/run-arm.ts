@@ -57,16 +57,28 @@ export interface RunArmOptions {
 /** Trains and evaluates one arm × seed (or reads its record); with `deferIfBusy`, 'busy' when another live process holds it, instead of waiting. */
 export async function runArm(o: RunArmOptions & { deferIfBusy: true }): Promise<ArmSummary | 'interrupted' | 'busy'>;
 export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'>;
-export async function runArm(o: RunArmOptions & { deferIfBusy?: boolean }): Promise<ArmSummary | 'interrupted' | 'busy'> {
+export async function runArm(
+  o: RunArmOptions & { deferIfBusy?: boolean },
+): Promise<ArmSummary | 'interrupted' | 'busy'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
   const summaryFile = path.join(dir, 'summary.json');
   const retrained = existsSync(path.join(retrainDirOf(dir), 'summary.json')); // to swap in (finishSwap)
-  const missing = async () => missingFromRecord(o.data, await readJsonFile<ArmSummary>(summaryFile), dir, o.arm.method === HEURISTIC || existsSync(path.join(dir, FINAL_CHECKPOINT)));
+  const missing = async () =>
+    missingFromRecord(
+      o.data,
+      await readJsonFile<ArmSummary>(summaryFile),
+      dir,
+      o.arm.method === HEURISTIC || existsSync(path.join(dir, FINAL_CHECKPOINT)),
+    );
   if (!o.force && !retrained && existsSync(summaryFile) && nothingMissing(await missing())) return readFinished(o, dir);
   const lock = await acquireRunLock(dir, {
     shouldStop: o.shouldStop,
     noWait: o.deferIfBusy ?? false,
-    onWait: (h, why) => o.quiet || console.error(`[telepath] ${o.arm.name} s${o.seed}: ${dir} is being trained (since ${h.since}) by ${why}; waiting for it`),
+    onWait: (h, why) =>
+      o.quiet ||
+      console.error(
+        `[telepath] ${o.arm.name} s${o.seed}: ${dir} is being trained (since ${h.since}) by ${why}; waiting for it`,
+      ),
   });
   if (lock === 'busy') return 'busy';
   if (!lock) return 'interrupted';
@@ -75,7 +87,14 @@ export async function runArm(o: RunArmOptions & { deferIfBusy?: boolean }): Prom
     if (!o.force && existsSync(summaryFile)) {
       // Finished (perhaps by the process it waited for); a record that predates the diagnostics or a test set gains them.
       const [finished, gaps] = [await readFinished(o, dir), await missing()];
-      return nothingMissing(gaps) ? finished : upgradeRecord(finished, dir, gaps, { data: o.data, eval: { ...o.exp.eval, maxNewTokens: maxNewTokensOf(o.exp, o.arm) }, answerer: () => finalAnswerer(o, dir), log: o.warn ?? ((l) => console.error(l)) });
+      return nothingMissing(gaps)
+        ? finished
+        : upgradeRecord(finished, dir, gaps, {
+            data: o.data,
+            eval: { ...o.exp.eval, maxNewTokens: maxNewTokensOf(o.exp, o.arm) },
+            answerer: () => finalAnswerer(o, dir),
+            log: o.warn ?? ((l) => console.error(l)),
+          });
     }
     return await runLockedArm(o, dir);
   } finally {
@@ -91,8 +110,13 @@ export async function runArm(o: RunArmOptions & { deferIfBusy?: boolean }): Prom
  */
 async function readFinished(o: RunArmOptions, dir: string): Promise<ArmSummary> {
   const recorded = await readJsonFile(path.join(dir, 'config.resolved.json'));
-  const changed = configDifferences(recorded, JSON.parse(JSON.stringify(resolvedConfig(o.exp, o.arm, o.seed))), { skipNewKeys: true });
-  if (changed.length > 0) (o.warn ?? console.error)(`[telepath] ${o.arm.name} s${o.seed}: its record (${dir}) was made with another config than this one (${changed.join('; ')}); showing that record — --force retrains it`);
+  const changed = configDifferences(recorded, JSON.parse(JSON.stringify(resolvedConfig(o.exp, o.arm, o.seed))), {
+    skipNewKeys: true,
+  });
+  if (changed.length > 0)
+    (o.warn ?? console.error)(
+      `[telepath] ${o.arm.name} s${o.seed}: its record (${dir}) was made with another config than this one (${changed.join('; ')}); showing that record — --force retrains it`,
+    );
   return readJsonFile<ArmSummary>(path.join(dir, 'summary.json'));
 }
 
@@ -124,7 +148,16 @@ async function finishSwap(dir: string): Promise<void> {
 /** What a run directory records as its config: everything that decides the arm's result. */
 export function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
   const { reuse: _ownArm, ...armRecord } = arm; // an arm that runs here is never a reused one
-  return { experiment: exp.name, task: exp.task, data: armData(exp, arm), lm: exp.lm, train: exp.train, eval: exp.eval, arm: armRecord, seed };
+  return {
+    experiment: exp.name,
+    task: exp.task,
+    data: armData(exp, arm),
+    lm: exp.lm,
+    train: exp.train,
+    eval: exp.eval,
+    arm: armRecord,
+    seed,
+  };
 }
 
 async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSummary | 'interrupted'> {
@@ -132,19 +165,43 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
   const config = resolvedConfig(exp, arm, seed);
   // A forced retrain works beside the finished record; one killed earlier resumes if its config is this one.
   const dir = o.force ? retrainDirOf(finalDir) : finalDir;
-  if (o.force && existsSync(dir) && configDifferences(await readJsonFile(path.join(dir, 'config.resolved.json')).catch(() => null), JSON.parse(JSON.stringify(config))).length > 0) await fs.rm(dir, { recursive: true, force: true });
-  if (data.test.length === 0) throw new Error(`${exp.name} arm ${arm.name}: the test set is empty (data ${JSON.stringify(exp.data)}); an accuracy of 0/0 would mean nothing`);
+  if (
+    o.force &&
+    existsSync(dir) &&
+    configDifferences(
+      await readJsonFile(path.join(dir, 'config.resolved.json')).catch(() => null),
+      JSON.parse(JSON.stringify(config)),
+    ).length > 0
+  )
+    await fs.rm(dir, { recursive: true, force: true });
+  if (data.test.length === 0)
+    throw new Error(
+      `${exp.name} arm ${arm.name}: the test set is empty (data ${JSON.stringify(exp.data)}); an accuracy of 0/0 would mean nothing`,
+    );
   if (arm.method === HEURISTIC) {
     const done = await runHeuristicArm(o, dir, config);
     if (done === 'interrupted' || !o.force) return done;
     await swapIn(finalDir);
     return readJsonFile<ArmSummary>(path.join(finalDir, 'summary.json'));
   }
-  if (data.train.length === 0) throw new Error(`${exp.name} arm ${arm.name}: the training set is empty (data ${JSON.stringify(exp.data)}); nothing to train on`);
+  if (data.train.length === 0)
+    throw new Error(
+      `${exp.name} arm ${arm.name}: the training set is empty (data ${JSON.stringify(exp.data)}); nothing to train on`,
+    );
 
   const method = methodById(arm.method, `arm ${arm.name}`);
   const record = await RunRecord.open(dir, config, { resume: true, datasets: data.hashes });
-  const built = await buildArm(method, dir, exp, arm, seed, data, [...data.train, ...data.test], o.runsDir, rewardFromTask(data.task));
+  const built = await buildArm(
+    method,
+    dir,
+    exp,
+    arm,
+    seed,
+    data,
+    [...data.train, ...data.test],
+    o.runsDir,
+    rewardFromTask(data.task),
+  );
   const { state, lm } = built;
   try {
     const rng = new Rng(seed);
@@ -159,19 +216,45 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         rng: rng.fork(`train/${phase}`),
         modelConfig: lm.config,
         checkpointPath: path.join(dir, `${phase}.ckpt`),
-        config: { steps, logEvery: exp.train.logEvery, checkpointEvery: exp.train.checkpointEvery, optim: { ...exp.train.optim, ...optim } },
-        loss: (at) => method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, phase, rng: at.rng }),
+        config: {
+          steps,
+          logEvery: exp.train.logEvery,
+          checkpointEvery: exp.train.checkpointEvery,
+          optim: { ...exp.train.optim, ...optim },
+        },
+        loss: (at) =>
+          method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), {
+            step: at.step,
+            phase,
+            rng: at.rng,
+          }),
         // The same batch as the loss (an equal, fresh step rng), prepared before the gradient tape.
-        ...(method.prepare ? { prepare: (at: TrainStep) => method.prepare!(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), { step: at.step, phase, rng: at.rng }) } : {}),
+        ...(method.prepare
+          ? {
+              prepare: (at: TrainStep) =>
+                method.prepare!(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), {
+                  step: at.step,
+                  phase,
+                  rng: at.rng,
+                }),
+            }
+          : {}),
         onLog: async (l) => {
-          void record.log(l.step, { [`${phase}/loss`]: l.loss, [`${phase}/lr`]: l.lr, [`${phase}/grad_norm`]: l.gradNorm, [`${phase}/ms`]: l.ms });
+          void record.log(l.step, {
+            [`${phase}/loss`]: l.loss,
+            [`${phase}/lr`]: l.lr,
+            [`${phase}/grad_norm`]: l.gradNorm,
+            [`${phase}/ms`]: l.ms,
+          });
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
           await curve.onStep(l.step);
         },
         shouldStop: o.shouldStop,
         // Steps past the checkpoint a crashed run resumes from were logged once already; they run again.
         onStart: async (start) => {
-          await record.dropMetrics((l) => Object.keys(l).some((k) => k.startsWith(`${phase}/`)) && (l.step as number) > start);
+          await record.dropMetrics(
+            (l) => Object.keys(l).some((k) => k.startsWith(`${phase}/`)) && (l.step as number) > start,
+          );
         },
       });
       await record.flush();
@@ -184,23 +267,57 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
     }
     // Every variable the arm ends with, frozen ones included (a phase checkpoint holds only what that
     // phase trained, e.g. CoLaR's SFT leaves out the embeddings): what a later arm's initFrom loads.
-    await saveCheckpoint({ path: path.join(dir, FINAL_CHECKPOINT), params: state.variables(), modelConfig: lm.config, step: 0 });
-    if (built.hf) await saveGpt2(path.join(dir, PRETRAINED_EXPORT), lm, { hf: built.hf, tokenizer: built.tokenizer as PretrainedTokenizer });
-    const sets = await evaluateTestSets(answer, data, { ...exp.eval, maxNewTokens }, dir, { label: `${arm.name} s${seed}`, seed, shouldStop: o.shouldStop, quiet: o.quiet });
+    await saveCheckpoint({
+      path: path.join(dir, FINAL_CHECKPOINT),
+      params: state.variables(),
+      modelConfig: lm.config,
+      step: 0,
+    });
+    if (built.hf)
+      await saveGpt2(path.join(dir, PRETRAINED_EXPORT), lm, {
+        hf: built.hf,
+        tokenizer: built.tokenizer as PretrainedTokenizer,
+      });
+    const sets = await evaluateTestSets(answer, data, { ...exp.eval, maxNewTokens }, dir, {
+      label: `${arm.name} s${seed}`,
+      seed,
+      shouldStop: o.shouldStop,
+      quiet: o.quiet,
+    });
     if (sets === 'interrupted') return 'interrupted';
     const { test } = sets;
     // Stochastic decoders (CoLaR) are scored over several passes; the first is the one whose samples are recorded.
-    const ev = await addPasses(method, arm.config, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet }, sets.main);
+    const ev = await addPasses(
+      method,
+      arm.config,
+      state,
+      test,
+      data.task,
+      { ...exp.eval, maxNewTokens },
+      { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet },
+      sets.main,
+    );
     if (ev === 'interrupted') return 'interrupted';
     const controls: NonNullable<ArmSummary['controls']> = {};
     if (ev.reasoningKind === 'latents') {
       for (const control of exp.eval.controls as LatentControl[]) {
-        const c = await evaluate(method, state, test, data.task, { ...exp.eval, maxNewTokens }, { label: `${arm.name} s${seed} eval [${control}]`, seed, shouldStop: o.shouldStop, quiet: o.quiet, control });
+        const c = await evaluate(
+          method,
+          state,
+          test,
+          data.task,
+          { ...exp.eval, maxNewTokens },
+          { label: `${arm.name} s${seed} eval [${control}]`, seed, shouldStop: o.shouldStop, quiet: o.quiet, control },
+        );
         if (c === 'interrupted') return 'interrupted';
         controls[control] = { accuracy: c.accuracy, stderr: c.stderr, correct: c.correct, total: c.total };
       }
     }
-    if (method.trace) await writeLatentTrace(path.join(dir, 'latents.bin'), await method.trace(state, test.slice(0, 256)), { method: arm.method, arm: arm.name });
+    if (method.trace)
+      await writeLatentTrace(path.join(dir, 'latents.bin'), await method.trace(state, test.slice(0, 256)), {
+        method: arm.method,
+        arm: arm.name,
+      });
     const summary: ArmSummary = {
       experiment: exp.name,
       arm: arm.name,
@@ -217,16 +334,24 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
       trainSeconds: Object.values(timing).reduce((a, b) => a + b, 0),
       params: [...state.variables().values()].reduce((a, v) => a + v.size, 0),
       backend: currentBackend()?.backend ?? 'unknown',
-      ...(ev.validReasoning !== null ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts } : {}),
+      ...(ev.validReasoning !== null
+        ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts }
+        : {}),
       ...(Object.keys(controls).length ? { controls } : {}),
       diagnostics: ev.diagnostics,
       ...(Object.keys(sets.tests).length ? { tests: sets.tests } : {}),
       startsFrom: startingPoint(exp, arm),
       ...(ev.passes ? { passes: ev.passes } : {}),
-      ...(method.trainingStats && Object.keys(method.trainingStats(state)).length ? { trainingStats: method.trainingStats(state) } : {}),
+      ...(method.trainingStats && Object.keys(method.trainingStats(state)).length
+        ? { trainingStats: method.trainingStats(state) }
+        : {}),
     };
     await record.dropMetrics((l) => 'test/acc' in l); // a run killed between this line and summary.json
-    await record.log(Object.values(timing).length, { 'test/acc': ev.accuracy, 'test/reasoning_length': ev.reasoningLength, 'test/ms_per_example': ev.msPerExample });
+    await record.log(Object.values(timing).length, {
+      'test/acc': ev.accuracy,
+      'test/reasoning_length': ev.reasoningLength,
+      'test/ms_per_example': ev.msPerExample,
+    });
     await record.finish(summary);
     if (o.force) await swapIn(finalDir);
     return readJsonFile<ArmSummary>(path.join(finalDir, 'summary.json')); // as recorded, like a skipped arm's

@@ -16,14 +16,25 @@ import { COMPARISON_FILE, compareArms } from '../reports/report.js';
 import { liveLockHolder } from './run-lock.js';
 import { tableCsv, tableMarkdown, type ArmRow } from '../reports/table.js';
 
-export interface RunExperimentOptions { runsDir: string; force?: boolean; shouldStop?: () => boolean; quiet?: boolean; log?: (line: string) => void }
+export interface RunExperimentOptions {
+  runsDir: string;
+  force?: boolean;
+  shouldStop?: () => boolean;
+  quiet?: boolean;
+  log?: (line: string) => void;
+}
 
-export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptions): Promise<{ results: ArmSummary[]; rows: ArmRow[]; interrupted: boolean }> {
+export async function runExperiment(
+  exp: ExperimentConfig,
+  o: RunExperimentOptions,
+): Promise<{ results: ArmSummary[]; rows: ArmRow[]; interrupted: boolean }> {
   const log = o.log ?? ((l: string) => console.error(l));
   log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
   const data = dataLoader(exp.task);
   const first = await data(exp.data);
-  log(`[telepath] data: ${first.train.length} train${first.trainBatch ? ' (batches drawn per step: a sample of the stream, warm-up facts or a curriculum)' : ''}, ${first.test.length} test examples`);
+  log(
+    `[telepath] data: ${first.train.length} train${first.trainBatch ? ' (batches drawn per step: a sample of the stream, warm-up facts or a curriculum)' : ''}, ${first.test.length} test examples`,
+  );
   // The plan's jobs in order (each after the job it starts from); one that another process is
   // training (or that starts from such a job) is left for a second pass, where it waits for that
   // process and reads its record.
@@ -36,7 +47,9 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   for (const job of plan.jobs) {
     const r = (await busyElsewhere(job)) ? 'busy' : await runJob(job, true);
     if (r === 'busy') {
-      log(`[telepath] ${job.exp === exp ? '' : `${job.exp.name}/`}${job.arm.name} s${job.seed}: another process is training it or the arm it starts from; going on with the next arm, back to it at the end`);
+      log(
+        `[telepath] ${job.exp === exp ? '' : `${job.exp.name}/`}${job.arm.name} s${job.seed}: another process is training it or the arm it starts from; going on with the next arm, back to it at the end`,
+      );
       deferred.push(job);
     } else if (!r) return stopped();
   }
@@ -46,7 +59,10 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
   const results = finished();
   const dir = path.join(o.runsDir, exp.name);
   // The baselines, for reports rebuilt from the records later.
-  await writeFileAtomic(path.join(dir, COMPARISON_FILE), JSON.stringify({ name: exp.name, task: exp.task, compareTo: exp.compareTo }, null, 2) + '\n');
+  await writeFileAtomic(
+    path.join(dir, COMPARISON_FILE),
+    JSON.stringify({ name: exp.name, task: exp.task, compareTo: exp.compareTo }, null, 2) + '\n',
+  );
   const rows = await compareArms(results, o.runsDir, exp.compareTo);
   await writeFileAtomic(path.join(dir, 'table.md'), tableMarkdown(rows) + '\n');
   await writeFileAtomic(path.join(dir, 'table.csv'), tableCsv(rows));
@@ -59,7 +75,9 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
 
   /** The experiment's rows whose jobs have run, a reused arm's shown (and recorded) under its name here. */
   function finished(): ArmSummary[] {
-    return plan.rows.filter((r) => done.has(r.job)).map((r) => (r.reusedFrom ? asReusedRow(reusedRowRef(exp, r), done.get(r.job)!) : done.get(r.job)!));
+    return plan.rows
+      .filter((r) => done.has(r.job))
+      .map((r) => (r.reusedFrom ? asReusedRow(reusedRowRef(exp, r), done.get(r.job)!) : done.get(r.job)!));
   }
 
   /** Runs the job: true when done, false when interrupted, 'busy' (only with `deferIfBusy`) when another process holds it. */
@@ -68,19 +86,34 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
     let r: ArmSummary | 'interrupted' | 'busy';
     try {
       // Only this experiment's own arms are forced; a reused arm's source is never retrained from here.
-      const armOptions = { exp: owner, arm, seed, data: await data(armData(owner, arm)), runsDir: o.runsDir, force: o.force && owner.name === exp.name, shouldStop: o.shouldStop, quiet: o.quiet, warn: o.log };
+      const armOptions = {
+        exp: owner,
+        arm,
+        seed,
+        data: await data(armData(owner, arm)),
+        runsDir: o.runsDir,
+        force: o.force && owner.name === exp.name,
+        shouldStop: o.shouldStop,
+        quiet: o.quiet,
+        warn: o.log,
+      };
       r = deferIfBusy ? await runArm({ ...armOptions, deferIfBusy: true }) : await runArm(armOptions);
     } catch (e) {
       throw new Error(`${owner.name} ${arm.name} s${seed}: ${(e as Error).message}`, { cause: e });
     }
     if (r === 'busy') return 'busy';
     if (r === 'interrupted') {
-      log(`[telepath] interrupted during ${arm.name} s${seed}; checkpoints are saved — run the same command again to resume`);
+      log(
+        `[telepath] interrupted during ${arm.name} s${seed}; checkpoints are saved — run the same command again to resume`,
+      );
       return false;
     }
-    log(`[telepath] ${owner === exp ? '' : `${owner.name}/`}${arm.name} s${seed}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`);
+    log(
+      `[telepath] ${owner === exp ? '' : `${owner.name}/`}${arm.name} s${seed}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`,
+    );
     done.set(job.id, r);
-    for (const row of plan.rows.filter((x) => x.job === job.id && x.reusedFrom)) await recordReusedRow(o.runsDir, reusedRowRef(exp, row), r);
+    for (const row of plan.rows.filter((x) => x.job === job.id && x.reusedFrom))
+      await recordReusedRow(o.runsDir, reusedRowRef(exp, row), r);
     return true;
   }
 
@@ -94,10 +127,22 @@ export async function runExperiment(exp: ExperimentConfig, o: RunExperimentOptio
 }
 
 /** A reused arm's row, enough to show a source's summary under it: what `queue add` hands the worker that trains the source. */
-export interface ReusedRowRef { experiment: string; arm: string; armIndex: number; seed: number; reusedFrom: string }
+export interface ReusedRowRef {
+  experiment: string;
+  arm: string;
+  armIndex: number;
+  seed: number;
+  reusedFrom: string;
+}
 
 export function reusedRowRef(exp: ExperimentConfig, row: PlannedRow): ReusedRowRef {
-  return { experiment: exp.name, arm: row.arm.name, armIndex: exp.arms.indexOf(row.arm), seed: row.seed, reusedFrom: row.reusedFrom! };
+  return {
+    experiment: exp.name,
+    arm: row.arm.name,
+    armIndex: exp.arms.indexOf(row.arm),
+    seed: row.seed,
+    reusedFrom: row.reusedFrom!,
+  };
 }
 
 /** The source's summary under the reused arm's name. */

@@ -45,17 +45,23 @@ describe('run directory locks', () => {
   });
 });
 
-it('two runs of one experiment at once train each arm once; the second reads the first one\'s record', async () => {
+it("two runs of one experiment at once train each arm once; the second reads the first one's record", async () => {
   const runs = mkdtempSync(join(tmpdir(), 'lab-lock-'));
   const micro = {
     name: 'micro',
     ...MICRO_SETTINGS,
     arms: [{ name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 6 } }],
   };
-  const run = () => runExperiment(validateExperiment(micro, 'micro.json'), { runsDir: runs, quiet: true, log: () => {} });
+  const run = () =>
+    runExperiment(validateExperiment(micro, 'micro.json'), { runsDir: runs, quiet: true, log: () => {} });
   const [a, b] = await Promise.all([run(), run()]);
   expect(b.results).toEqual(a.results);
-  const steps = readFileSync(join(runs, 'micro', 'no-cot', 's0', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => !('sft/val_acc' in m)).map((m) => m.step as number);
+  const steps = readFileSync(join(runs, 'micro', 'no-cot', 's0', 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((m) => !('sft/val_acc' in m))
+    .map((m) => m.step as number);
   expect(steps).toEqual([1, 2, 3, 4, 5, 6, 1]); // six training steps (logged once each) and the test line
   expect(existsSync(lockFileOf(join(runs, 'micro', 'no-cot', 's0')))).toBe(false);
 });
@@ -85,13 +91,15 @@ it('a run goes on with other arms while another process trains one, and comes ba
       if (l.startsWith('[telepath] b s0: accuracy')) other.kill();
     },
   });
-  const events = lines.filter((l) => / s0: /.test(l)).map((l) => l.replace('[telepath] ', '').replace(/: another process.*/, ': deferred'));
+  const events = lines
+    .filter((l) => / s0: /.test(l))
+    .map((l) => l.replace('[telepath] ', '').replace(/: another process.*/, ': deferred'));
   expect(events).toEqual(['a s0: deferred', 'from-a s0: deferred', 'b s0: done', 'a s0: done', 'from-a s0: done']);
   expect(res.results.map((r) => r.arm)).toEqual(['a', 'from-a', 'b']); // the table keeps the config's order
   expect(existsSync(lockFileOf(aDir))).toBe(false);
 });
 
-it('two runs started together split the arms: the one that loses the race for an arm\'s lock trains the next arm instead of waiting', async () => {
+it("two runs started together split the arms: the one that loses the race for an arm's lock trains the next arm instead of waiting", async () => {
   const runs = mkdtempSync(join(tmpdir(), 'lab-race-'));
   const micro = {
     name: 'micro',
@@ -102,14 +110,29 @@ it('two runs started together split the arms: the one that loses the race for an
     ],
   };
   const logs: string[][] = [[], []];
-  const run = (k: number) => runExperiment(validateExperiment(micro, 'micro.json'), { runsDir: runs, quiet: true, log: (l) => logs[k].push(l) });
+  const run = (k: number) =>
+    runExperiment(validateExperiment(micro, 'micro.json'), { runsDir: runs, quiet: true, log: (l) => logs[k].push(l) });
   const [x, y] = await Promise.all([run(0), run(1)]);
   expect(y.results).toEqual(x.results);
-  const events = logs.map((ls) => ls.filter((l) => / s0: /.test(l)).map((l) => l.replace('[telepath] ', '').replace(/: another process.*/, ': deferred').replace(/: accuracy.*/, ': done')));
+  const events = logs.map((ls) =>
+    ls
+      .filter((l) => / s0: /.test(l))
+      .map((l) =>
+        l
+          .replace('[telepath] ', '')
+          .replace(/: another process.*/, ': deferred')
+          .replace(/: accuracy.*/, ': done'),
+      ),
+  );
   // One run trains a; the other, finding a taken, trains b meanwhile and reads a's record at the end.
   expect(events).toContainEqual(['a s0: deferred', 'b s0: done', 'a s0: done']);
   for (const arm of ['a', 'b']) {
-    const steps = readFileSync(join(runs, 'micro', arm, 's0', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => 'sft/loss' in m).map((m) => m.step as number);
+    const steps = readFileSync(join(runs, 'micro', arm, 's0', 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((m) => 'sft/loss' in m)
+      .map((m) => m.step as number);
     expect(steps).toEqual([1, 2, 3, 4]); // each arm trained once
   }
 });

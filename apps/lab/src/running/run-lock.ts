@@ -51,17 +51,26 @@ export function lockFileOf(dir: string): string {
 }
 
 /** Takes the lock of `dir`, waiting while another live process holds it (see the module comment); with `noWait`, 'busy' instead of waiting. */
-export async function acquireRunLock(dir: string, o: LockOptions & { noWait: boolean }): Promise<RunLock | null | 'busy'>;
+export async function acquireRunLock(
+  dir: string,
+  o: LockOptions & { noWait: boolean },
+): Promise<RunLock | null | 'busy'>;
 export async function acquireRunLock(dir: string, o?: LockOptions): Promise<RunLock | null>;
 export async function acquireRunLock(dir: string, o: LockOptions = {}): Promise<RunLock | null | 'busy'> {
   const file = lockFileOf(dir);
-  const unwritable = (e: unknown) => new Error(`cannot write to run directory ${dir} (its lock ${file}): ${(e as Error).message}`);
+  const unwritable = (e: unknown) =>
+    new Error(`cannot write to run directory ${dir} (its lock ${file}): ${(e as Error).message}`);
   await fs.mkdir(path.dirname(file), { recursive: true }).catch((e) => {
     throw unwritable(e);
   });
   let announced = false;
   for (;;) {
-    const mine: LockHolder = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), ...processIdentity(process.pid) };
+    const mine: LockHolder = {
+      pid: process.pid,
+      host: os.hostname(),
+      since: new Date().toISOString(),
+      ...processIdentity(process.pid),
+    };
     // Written whole under a private name, then hard-linked into place: the link either appears with
     // its full content or fails with EEXIST, so a reader never sees a half-written lock.
     const tmp = `${file}.${process.pid}-${attempts++}.tmp`; // unique within the process too (two runs in one process)
@@ -117,12 +126,16 @@ export async function lockState(dir: string, now = Date.now()): Promise<LockStat
   if (h.host !== os.hostname()) {
     const age = Math.round((now - mtimeMs) / 1000);
     const rule = `taken over after ${LOCK_STALE_MS / 60_000} min without one; if that process is gone, rm ${file}`;
-    return age * 1000 > LOCK_STALE_MS ? at('stale', `held by pid ${h.pid} on host ${h.host}, whose last heartbeat was ${age} s ago`) : at('live', `pid ${h.pid} on host ${h.host}, last heartbeat ${age} s ago (${rule})`);
+    return age * 1000 > LOCK_STALE_MS
+      ? at('stale', `held by pid ${h.pid} on host ${h.host}, whose last heartbeat was ${age} s ago`)
+      : at('live', `pid ${h.pid} on host ${h.host}, last heartbeat ${age} s ago (${rule})`);
   }
   const current = processIdentity(h.pid);
-  if (h.boot && current.boot && h.boot !== current.boot) return at('stale', `written by pid ${h.pid} before this machine restarted`);
+  if (h.boot && current.boot && h.boot !== current.boot)
+    return at('stale', `written by pid ${h.pid} before this machine restarted`);
   if (!pidAlive(h.pid)) return at('stale', `its process ${h.pid} has exited`);
-  if (h.started && current.started && h.started !== current.started) return at('stale', `pid ${h.pid} now belongs to another process (started at another time)`);
+  if (h.started && current.started && h.started !== current.started)
+    return at('stale', `pid ${h.pid} now belongs to another process (started at another time)`);
   return at('live', `pid ${h.pid} on this host`);
 }
 

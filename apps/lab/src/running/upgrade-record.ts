@@ -19,7 +19,10 @@ import { evaluateAnswers, type Answerer } from '../evaluation/evaluate.js';
 import type { ExperimentConfig } from '../experiment/experiment.js';
 import type { ArmSummary } from './arm-summary.js';
 
-interface Missing { diagnostics: boolean; tests: string[] }
+interface Missing {
+  diagnostics: boolean;
+  tests: string[];
+}
 
 /** What a finished record lacks that can be added: `canEvaluate` when the arm's final weights (or rule) are at hand. */
 export function missingFromRecord(data: TaskData, s: ArmSummary, dir: string, canEvaluate: boolean): Missing {
@@ -31,7 +34,12 @@ export function missingFromRecord(data: TaskData, s: ArmSummary, dir: string, ca
 
 export const nothingMissing = (m: Missing) => !m.diagnostics && m.tests.length === 0;
 
-interface RecordedSample { id: string; prediction: string; text: string; reasoningLength: number }
+interface RecordedSample {
+  id: string;
+  prediction: string;
+  text: string;
+  reasoningLength: number;
+}
 
 /** Diagnostics of recorded samples, or null when one of their questions is not in `data.test`. */
 async function diagnosticsFromSamples(dir: string, data: TaskData, reasoningKind: string): Promise<Diagnostics | null> {
@@ -52,7 +60,12 @@ export async function upgradeRecord(
   s: ArmSummary,
   dir: string,
   missing: Missing,
-  o: { data: TaskData; eval: ExperimentConfig['eval'] & { maxNewTokens: number }; answerer: () => Promise<{ answer: Answerer; dispose(): void }>; log: (line: string) => void },
+  o: {
+    data: TaskData;
+    eval: ExperimentConfig['eval'] & { maxNewTokens: number };
+    answerer: () => Promise<{ answer: Answerer; dispose(): void }>;
+    log: (line: string) => void;
+  },
 ): Promise<ArmSummary> {
   const added: string[] = [];
   const out: ArmSummary = { ...s };
@@ -68,11 +81,21 @@ export async function upgradeRecord(
     try {
       const tests: Record<string, TestSetResult> = { ...(s.tests ?? {}) };
       for (const name of missing.tests) {
-        const examples = o.eval.maxExamples > 0 ? o.data.extraTests![name].slice(0, o.eval.maxExamples) : o.data.extraTests![name];
+        const examples =
+          o.eval.maxExamples > 0 ? o.data.extraTests![name].slice(0, o.eval.maxExamples) : o.data.extraTests![name];
         const r = await evaluateAnswers(answer, examples, o.data.task, o.eval, { seed: s.seed, quiet: true });
         if (r === 'interrupted') break;
-        await writeFileAtomic(path.join(dir, samplesFile(name)), r.samples.map((x) => JSON.stringify(x)).join('\n') + '\n');
-        tests[name] = { accuracy: r.accuracy, stderr: r.stderr, correct: r.correct, total: r.total, diagnostics: r.diagnostics };
+        await writeFileAtomic(
+          path.join(dir, samplesFile(name)),
+          r.samples.map((x) => JSON.stringify(x)).join('\n') + '\n',
+        );
+        tests[name] = {
+          accuracy: r.accuracy,
+          stderr: r.stderr,
+          correct: r.correct,
+          total: r.total,
+          diagnostics: r.diagnostics,
+        };
         added.push(`tests.${name}`);
       }
       out.tests = tests;
@@ -81,7 +104,10 @@ export async function upgradeRecord(
     }
   }
   if (added.length === 0) return s;
-  const upgraded = [...((s as { upgraded?: string[] }).upgraded ?? []), `${added.join(', ')} added from the record on ${new Date().toISOString().slice(0, 10)}`];
+  const upgraded = [
+    ...((s as { upgraded?: string[] }).upgraded ?? []),
+    `${added.join(', ')} added from the record on ${new Date().toISOString().slice(0, 10)}`,
+  ];
   const record = { ...out, upgraded };
   await writeFileAtomic(path.join(dir, 'summary.json'), JSON.stringify(record, null, 2) + '\n');
   o.log(`[telepath] ${s.arm} s${s.seed}: added ${added.join(', ')} to its record (${dir}) without retraining`);

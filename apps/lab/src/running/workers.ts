@@ -18,7 +18,10 @@ export interface Workers {
 export function startWorkers(cli: string, args: string[], n: number): Workers {
   process.env.TELEPATH_NATIVE_THREADS ??= String(Math.max(1, Math.floor(availableParallelism() / n)));
   const children = Array.from({ length: n - 1 }, (_, i) => {
-    const child = spawn(process.execPath, [...process.execArgv, cli, 'run', ...args, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+    const child = spawn(process.execPath, [...process.execArgv, cli, 'run', ...args, '--quiet'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: process.env,
+    });
     createInterface({ input: child.stderr }).on('line', (line) => console.error(`[worker ${i + 2}] ${line}`));
     return new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
   });

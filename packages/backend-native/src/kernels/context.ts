@@ -37,7 +37,12 @@ export interface NativeKernel {
 export function opCodes(addon: NativeAddon): OpCodes {
   const info = addon.info();
   const index = (names: string[]) => Object.fromEntries(names.map((n, i) => [n, i]));
-  return { binary: index(info.binaryOps), compare: index(info.compareOps), unary: index(info.unaryOps), reduce: index(info.reduceOps) };
+  return {
+    binary: index(info.binaryOps),
+    compare: index(info.compareOps),
+    unary: index(info.unaryOps),
+    reduce: index(info.reduceOps),
+  };
 }
 
 export function nativeOf(args: KernelArgs): NativeBackend {

@@ -4,7 +4,17 @@
  * the cpu kernels.
  */
 import { broadcast_util, type TensorInfo } from '@tensorflow/tfjs-core';
-import { attr, inputList, type KernelArgs, type KernelContext, META, type NativeKernel, type NativeKernelFunc, nativeOf, sizeOf } from './context.js';
+import {
+  attr,
+  inputList,
+  type KernelArgs,
+  type KernelContext,
+  META,
+  type NativeKernel,
+  type NativeKernelFunc,
+  nativeOf,
+  sizeOf,
+} from './context.js';
 
 /** tfjs kernel name → native binary op name. */
 const BINARY: Record<string, string> = {
@@ -19,7 +29,14 @@ const BINARY: Record<string, string> = {
 };
 
 /** tfjs kernel name → native comparison op name (bool output). */
-const COMPARE: Record<string, string> = { Equal: 'eq', NotEqual: 'ne', Greater: 'gt', GreaterEqual: 'ge', Less: 'lt', LessEqual: 'le' };
+const COMPARE: Record<string, string> = {
+  Equal: 'eq',
+  NotEqual: 'ne',
+  Greater: 'gt',
+  GreaterEqual: 'ge',
+  Less: 'lt',
+  LessEqual: 'le',
+};
 
 /** tfjs kernel name → native unary op name and how to read (alpha, beta) from the attrs. */
 const UNARY: Record<string, { op: string; params?: (args: KernelArgs) => [number, number] }> = {
@@ -95,7 +112,11 @@ function cast(args: KernelArgs): TensorInfo | undefined {
   const be = nativeOf(args);
   const vals = be.data.get(x.dataId)?.values;
   if (dtype === x.dtype && vals instanceof Float32Array) return be.share(x);
-  if (dtype !== 'float32' || !(vals instanceof Float32Array || vals instanceof Int32Array || vals instanceof Uint8Array)) return undefined;
+  if (
+    dtype !== 'float32' ||
+    !(vals instanceof Float32Array || vals instanceof Int32Array || vals instanceof Uint8Array)
+  )
+    return undefined;
   if (x.dtype !== 'float32' && x.dtype !== 'int32' && x.dtype !== 'bool') return undefined;
   const out = be.allocF32(vals.length);
   out.set(vals);
@@ -113,14 +134,26 @@ export function nativeUnary(args: KernelArgs, op: number, x: TensorInfo, alpha =
 }
 
 /** The epilogue of _FusedMatMul: + bias, then the activation. Consumes `prod`. */
-export function applyActivation(ctx: KernelContext, args: KernelArgs, prod: TensorInfo, bias: TensorInfo | undefined, activation: string, alpha: number | undefined, prelu: TensorInfo | undefined): TensorInfo {
+export function applyActivation(
+  ctx: KernelContext,
+  args: KernelArgs,
+  prod: TensorInfo,
+  bias: TensorInfo | undefined,
+  activation: string,
+  alpha: number | undefined,
+  prelu: TensorInfo | undefined,
+): TensorInfo {
   const be = nativeOf(args);
   let cur = prod;
   const step = (next: TensorInfo) => {
     be.disposeIntermediateTensorInfo(cur);
     cur = next;
   };
-  if (bias) step(nativeBinary(args, ctx.ops.binary.add, cur, bias) ?? (ctx.fallback('Add')({ ...args, inputs: { a: cur, b: bias } }) as TensorInfo));
+  if (bias)
+    step(
+      nativeBinary(args, ctx.ops.binary.add, cur, bias) ??
+        (ctx.fallback('Add')({ ...args, inputs: { a: cur, b: bias } }) as TensorInfo),
+    );
   const unaryOp = (name: string, a = 0) => step(nativeUnary(args, ctx.ops.unary[name], cur, a)!);
   switch (activation) {
     case 'linear':
@@ -139,12 +172,19 @@ export function applyActivation(ctx: KernelContext, args: KernelArgs, prod: Tens
       break;
     default:
       be.disposeIntermediateTensorInfo(cur);
-      throw new Error(`_FusedMatMul: unknown activation '${activation}'. Expected one of: linear, relu, relu6, elu, sigmoid, leakyrelu, prelu`);
+      throw new Error(
+        `_FusedMatMul: unknown activation '${activation}'. Expected one of: linear, relu, relu6, elu, sigmoid, leakyrelu, prelu`,
+      );
   }
   return cur;
 }
 
-function fillKernel(name: string, fallback: NativeKernelFunc, value: (args: KernelArgs) => number | undefined, shape: (args: KernelArgs) => number[]): NativeKernel {
+function fillKernel(
+  name: string,
+  fallback: NativeKernelFunc,
+  value: (args: KernelArgs) => number | undefined,
+  shape: (args: KernelArgs) => number[],
+): NativeKernel {
   return {
     kernelName: name,
     kernelFunc: (args) => {
@@ -164,12 +204,18 @@ export function elementwiseKernels(ctx: KernelContext): NativeKernel[] {
   for (const [name, op] of Object.entries(BINARY)) {
     const code = ctx.ops.binary[op];
     const cpu = ctx.fallback(name);
-    kernels.push({ kernelName: name, kernelFunc: (args) => nativeBinary(args, code, args.inputs.a, args.inputs.b) ?? cpu(args) });
+    kernels.push({
+      kernelName: name,
+      kernelFunc: (args) => nativeBinary(args, code, args.inputs.a, args.inputs.b) ?? cpu(args),
+    });
   }
   for (const [name, op] of Object.entries(COMPARE)) {
     const code = ctx.ops.compare[op];
     const cpu = ctx.fallback(name);
-    kernels.push({ kernelName: name, kernelFunc: (args) => nativeCompare(args, code, args.inputs.a, args.inputs.b) ?? cpu(args) });
+    kernels.push({
+      kernelName: name,
+      kernelFunc: (args) => nativeCompare(args, code, args.inputs.a, args.inputs.b) ?? cpu(args),
+    });
   }
   const cpuCast = ctx.fallback('Cast');
   kernels.push({ kernelName: 'Cast', kernelFunc: (args) => cast(args) ?? cpuCast(args) });
@@ -191,20 +237,38 @@ export function elementwiseKernels(ctx: KernelContext): NativeKernel[] {
       const list = inputList(args);
       const be = nativeOf(args);
       const vals = list.map((t) => be.f32(t));
-      if (list.length === 0 || vals.some((v) => !v) || list.some((t) => sizeOf(t.shape) !== sizeOf(list[0].shape))) return cpuAddN(args);
+      if (list.length === 0 || vals.some((v) => !v) || list.some((t) => sizeOf(t.shape) !== sizeOf(list[0].shape)))
+        return cpuAddN(args);
       const out = be.allocF32(sizeOf(list[0].shape));
       be.addon.addN(vals as Float32Array[], out);
       return be.outF32(list[0].shape, out);
     },
   });
   const floatLike = (args: KernelArgs, v: number) => (args.inputs.x.dtype === 'float32' ? v : undefined);
-  kernels.push(fillKernel('ZerosLike', ctx.fallback('ZerosLike'), (a) => floatLike(a, 0), (a) => a.inputs.x.shape));
-  kernels.push(fillKernel('OnesLike', ctx.fallback('OnesLike'), (a) => floatLike(a, 1), (a) => a.inputs.x.shape));
+  kernels.push(
+    fillKernel(
+      'ZerosLike',
+      ctx.fallback('ZerosLike'),
+      (a) => floatLike(a, 0),
+      (a) => a.inputs.x.shape,
+    ),
+  );
+  kernels.push(
+    fillKernel(
+      'OnesLike',
+      ctx.fallback('OnesLike'),
+      (a) => floatLike(a, 1),
+      (a) => a.inputs.x.shape,
+    ),
+  );
   kernels.push(
     fillKernel(
       'Fill',
       ctx.fallback('Fill'),
-      (a) => (attr<string>(a, 'dtype') === 'float32' && typeof attr(a, 'value') === 'number' ? attr<number>(a, 'value') : undefined),
+      (a) =>
+        attr<string>(a, 'dtype') === 'float32' && typeof attr(a, 'value') === 'number'
+          ? attr<number>(a, 'value')
+          : undefined,
       (a) => attr<number[]>(a, 'shape'),
     ),
   );

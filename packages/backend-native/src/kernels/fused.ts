@@ -31,7 +31,8 @@ function layerNorm(args: KernelArgs): TensorInfo[] {
   const [x, gamma, beta] = floats(args, FUSED.layerNorm, ['x', 'gamma', 'beta']);
   const shape = args.inputs.x.shape;
   const C = shape[shape.length - 1];
-  if (gamma.length !== C || beta.length !== C) throw new Error(`${FUSED.layerNorm}: gamma and beta must have ${C} values`);
+  if (gamma.length !== C || beta.length !== C)
+    throw new Error(`${FUSED.layerNorm}: gamma and beta must have ${C} values`);
   const be = nativeOf(args);
   const y = be.allocF32(x.length);
   const mean = be.allocF32(x.length / C);
@@ -45,7 +46,8 @@ function layerNormGrad(args: KernelArgs): TensorInfo[] {
   const [dy, x, gamma, mean, rstd] = floats(args, FUSED.layerNormGrad, ['dy', 'x', 'gamma', 'mean', 'rstd']);
   const shape = args.inputs.x.shape;
   const C = shape[shape.length - 1];
-  if (dy.length !== x.length || gamma.length !== C || mean.length * C !== x.length || rstd.length !== mean.length) throw new Error(`${FUSED.layerNormGrad}: inconsistent shapes`);
+  if (dy.length !== x.length || gamma.length !== C || mean.length * C !== x.length || rstd.length !== mean.length)
+    throw new Error(`${FUSED.layerNormGrad}: inconsistent shapes`);
   const be = nativeOf(args);
   const dx = be.allocF32(x.length);
   const dgamma = be.allocF32(C);
@@ -56,11 +58,27 @@ function layerNormGrad(args: KernelArgs): TensorInfo[] {
 
 function adamW(args: KernelArgs): TensorInfo[] {
   const [p, m, v, g] = floats(args, FUSED.adamW, ['param', 'm', 'v', 'grad']);
-  if (m.length !== p.length || v.length !== p.length || g.length !== p.length) throw new Error(`${FUSED.adamW}: param, m, v and grad must have the same size`);
+  if (m.length !== p.length || v.length !== p.length || g.length !== p.length)
+    throw new Error(`${FUSED.adamW}: param, m, v and grad must have the same size`);
   const be = nativeOf(args);
   const out = [be.allocF32(p.length), be.allocF32(p.length), be.allocF32(p.length)];
   const a = (n: string) => attr<number>(args, n);
-  be.addon.adamw(p, m, v, g, out[0], out[1], out[2], a('lr'), a('beta1'), a('beta2'), a('eps'), a('weightDecay') ?? 0, a('c1'), a('c2'));
+  be.addon.adamw(
+    p,
+    m,
+    v,
+    g,
+    out[0],
+    out[1],
+    out[2],
+    a('lr'),
+    a('beta1'),
+    a('beta2'),
+    a('eps'),
+    a('weightDecay') ?? 0,
+    a('c1'),
+    a('c2'),
+  );
   const shape = args.inputs.param.shape;
   return out.map((o) => be.outF32(shape, o));
 }
@@ -70,13 +88,15 @@ function scaledMaskedSoftmax(args: KernelArgs): TensorInfo {
   const xs = args.inputs.x.shape;
   const bs = args.inputs.bias.shape;
   const rank = xs.length;
-  if (rank === 0 || rank > 12 || bs.length > rank) throw new Error(`${FUSED.scaledMaskedSoftmax}: bias [${bs}] must broadcast to x [${xs}]`);
+  if (rank === 0 || rank > 12 || bs.length > rank)
+    throw new Error(`${FUSED.scaledMaskedSoftmax}: bias [${bs}] must broadcast to x [${xs}]`);
   META[0] = rank;
   for (let i = 0; i < rank; i++) {
     META[1 + i] = xs[i];
     const j = i - (rank - bs.length);
     const d = j >= 0 ? bs[j] : 1;
-    if (d !== 1 && d !== xs[i]) throw new Error(`${FUSED.scaledMaskedSoftmax}: bias [${bs}] must broadcast to x [${xs}]`);
+    if (d !== 1 && d !== xs[i])
+      throw new Error(`${FUSED.scaledMaskedSoftmax}: bias [${bs}] must broadcast to x [${xs}]`);
     META[1 + rank + i] = d;
   }
   const be = nativeOf(args);
@@ -88,7 +108,8 @@ function scaledMaskedSoftmax(args: KernelArgs): TensorInfo {
 function softmaxGrad(args: KernelArgs): TensorInfo {
   const [dy, y] = floats(args, FUSED.softmaxGrad, ['dy', 'y']);
   const shape = args.inputs.y.shape;
-  if (dy.length !== y.length || shape.length === 0) throw new Error(`${FUSED.softmaxGrad}: dy and y must have the same shape`);
+  if (dy.length !== y.length || shape.length === 0)
+    throw new Error(`${FUSED.softmaxGrad}: dy and y must have the same shape`);
   const be = nativeOf(args);
   const dx = be.allocF32(y.length);
   if (y.length > 0) be.addon.softmaxGrad(dy, y, dx, shape[shape.length - 1], attr<number>(args, 'scale'));

@@ -10,5 +10,11 @@ export { FUSED } from './fused.js';
 export { opCodes } from './context.js';
 
 export function nativeKernels(ctx: KernelContext): NativeKernel[] {
-  return [...matmulKernels(ctx), ...elementwiseKernels(ctx), ...reduceKernels(ctx), ...layoutKernels(ctx), ...fusedKernels(ctx)];
+  return [
+    ...matmulKernels(ctx),
+    ...elementwiseKernels(ctx),
+    ...reduceKernels(ctx),
+    ...layoutKernels(ctx),
+    ...fusedKernels(ctx),
+  ];
 }

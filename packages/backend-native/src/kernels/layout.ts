@@ -3,7 +3,16 @@
  * gradient), Concat and SplitV. float32 (and int32/bool for Transpose, int32 for Concat/Split).
  */
 import { backend_util, type TensorInfo, util } from '@tensorflow/tfjs-core';
-import { attr, inputList, type KernelArgs, type KernelContext, META, type NativeKernel, nativeOf, sizeOf } from './context.js';
+import {
+  attr,
+  inputList,
+  type KernelArgs,
+  type KernelContext,
+  META,
+  type NativeKernel,
+  nativeOf,
+  sizeOf,
+} from './context.js';
 
 type Host = Float32Array | Int32Array;
 
@@ -24,9 +33,17 @@ function transpose(args: KernelArgs) {
   const shape = perm.map((p) => x.shape[p]);
   if (perm.every((p, i) => p === i)) return be.share(x, shape);
   const vals = be.data.get(x.dataId)?.values;
-  const ok = (x.dtype === 'float32' && vals instanceof Float32Array) || (x.dtype === 'int32' && vals instanceof Int32Array) || (x.dtype === 'bool' && vals instanceof Uint8Array);
+  const ok =
+    (x.dtype === 'float32' && vals instanceof Float32Array) ||
+    (x.dtype === 'int32' && vals instanceof Int32Array) ||
+    (x.dtype === 'bool' && vals instanceof Uint8Array);
   if (!ok || rank > 12) return undefined;
-  const out = x.dtype === 'float32' ? be.allocF32(vals.length) : x.dtype === 'int32' ? new Int32Array(vals.length) : new Uint8Array(vals.length);
+  const out =
+    x.dtype === 'float32'
+      ? be.allocF32(vals.length)
+      : x.dtype === 'int32'
+        ? new Int32Array(vals.length)
+        : new Uint8Array(vals.length);
   META[0] = rank;
   for (let i = 0; i < rank; i++) {
     META[1 + i] = x.shape[i];

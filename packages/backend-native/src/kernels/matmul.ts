@@ -8,7 +8,13 @@ import { attr, type KernelArgs, type KernelContext, type NativeKernel, nativeOf,
 import { applyActivation } from './elementwise.js';
 
 /** Native product, or undefined when the dtypes or shapes need the cpu kernel (which also reports errors). */
-export function nativeMatMul(args: KernelArgs, a: TensorInfo, b: TensorInfo, transposeA: boolean, transposeB: boolean): TensorInfo | undefined {
+export function nativeMatMul(
+  args: KernelArgs,
+  a: TensorInfo,
+  b: TensorInfo,
+  transposeA: boolean,
+  transposeB: boolean,
+): TensorInfo | undefined {
   const be = nativeOf(args);
   const av = be.f32(a);
   const bv = be.f32(b);
@@ -44,7 +50,10 @@ export function matmulKernels(ctx: KernelContext): NativeKernel[] {
       kernelName: 'BatchMatMul',
       kernelFunc: (args) => {
         const { a, b } = args.inputs;
-        return nativeMatMul(args, a, b, attr<boolean>(args, 'transposeA'), attr<boolean>(args, 'transposeB')) ?? cpuBatch(args);
+        return (
+          nativeMatMul(args, a, b, attr<boolean>(args, 'transposeA'), attr<boolean>(args, 'transposeB')) ??
+          cpuBatch(args)
+        );
       },
     },
     {
@@ -53,11 +62,20 @@ export function matmulKernels(ctx: KernelContext): NativeKernel[] {
         const { a, b, bias, preluActivationWeights } = args.inputs;
         const activation = attr<string>(args, 'activation') ?? 'linear';
         const be = nativeOf(args);
-        if (activation === 'prelu' && (!preluActivationWeights || !be.f32(preluActivationWeights))) return cpuFused(args);
+        if (activation === 'prelu' && (!preluActivationWeights || !be.f32(preluActivationWeights)))
+          return cpuFused(args);
         if (bias && !be.f32(bias)) return cpuFused(args);
         const prod = nativeMatMul(args, a, b, attr<boolean>(args, 'transposeA'), attr<boolean>(args, 'transposeB'));
         if (!prod) return cpuFused(args);
-        return applyActivation(ctx, args, prod, bias, activation, attr<number>(args, 'leakyreluAlpha'), preluActivationWeights);
+        return applyActivation(
+          ctx,
+          args,
+          prod,
+          bias,
+          activation,
+          attr<number>(args, 'leakyreluAlpha'),
+          preluActivationWeights,
+        );
       },
     },
   ];

@@ -26,14 +26,24 @@ describe('solve command', () => {
     await fs.writeFile(file, '{"input":"14,34,28,4","output":"40"}\n');
     const cli = path.resolve(import.meta.dirname, 'solve.ts');
     const tsx = path.resolve(import.meta.dirname, '../../../../node_modules/.bin/tsx');
-    expect(execFileSync(tsx, [cli, '--help'], { encoding: 'utf8' })).toMatch(/^Usage: npm run -w @telepath\/tasks solve -- FILE/);
-    expect(JSON.parse(execFileSync(tsx, [cli, file], { encoding: 'utf8' }))).toEqual({ total: 1, solvable: 1, verified: 1 });
+    expect(execFileSync(tsx, [cli, '--help'], { encoding: 'utf8' })).toMatch(
+      /^Usage: npm run -w @telepath\/tasks solve -- FILE/,
+    );
+    expect(JSON.parse(execFileSync(tsx, [cli, file], { encoding: 'utf8' }))).toEqual({
+      total: 1,
+      solvable: 1,
+      verified: 1,
+    });
   });
 });
 
 describe('stats', () => {
   it('reports every split with its count and sha256 (small generated sizes)', async () => {
-    const s = await collectStats({ prosqaCount: 200, countdownN: [3], countdownSizes: { train: 30, val: 10, val_target: 10 } });
+    const s = await collectStats({
+      prosqaCount: 200,
+      countdownN: [3],
+      countdownSizes: { train: 30, val: 10, val_target: 10 },
+    });
     const { gsm8k, prosqa, countdown } = s.tasks;
     expect([gsm8k.splits.train.count, gsm8k.splits.valid.count, gsm8k.splits.test.count]).toEqual([6973, 500, 1319]);
     expect(gsm8k.splits.test.sha256).toBe('3730d312f6e3440559ace48831e51066acaca737f6eabec99bccb9e4b3c39d14');

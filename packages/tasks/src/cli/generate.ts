@@ -25,8 +25,13 @@ async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      count: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, n: { type: 'string' },
-      split: { type: 'string' }, format: { type: 'string' }, help: { type: 'boolean' },
+      count: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      n: { type: 'string' },
+      split: { type: 'string' },
+      format: { type: 'string' },
+      help: { type: 'boolean' },
     },
   });
   if (values.help || positionals.length === 0) {
@@ -35,7 +40,8 @@ async function main(): Promise<void> {
   }
   const num = (name: string, v: string | undefined, fallback?: number): number => {
     if (v === undefined && fallback !== undefined) return fallback;
-    if (v === undefined || !/^\d+$/.test(v)) throw new Error(`--${name} expects a non-negative integer, got ${JSON.stringify(v)}`);
+    if (v === undefined || !/^\d+$/.test(v))
+      throw new Error(`--${name} expects a non-negative integer, got ${JSON.stringify(v)}`);
     return Number(v);
   };
   if (!values.out) throw new Error('--out FILE is required');
@@ -43,20 +49,27 @@ async function main(): Promise<void> {
   let text: string;
   if (positionals[0] === 'prosqa') {
     const real = [...(await loadProsqa('valid')).examples, ...(await loadProsqa('test')).examples];
-    const ex = generateProsqa({ count: num('count', values.count, 17_886), seed, exclude: new Set(real.map((e) => e.question)) });
+    const ex = generateProsqa({
+      count: num('count', values.count, 17_886),
+      seed,
+      exclude: new Set(real.map((e) => e.question)),
+    });
     text = JSON.stringify(ex.map(toProsqaRecord));
   } else if (positionals[0] === 'countdown') {
     const split = (values.split ?? 'train') as CountdownSplit;
-    if (!COUNTDOWN_SPLITS.includes(split)) throw new Error(`Unknown split "${split}". Expected one of: ${COUNTDOWN_SPLITS.join(', ')}`);
+    if (!COUNTDOWN_SPLITS.includes(split))
+      throw new Error(`Unknown split "${split}". Expected one of: ${COUNTDOWN_SPLITS.join(', ')}`);
     const format = values.format ?? 'public';
-    if (format !== 'public' && format !== 'examples') throw new Error(`Unknown format "${format}". Expected one of: public, examples`);
+    if (format !== 'public' && format !== 'examples')
+      throw new Error(`Unknown format "${format}". Expected one of: public, examples`);
     const ex = generateCountdown({ n: num('n', values.n), count: num('count', values.count, 1000), seed, split });
     text = format === 'public' ? toCountdownJsonl(ex) : ex.map((e) => JSON.stringify(e) + '\n').join('');
   } else {
     throw new Error(`Unknown task "${positionals[0]}". Expected one of: prosqa, countdown`);
   }
   await writeFileAtomic(values.out, text);
-  const count = positionals[0] === 'prosqa' ? (JSON.parse(text) as unknown[]).length : text.split('\n').filter(Boolean).length;
+  const count =
+    positionals[0] === 'prosqa' ? (JSON.parse(text) as unknown[]).length : text.split('\n').filter(Boolean).length;
   console.log(JSON.stringify({ file: values.out, count, sha256: sha256Hex(text) }));
 }
 

@@ -22,7 +22,8 @@ export async function runSolve(file: string, rules: CountdownRules, skipBad: boo
     const sol = solveCountdown(nums, target, rules);
     if (!sol) continue;
     solvable++;
-    if (verifyCountdown(nums, target, sol.expression, rules).ok && verifyCountdown(nums, target, sol.steps, rules).ok) verified++;
+    if (verifyCountdown(nums, target, sol.expression, rules).ok && verifyCountdown(nums, target, sol.steps, rules).ok)
+      verified++;
   }
   const out: SolveSummary = { total: r.examples.length, solvable, verified };
   if (skipBad) out.skipped = r.skipped.length;

@@ -30,7 +30,8 @@ async function main(): Promise<void> {
   }
   if (positionals.length !== 1) throw new Error(`expected exactly one FILE, got ${positionals.length}\n\n${HELP}`);
   const rules = (values.rules ?? 'sos') as CountdownRules;
-  if (!COUNTDOWN_RULES.includes(rules)) throw new Error(`Unknown rules "${values.rules}". Expected one of: ${COUNTDOWN_RULES.join(', ')}`);
+  if (!COUNTDOWN_RULES.includes(rules))
+    throw new Error(`Unknown rules "${values.rules}". Expected one of: ${COUNTDOWN_RULES.join(', ')}`);
   const r = await runSolve(positionals[0], rules, values['skip-bad'] ?? false);
   console.log(JSON.stringify(r));
 }

@@ -32,9 +32,15 @@ function int(name: string, v: string | undefined, fallback: number): number {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      json: { type: 'boolean' }, help: { type: 'boolean' }, seed: { type: 'string' }, 'prosqa-count': { type: 'string' },
-      'countdown-n': { type: 'string' }, 'countdown-train': { type: 'string' }, 'countdown-val': { type: 'string' },
-      'countdown-val-target': { type: 'string' }, datasets: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+      seed: { type: 'string' },
+      'prosqa-count': { type: 'string' },
+      'countdown-n': { type: 'string' },
+      'countdown-train': { type: 'string' },
+      'countdown-val': { type: 'string' },
+      'countdown-val-target': { type: 'string' },
+      datasets: { type: 'string' },
     },
   });
   if (values.help) {
@@ -49,29 +55,41 @@ async function main(): Promise<void> {
   };
   const started = Date.now();
   const stats = await collectStats({
-    seed: int('seed', values.seed, 0), prosqaCount: int('prosqa-count', values['prosqa-count'], 17_886),
-    countdownN, countdownSizes: sizes, datasetsDir: values.datasets,
+    seed: int('seed', values.seed, 0),
+    prosqaCount: int('prosqa-count', values['prosqa-count'], 17_886),
+    countdownN,
+    countdownSizes: sizes,
+    datasetsDir: values.datasets,
   });
   if (values.json) {
     console.log(JSON.stringify(stats));
     return;
   }
   const { gsm8k, prosqa, countdown } = stats.tasks;
-  const line = (name: string, s: { count: number; sha256: string }) => console.log(`  ${name.padEnd(22)} ${String(s.count).padStart(6)}  ${s.sha256}`);
+  const line = (name: string, s: { count: number; sha256: string }) =>
+    console.log(`  ${name.padEnd(22)} ${String(s.count).padStart(6)}  ${s.sha256}`);
   console.log(`GSM8K (task v${gsm8k.version})`);
   for (const [k, s] of Object.entries(gsm8k.splits)) line(k, s);
   for (const [k, s] of Object.entries(gsm8k.outOfDistribution)) line(k, s);
   console.log(`ProsQA (task v${prosqa.version})`);
   for (const [k, s] of Object.entries(prosqa.splits)) line(k, s);
-  console.log(`Countdown (task v${countdown.version}, rules ${countdown.rules}, held-out targets ${countdown.targets.heldOut.join(' ')})`);
+  console.log(
+    `Countdown (task v${countdown.version}, rules ${countdown.rules}, held-out targets ${countdown.targets.heldOut.join(' ')})`,
+  );
   for (const [k, s] of Object.entries(countdown.splits)) line(k, s);
   console.log(`\nProsQA generated train vs real (${prosqa.comparison.reference}):`);
-  console.log(`  ${'statistic'.padEnd(52)} ${'generated'.padStart(10)} ${'valid'.padStart(10)} ${'test'.padStart(10)} ${'real'.padStart(10)}  tolerance`);
+  console.log(
+    `  ${'statistic'.padEnd(52)} ${'generated'.padStart(10)} ${'valid'.padStart(10)} ${'test'.padStart(10)} ${'real'.padStart(10)}  tolerance`,
+  );
   for (const r of prosqa.comparison.rows) {
     const cell = (x: number | string) => String(x).slice(0, 10).padStart(10);
-    console.log(`${r.ok ? '  ' : '✗ '}${r.statistic.padEnd(52)} ${cell(r.generated)} ${cell(r.valid)} ${cell(r.test)} ${cell(r.real)}  ${r.tolerance}`);
+    console.log(
+      `${r.ok ? '  ' : '✗ '}${r.statistic.padEnd(52)} ${cell(r.generated)} ${cell(r.valid)} ${cell(r.test)} ${cell(r.real)}  ${r.tolerance}`,
+    );
   }
-  console.log(`\nall within tolerance: ${prosqa.comparison.allWithinTolerance}   (${((Date.now() - started) / 1000).toFixed(1)} s; splits: ${COUNTDOWN_SPLITS.join(', ')})`);
+  console.log(
+    `\nall within tolerance: ${prosqa.comparison.allWithinTolerance}   (${((Date.now() - started) / 1000).toFixed(1)} s; splits: ${COUNTDOWN_SPLITS.join(', ')})`,
+  );
 }
 
 main().catch((e: unknown) => {

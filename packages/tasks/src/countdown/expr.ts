@@ -9,13 +9,23 @@ export type Expr = { kind: 'num'; text: string } | { kind: 'op'; op: Op; left: E
 
 type Token = { t: 'num'; text: string } | { t: 'op'; op: Op } | { t: '(' } | { t: ')' };
 
-const OPS: Record<string, Op> = { '+': '+', '-': '-', '\u2212': '-', '*': '*', '\u00d7': '*', x: '*', X: '*', '/': '/', '\u00f7': '/' };
+const OPS: Record<string, Op> = {
+  '+': '+',
+  '-': '-',
+  '\u2212': '-',
+  '*': '*',
+  '\u00d7': '*',
+  x: '*',
+  X: '*',
+  '/': '/',
+  '\u00f7': '/',
+};
 
 export class ExprSyntaxError extends Error {}
 
 function tokenize(s: string): Token[] {
   const out: Token[] = [];
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const c = s[i];
     if (/\s/.test(c)) {
       i++;

@@ -16,7 +16,11 @@ const PREC: Record<string, number> = { '+': 1, '-': 1, '*': 2, '/': 2 };
 
 /** The expression equivalent to `steps` (minimal parentheses), e.g. "28+(14+34)/4". Throws when a step does not parse or uses a number not in the pool. */
 export function stepsToExpression(nums: readonly number[], steps: readonly string[]): string {
-  const pool: { v: Rational; text: string; prec: number }[] = nums.map((x) => ({ v: { n: x, d: 1 }, text: String(x), prec: 3 }));
+  const pool: { v: Rational; text: string; prec: number }[] = nums.map((x) => ({
+    v: { n: x, d: 1 },
+    text: String(x),
+    prec: 3,
+  }));
   const take = (v: Rational, step: string) => {
     const i = pool.findIndex((p) => ratEq(p.v, v));
     if (i < 0) throw new Error(`stepsToExpression: ${ratKey(v)} in "${step}" is not available`);

@@ -14,8 +14,14 @@ function checkAll(n: number, count: number, seed: number): void {
     const { nums, target } = ex.meta as CountdownMeta;
     expect(nums.length).toBe(n);
     const sol = solveCountdown(nums, target, 'sos');
-    if (sol && verifyCountdown(nums, target, sol.expression).ok && verifyCountdown(nums, target, sol.steps).ok
-      && verifyCountdown(nums, target, ex.steps).ok && verifyCountdown(nums, target, ex.answer).ok) proved++;
+    if (
+      sol &&
+      verifyCountdown(nums, target, sol.expression).ok &&
+      verifyCountdown(nums, target, sol.steps).ok &&
+      verifyCountdown(nums, target, ex.steps).ok &&
+      verifyCountdown(nums, target, ex.answer).ok
+    )
+      proved++;
     else throw new Error(`${ex.id} ${nums.join(',')} → ${target} not proved solvable`);
   }
   expect(proved).toBe(count);
@@ -54,14 +60,24 @@ describe('Countdown generator', () => {
   const SOLVE_ALL_TIMEOUT_MS = 30_000;
   it('every one of 1,000 generated instances is solvable, n = 3', () => checkAll(3, 1000, 0), SOLVE_ALL_TIMEOUT_MS);
   it('every one of 1,000 generated instances is solvable, n = 4', () => checkAll(4, 1000, 0), SOLVE_ALL_TIMEOUT_MS);
-  it('every one of 300 generated instances is solvable, n = 5 (fewer: ≈ 4 ms each)', () => checkAll(5, 300, 0), SOLVE_ALL_TIMEOUT_MS);
-  it('every one of 100 generated instances is solvable, n = 6 (fewer: ≈ 25 ms each)', () => checkAll(6, 100, 0), SOLVE_ALL_TIMEOUT_MS);
+  it(
+    'every one of 300 generated instances is solvable, n = 5 (fewer: ≈ 4 ms each)',
+    () => checkAll(5, 300, 0),
+    SOLVE_ALL_TIMEOUT_MS,
+  );
+  it(
+    'every one of 100 generated instances is solvable, n = 6 (fewer: ≈ 25 ms each)',
+    () => checkAll(6, 100, 0),
+    SOLVE_ALL_TIMEOUT_MS,
+  );
 
   it('the task scores any valid answer after ###', () => {
     const [ex] = generateCountdown({ n: 4, count: 1, seed: 3, split: 'train' });
     expect(countdownTask.isCorrect(ex, `${ex.steps.join('\n')}\n### ${ex.answer}`)).toBe(true);
     expect(countdownTask.isCorrect(ex, '### 1+1')).toBe(false);
     expect(countdownAllNumbersTask.isCorrect(ex, `### ${ex.answer}`)).toBe(true);
-    expect(() => countdownTask.isCorrect({ id: 'x', question: '', steps: [], answer: '' }, '### 1')).toThrow(/not a Countdown example/);
+    expect(() => countdownTask.isCorrect({ id: 'x', question: '', steps: [], answer: '' }, '### 1')).toThrow(
+      /not a Countdown example/,
+    );
   });
 });

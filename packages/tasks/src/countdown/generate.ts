@@ -45,7 +45,10 @@ export interface CountdownMeta {
   [k: string]: unknown;
 }
 
-export function countdownTargets(cfg: CountdownGenConfig = DEFAULT_COUNTDOWN_GEN_CONFIG): { train: number[]; heldOut: number[] } {
+export function countdownTargets(cfg: CountdownGenConfig = DEFAULT_COUNTDOWN_GEN_CONFIG): {
+  train: number[];
+  heldOut: number[];
+} {
   const all = Array.from({ length: cfg.maxTarget - cfg.minTarget + 1 }, (_, i) => cfg.minTarget + i);
   new Rng(cfg.targetSeed).fork('countdown-targets').shuffle(all);
   const k = Math.floor(all.length * cfg.heldOutShare);
@@ -73,23 +76,35 @@ export function isCountdownSize(n: unknown): n is number {
 
 /** Solvable SoS instances as Examples (meta: nums, target, n, split, rules 'sos'). */
 export function generateCountdown(o: GenerateCountdownOptions): Example[] {
-  if (!isCountdownSize(o.n)) throw new Error(`generateCountdown: n must be an integer in ${COUNTDOWN_MIN_N}..${COUNTDOWN_MAX_N}, got ${o.n}`);
+  if (!isCountdownSize(o.n))
+    throw new Error(`generateCountdown: n must be an integer in ${COUNTDOWN_MIN_N}..${COUNTDOWN_MAX_N}, got ${o.n}`);
   const cfg = o.config ?? DEFAULT_COUNTDOWN_GEN_CONFIG;
   const { train, heldOut } = countdownTargets(cfg);
   const targets = o.split === 'val_target' ? heldOut : train;
   const rng = new Rng(o.seed).fork(`countdown/n${o.n}/${o.split}`);
   const avoid = o.split === 'val' ? o.avoidSolutions : undefined;
-  return Array.from({ length: o.count }, (_, i) => drawCountdownInstance(rng, o.n, targets, cfg, avoid, `countdown/n${o.n}/${o.split}/${i}`, o.split));
+  return Array.from({ length: o.count }, (_, i) =>
+    drawCountdownInstance(rng, o.n, targets, cfg, avoid, `countdown/n${o.n}/${o.split}/${i}`, o.split),
+  );
 }
 
 /**
  * One solvable instance drawn with `rng`: a target from `targets`, then n numbers redrawn as a
  * whole until the SoS search solves them (and the solution is not in `avoid`).
  */
-export function drawCountdownInstance(rng: Rng, n: number, targets: readonly number[], cfg: CountdownGenConfig, avoid: ReadonlySet<string> | undefined, id: string, split: CountdownSplit): Example {
+export function drawCountdownInstance(
+  rng: Rng,
+  n: number,
+  targets: readonly number[],
+  cfg: CountdownGenConfig,
+  avoid: ReadonlySet<string> | undefined,
+  id: string,
+  split: CountdownSplit,
+): Example {
   const target = rng.pick(targets);
   for (let attempt = 1; ; attempt++) {
-    if (attempt > 1_000_000) throw new Error(`generateCountdown: no solvable instance for target ${target} after ${attempt} draws`);
+    if (attempt > 1_000_000)
+      throw new Error(`generateCountdown: no solvable instance for target ${target} after ${attempt} draws`);
     const nums = Array.from({ length: n }, () => 1 + rng.int(cfg.maxTarget - 1));
     const steps = sosFirstSolution(nums, target);
     if (!steps) continue;
@@ -103,7 +118,11 @@ export function drawCountdownInstance(rng: Rng, n: number, targets: readonly num
 export const DEFAULT_COUNTDOWN_SIZES: Record<CountdownSplit, number> = { train: 1_000, val: 1_000, val_target: 1_000 };
 
 /** The three splits for one n: train, then val avoiding train's solutions, then val_target. */
-export function generateCountdownSplits(n: number, seed: number, sizes: Record<CountdownSplit, number> = DEFAULT_COUNTDOWN_SIZES): Record<CountdownSplit, Example[]> {
+export function generateCountdownSplits(
+  n: number,
+  seed: number,
+  sizes: Record<CountdownSplit, number> = DEFAULT_COUNTDOWN_SIZES,
+): Record<CountdownSplit, Example[]> {
   const train = generateCountdown({ n, count: sizes.train, seed, split: 'train' });
   const avoidSolutions = new Set(train.map((e) => e.steps.join(', ')));
   return {

@@ -37,19 +37,41 @@ function parseRecord(text: string, file: string, line: number): { nums: number[]
   } catch (e) {
     throw new DataError(file, line, null, `invalid JSON: ${(e as Error).message}`);
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new DataError(file, line, null, 'record is not a JSON object');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new DataError(file, line, null, 'record is not a JSON object');
   const r = v as Record<string, unknown>;
-  if (typeof r.input !== 'string') throw new DataError(file, line, 'input', `missing or not a string (got ${quotePrefix(r.input)})`);
+  if (typeof r.input !== 'string')
+    throw new DataError(file, line, 'input', `missing or not a string (got ${quotePrefix(r.input)})`);
   const parts = r.input.split(',').map((s) => s.trim());
-  if (parts.some((p) => !/^\d+$/.test(p))) throw new DataError(file, line, 'input', `expected comma-separated non-negative integers, got ${quotePrefix(r.input)}`);
+  if (parts.some((p) => !/^\d+$/.test(p)))
+    throw new DataError(
+      file,
+      line,
+      'input',
+      `expected comma-separated non-negative integers, got ${quotePrefix(r.input)}`,
+    );
   const nums = parts.map(Number);
-  if (nums.length < 2 || nums.length > 8) throw new DataError(file, line, 'input', `expected 2..8 numbers, got ${nums.length}`);
+  if (nums.length < 2 || nums.length > 8)
+    throw new DataError(file, line, 'input', `expected 2..8 numbers, got ${nums.length}`);
   const tooLarge = parts.find((_, i) => nums[i] > COUNTDOWN_MAX_VALUE); // a 10 MB digit string is Infinity here
-  if (tooLarge !== undefined) throw new DataError(file, line, 'input', `a number must be at most ${COUNTDOWN_MAX_VALUE}, got ${quotePrefix(tooLarge)}`);
+  if (tooLarge !== undefined)
+    throw new DataError(
+      file,
+      line,
+      'input',
+      `a number must be at most ${COUNTDOWN_MAX_VALUE}, got ${quotePrefix(tooLarge)}`,
+    );
   const out = typeof r.output === 'number' ? String(r.output) : r.output;
-  if (typeof out !== 'string' || !/^\s*-?\d+\s*$/.test(out)) throw new DataError(file, line, 'output', `expected an integer target, got ${quotePrefix(r.output)}`);
+  if (typeof out !== 'string' || !/^\s*-?\d+\s*$/.test(out))
+    throw new DataError(file, line, 'output', `expected an integer target, got ${quotePrefix(r.output)}`);
   const target = Number(out);
-  if (!Number.isFinite(target) || Math.abs(target) > COUNTDOWN_MAX_VALUE) throw new DataError(file, line, 'output', `the target must be an integer of magnitude at most ${COUNTDOWN_MAX_VALUE}, got ${quotePrefix(r.output)}`);
+  if (!Number.isFinite(target) || Math.abs(target) > COUNTDOWN_MAX_VALUE)
+    throw new DataError(
+      file,
+      line,
+      'output',
+      `the target must be an integer of magnitude at most ${COUNTDOWN_MAX_VALUE}, got ${quotePrefix(r.output)}`,
+    );
   return { nums, target };
 }
 
@@ -58,25 +80,38 @@ export async function loadCountdownJsonl(path: string, o: CountdownLoadOptions =
   try {
     buf = await fs.readFile(path);
   } catch (e) {
-    throw new Error(`Cannot read Countdown file ${path}: ${(e as Error).message}. Countdown data is generated (datasets/README.md, section "Countdown").`);
+    throw new Error(
+      `Cannot read Countdown file ${path}: ${(e as Error).message}. Countdown data is generated (datasets/README.md, section "Countdown").`,
+    );
   }
   const rules = o.rules ?? 'sos';
   const skipped: SkippedRecord[] = [];
   const examples: Example[] = [];
   for (const { line, text } of numberedLines(buf.toString('utf8'))) {
-    const ex = parseOrSkip(() => {
-      if (text.trim() === '') throw new DataError(path, line, null, 'blank line');
-      const { nums, target } = parseRecord(text, path, line);
-      const meta: CountdownMeta = { nums, target, rules };
-      const example: Example = { id: `${o.idPrefix ?? 'countdown/file'}/${line - 1}`, question: countdownQuestion(nums, target), steps: [], answer: '', meta };
-      if (o.solve) {
-        const sol = solveCountdown(nums, target, rules);
-        if (!sol) throw new DataError(path, line, 'output', `no ${rules} solution reaches ${target} from ${nums.join(', ')}`);
-        example.steps = sol.steps;
-        example.answer = sol.expression;
-      }
-      return example;
-    }, skipped, o);
+    const ex = parseOrSkip(
+      () => {
+        if (text.trim() === '') throw new DataError(path, line, null, 'blank line');
+        const { nums, target } = parseRecord(text, path, line);
+        const meta: CountdownMeta = { nums, target, rules };
+        const example: Example = {
+          id: `${o.idPrefix ?? 'countdown/file'}/${line - 1}`,
+          question: countdownQuestion(nums, target),
+          steps: [],
+          answer: '',
+          meta,
+        };
+        if (o.solve) {
+          const sol = solveCountdown(nums, target, rules);
+          if (!sol)
+            throw new DataError(path, line, 'output', `no ${rules} solution reaches ${target} from ${nums.join(', ')}`);
+          example.steps = sol.steps;
+          example.answer = sol.expression;
+        }
+        return example;
+      },
+      skipped,
+      o,
+    );
     if (ex) examples.push(ex);
   }
   return { examples, file: { path, sha256: sha256Hex(buf), bytes: buf.length }, skipped };
@@ -84,10 +119,12 @@ export async function loadCountdownJsonl(path: string, o: CountdownLoadOptions =
 
 /** The public one-object-per-line format for a set of Countdown examples. */
 export function toCountdownJsonl(examples: readonly Example[]): string {
-  return examples
-    .map((e) => {
-      const m = e.meta as CountdownMeta;
-      return JSON.stringify({ input: m.nums.join(','), output: String(m.target) });
-    })
-    .join('\n') + (examples.length ? '\n' : '');
+  return (
+    examples
+      .map((e) => {
+        const m = e.meta as CountdownMeta;
+        return JSON.stringify({ input: m.nums.join(','), output: String(m.target) });
+      })
+      .join('\n') + (examples.length ? '\n' : '')
+  );
 }

@@ -23,7 +23,8 @@ describe('Countdown reasoning formats', () => {
             const v = countdownTask.checkReasoning!(r, r.steps.join('\n'));
             if (!v.ok) throw new Error(`${ex.id} ${reasoning}/${numberFormat}: ${v.detail}\n${r.steps.join('\n')}`);
             expect(countdownTask.isCorrect(r, `### ${r.answer}`)).toBe(true);
-            if (numberFormat === 'plain' && reasoning === 'search') backs += r.steps.filter((l) => l.startsWith('back')).length;
+            if (numberFormat === 'plain' && reasoning === 'search')
+              backs += r.steps.filter((l) => l.startsWith('back')).length;
           }
         }
       }
@@ -46,9 +47,18 @@ describe('Countdown reasoning formats', () => {
     expect(verifyTrace(nums, 44, ['29-11=18 [18 62]', 'back [18 29]'], 'sos').reason).toBe('wrong-state');
     expect(verifyTrace(nums, 44, ['29-11=18 [18 62]', '62-18=45 [45]'], 'sos').reason).toBe('wrong-arithmetic');
     expect(verifyTrace(nums, 44, ['29+11=40 [40 62]', 'back [29 11 62]'], 'sos').reason).toBe('unused-numbers');
-    expect(verifyTrace(nums, 44, ['29+11=40 [40 62]', '62-40=22 [22]', 'back [29 11 62]', '29-11=18 [18 62]', '62-18=44 [44]'], 'sos').ok).toBe(true);
+    expect(
+      verifyTrace(
+        nums,
+        44,
+        ['29+11=40 [40 62]', '62-40=22 [22]', 'back [29 11 62]', '29-11=18 [18 62]', '62-18=44 [44]'],
+        'sos',
+      ).ok,
+    ).toBe(true);
     // After a back, the numbers of the abandoned branch are gone.
-    expect(verifyTrace(nums, 44, ['29+11=40 [40 62]', 'back [29 11 62]', '62-40=22 [22 29 11]'], 'sos').reason).toBe('numbers-mismatch');
+    expect(verifyTrace(nums, 44, ['29+11=40 [40 62]', 'back [29 11 62]', '62-40=22 [22 29 11]'], 'sos').reason).toBe(
+      'numbers-mismatch',
+    );
   });
 
   it('reversed numbers read back by reversing again, in answers and reasoning', () => {

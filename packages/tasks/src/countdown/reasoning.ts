@@ -59,7 +59,10 @@ export function stateLines(nums: readonly number[], steps: readonly string[]): s
   });
 }
 
-interface Move { line: string; next: number[] }
+interface Move {
+  line: string;
+  next: number[];
+}
 
 /** Every SoS move on a state, closest result to the target first (ties: SoS order). */
 function movesByCloseness(xs: readonly number[], target: number): Move[] {
@@ -68,7 +71,12 @@ function movesByCloseness(xs: readonly number[], target: number): Move[] {
     for (let j = i + 1; j < xs.length; j++) {
       for (const [l, op, r, c] of sosMoves(xs[i], xs[j])) {
         const next = [c, ...xs.filter((_, k) => k !== i && k !== j)];
-        out.push({ line: `${formatStep(rat(l), op, rat(r), rat(c))} ${state(next)}`, next, d: Math.abs(c - target), k: out.length });
+        out.push({
+          line: `${formatStep(rat(l), op, rat(r), rat(c))} ${state(next)}`,
+          next,
+          d: Math.abs(c - target),
+          k: out.length,
+        });
       }
     }
   }
@@ -76,7 +84,12 @@ function movesByCloseness(xs: readonly number[], target: number): Move[] {
 }
 
 /** The 'search' lines for one instance (solvable under SoS rules; `solution` is its SoS steps). */
-export function searchLines(nums: readonly number[], target: number, solution: readonly string[], maxBacks: number): string[] {
+export function searchLines(
+  nums: readonly number[],
+  target: number,
+  solution: readonly string[],
+  maxBacks: number,
+): string[] {
   const lines: string[] = [];
   let backs = 0;
   /** true: solved; false: no solution below this state; 'budget': out of dead ends. */
@@ -110,7 +123,18 @@ export function searchLines(nums: readonly number[], target: number, solution: r
 /** The example with its steps written in `o.reasoning` and every number in `o.numberFormat`; meta records both. */
 export function renderCountdown(ex: Example, o: RenderOptions): Example {
   const m = ex.meta as CountdownMeta;
-  const steps = o.reasoning === 'steps' ? ex.steps : o.reasoning === 'state' ? stateLines(m.nums, ex.steps) : searchLines(m.nums, m.target, ex.steps, o.maxBacks);
+  const steps =
+    o.reasoning === 'steps'
+      ? ex.steps
+      : o.reasoning === 'state'
+        ? stateLines(m.nums, ex.steps)
+        : searchLines(m.nums, m.target, ex.steps, o.maxBacks);
   const fmt = (t: string) => (o.numberFormat === 'reversed' ? reverseDigitRuns(t) : t);
-  return { ...ex, question: fmt(ex.question), steps: steps.map(fmt), answer: fmt(ex.answer), meta: { ...m, reasoning: o.reasoning, numberFormat: o.numberFormat } };
+  return {
+    ...ex,
+    question: fmt(ex.question),
+    steps: steps.map(fmt),
+    answer: fmt(ex.answer),
+    meta: { ...m, reasoning: o.reasoning, numberFormat: o.numberFormat },
+  };
 }

@@ -12,7 +12,10 @@ export type CountdownRules = 'sos' | 'all-numbers';
 export const COUNTDOWN_RULES: readonly CountdownRules[] = ['sos', 'all-numbers'];
 export type Op = '+' | '-' | '*' | '/';
 
-export interface Rational { n: number; d: number }
+export interface Rational {
+  n: number;
+  d: number;
+}
 
 function gcd(a: number, b: number): number {
   a = Math.abs(a);
@@ -23,7 +26,8 @@ function gcd(a: number, b: number): number {
 
 export function rat(n: number, d = 1): Rational {
   if (d === 0) throw new Error('rat: zero denominator');
-  if (!Number.isSafeInteger(n) || !Number.isSafeInteger(d)) throw new Error(`rat: ${n}/${d} is outside the safe-integer range`);
+  if (!Number.isSafeInteger(n) || !Number.isSafeInteger(d))
+    throw new Error(`rat: ${n}/${d} is outside the safe-integer range`);
   const g = gcd(n, d) || 1;
   const s = d < 0 ? -1 : 1;
   return { n: (s * n) / g + 0, d: (s * d) / g };
@@ -36,15 +40,25 @@ export const isInt = (r: Rational): boolean => r.d === 1;
 /** a op b over rationals; null for division by zero. */
 export function applyOp(a: Rational, op: Op, b: Rational): Rational | null {
   switch (op) {
-    case '+': return rat(a.n * b.d + b.n * a.d, a.d * b.d);
-    case '-': return rat(a.n * b.d - b.n * a.d, a.d * b.d);
-    case '*': return rat(a.n * b.n, a.d * b.d);
-    case '/': return b.n === 0 ? null : rat(a.n * b.d, a.d * b.n);
+    case '+':
+      return rat(a.n * b.d + b.n * a.d, a.d * b.d);
+    case '-':
+      return rat(a.n * b.d - b.n * a.d, a.d * b.d);
+    case '*':
+      return rat(a.n * b.n, a.d * b.d);
+    case '/':
+      return b.n === 0 ? null : rat(a.n * b.d, a.d * b.n);
   }
 }
 
 /** Why an operation is not allowed under the rules, or null when it is. */
-export function opViolation(a: Rational, op: Op, b: Rational, result: Rational | null, rules: CountdownRules): string | null {
+export function opViolation(
+  a: Rational,
+  op: Op,
+  b: Rational,
+  result: Rational | null,
+  rules: CountdownRules,
+): string | null {
   if (result === null) return 'division by zero';
   if (rules === 'all-numbers') return null;
   if (!isInt(a) || !isInt(b)) return 'non-integer operand';
@@ -59,7 +73,11 @@ export function opViolation(a: Rational, op: Op, b: Rational, result: Rational |
  */
 export function sosMoves(a: number, b: number): [number, Op, number, number][] {
   const [hi, lo] = a >= b ? [a, b] : [b, a];
-  const moves: [number, Op, number, number][] = [[a, '+', b, a + b], [a, '*', b, a * b], [hi, '-', lo, hi - lo]];
+  const moves: [number, Op, number, number][] = [
+    [a, '+', b, a + b],
+    [a, '*', b, a * b],
+    [hi, '-', lo, hi - lo],
+  ];
   if (lo !== 0 && hi % lo === 0) moves.push([hi, '/', lo, hi / lo]);
   return moves;
 }

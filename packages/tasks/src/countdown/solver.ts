@@ -11,7 +11,10 @@ import { formatStep, rat, rationalMoves, type CountdownRules, type Op, type Rati
 /** Value key: the integer itself, or "n/d" for a non-integer rational. */
 type Key = number | string;
 type Witness = { leaf: number } | { op: Op; left: [number, Key]; right: [number, Key] };
-interface Entry { value: Rational; witness: Witness }
+interface Entry {
+  value: Rational;
+  witness: Witness;
+}
 
 export interface Solution {
   /** The operations in order, "a op b=c". */
@@ -48,14 +51,20 @@ function moves(a: Rational, b: Rational, rules: CountdownRules, out: [boolean, O
 }
 
 /** Solves; null when no expression over all the numbers reaches the target. */
-export function solveCountdown(nums: readonly number[], target: number, rules: CountdownRules = 'sos'): Solution | null {
+export function solveCountdown(
+  nums: readonly number[],
+  target: number,
+  rules: CountdownRules = 'sos',
+): Solution | null {
   const n = nums.length;
   if (n === 0 || n > 8) throw new Error(`solveCountdown: expected 1..8 numbers, got ${n}`);
   const full = (1 << n) - 1;
   const goal = key(rat(target));
   const table: Map<Key, Entry>[] = Array.from({ length: 1 << n }, () => new Map());
   nums.forEach((x, i) => table[1 << i].set(key(rat(x)), { value: rat(x), witness: { leaf: i } }));
-  const masks = [...Array(full + 1).keys()].filter((m) => popcount(m) >= 2).sort((a, b) => popcount(a) - popcount(b) || a - b);
+  const masks = [...Array(full + 1).keys()]
+    .filter((m) => popcount(m) >= 2)
+    .sort((a, b) => popcount(a) - popcount(b) || a - b);
   const buf: [boolean, Op, Rational][] = [];
   let found: Entry | null = n === 1 && table[1].has(goal) ? table[1].get(goal)! : null;
   search: for (const mask of masks) {

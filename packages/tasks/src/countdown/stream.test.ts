@@ -4,8 +4,16 @@ import { countdownTargets, type CountdownMeta } from './generate.js';
 import { countdownTrainBatch, exampleChars, factsInBatch, type CountdownStreamOptions } from './stream.js';
 import { countdownTask } from './task.js';
 
-const OPTS: CountdownStreamOptions = { n: 3, reasoning: 'state', numberFormat: 'plain', maxBacks: 4, warmupShare: 0.25, warmupSteps: 10 };
-const batchAt = (o: CountdownStreamOptions, seed: number, step: number, size = 16) => countdownTrainBatch(o, new Rng(seed).fork(`step/${step}`), step, size);
+const OPTS: CountdownStreamOptions = {
+  n: 3,
+  reasoning: 'state',
+  numberFormat: 'plain',
+  maxBacks: 4,
+  warmupShare: 0.25,
+  warmupSteps: 10,
+};
+const batchAt = (o: CountdownStreamOptions, seed: number, step: number, size = 16) =>
+  countdownTrainBatch(o, new Rng(seed).fork(`step/${step}`), step, size);
 const isFact = (e: { meta?: unknown }) => (e.meta as CountdownMeta).fact === true;
 
 describe('Countdown training stream', () => {
@@ -23,7 +31,11 @@ describe('Countdown training stream', () => {
     const train = new Set(countdownTargets().train);
     // Avoid what the stream itself draws without avoiding: every one of those must be redrawn.
     const solution = (ex: { steps: string[] }) => ex.steps.map((l) => l.replace(/ \[.*\]$/, '')).join(', ');
-    const avoid = new Set(Array.from({ length: 40 }, (_, k) => batchAt(OPTS, 0, 20 + k)).flat().map(solution));
+    const avoid = new Set(
+      Array.from({ length: 40 }, (_, k) => batchAt(OPTS, 0, 20 + k))
+        .flat()
+        .map(solution),
+    );
     expect(avoid.size).toBeGreaterThan(500);
     const seen = new Set<string>();
     for (let step = 20; step < 60; step++) {
@@ -41,9 +53,13 @@ describe('Countdown training stream', () => {
 
   it('redraws instances longer than maxChars, so the stream fits the context sized from a sample', () => {
     const search = { ...OPTS, n: 4, reasoning: 'search' as const };
-    const free = Array.from({ length: 10 }, (_, s) => batchAt(search, 0, s)).flat().map(exampleChars);
+    const free = Array.from({ length: 10 }, (_, s) => batchAt(search, 0, s))
+      .flat()
+      .map(exampleChars);
     const cap = [...free].sort((a, b) => a - b)[Math.floor(free.length / 2)]; // the median: half the free draws are longer
-    const capped = Array.from({ length: 10 }, (_, s) => batchAt({ ...search, maxChars: cap }, 0, s)).flat().map(exampleChars);
+    const capped = Array.from({ length: 10 }, (_, s) => batchAt({ ...search, maxChars: cap }, 0, s))
+      .flat()
+      .map(exampleChars);
     expect(Math.max(...free)).toBeGreaterThan(cap);
     expect(Math.max(...capped)).toBeLessThanOrEqual(cap);
   });

@@ -8,7 +8,12 @@
  */
 import type { Rng } from '@telepath/core';
 import type { Example } from '../example.js';
-import { countdownTargets, drawCountdownInstance, DEFAULT_COUNTDOWN_GEN_CONFIG, type CountdownMeta } from './generate.js';
+import {
+  countdownTargets,
+  drawCountdownInstance,
+  DEFAULT_COUNTDOWN_GEN_CONFIG,
+  type CountdownMeta,
+} from './generate.js';
 import { renderCountdown, reverseDigitRuns, type NumberFormat, type RenderOptions } from './reasoning.js';
 import { sosMoves } from './rules.js';
 
@@ -35,7 +40,11 @@ export function exampleChars(e: Example): number {
 }
 
 /** How many of a batch of `batchSize` at `step` are facts. */
-export function factsInBatch(o: Pick<CountdownStreamOptions, 'warmupShare' | 'warmupSteps'>, step: number, batchSize: number): number {
+export function factsInBatch(
+  o: Pick<CountdownStreamOptions, 'warmupShare' | 'warmupSteps'>,
+  step: number,
+  batchSize: number,
+): number {
   return step < o.warmupSteps ? Math.round(o.warmupShare * batchSize) : 0;
 }
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Example } from '../example.js';
 import { countdownTask } from './task.js';
 
-const ex: Example = { id: 'countdown/t/0', question: 'Make 44 from 29 11 62.', steps: ['29-11=18', '62-18=44'], answer: '62-(29-11)', meta: { nums: [29, 11, 62], target: 44, rules: 'sos' } };
+const ex: Example = {
+  id: 'countdown/t/0',
+  question: 'Make 44 from 29 11 62.',
+  steps: ['29-11=18', '62-18=44'],
+  answer: '62-(29-11)',
+  meta: { nums: [29, 11, 62], target: 44, rules: 'sos' },
+};
 
 describe('Countdown checkReasoning', () => {
   const check = (text: string) => countdownTask.checkReasoning!(ex, text);

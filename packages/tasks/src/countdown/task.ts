@@ -17,7 +17,8 @@ export interface CountdownTask extends Task {
 
 function countdownMeta(ex: Example): CountdownMeta {
   const m = ex.meta as CountdownMeta | undefined;
-  if (!m || !Array.isArray(m.nums) || typeof m.target !== 'number') throw new Error(`${ex.id}: not a Countdown example (meta.nums / meta.target missing)`);
+  if (!m || !Array.isArray(m.nums) || typeof m.target !== 'number')
+    throw new Error(`${ex.id}: not a Countdown example (meta.nums / meta.target missing)`);
   return m;
 }
 
@@ -36,7 +37,10 @@ function makeTask(rules: CountdownRules): CountdownTask {
     },
     checkReasoning(example: Example, reasoning: string) {
       const m = countdownMeta(example);
-      const lines = readNumbers(reasoning, m.numberFormat as NumberFormat | undefined).split('\n').map((l) => l.trim()).filter((l) => l !== '');
+      const lines = readNumbers(reasoning, m.numberFormat as NumberFormat | undefined)
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '');
       const { ok, reason, detail } = verifyTrace(m.nums, m.target, lines, rules);
       return { ok, reason, detail };
     },

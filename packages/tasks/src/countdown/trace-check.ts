@@ -16,7 +16,10 @@ const BACK = new RegExp(String.raw`^back\s*${BRACKET}\s*$`);
 const fail = (reason: Verdict['reason'], detail: string): Verdict => ({ ok: false, reason, detail });
 
 function readState(text: string): Rational[] | null {
-  const parts = text.trim().split(/\s+/).filter((p) => p !== '');
+  const parts = text
+    .trim()
+    .split(/\s+/)
+    .filter((p) => p !== '');
   const out = parts.map(parseNumber);
   return out.every((x): x is Rational => x !== null) ? out : null;
 }
@@ -28,7 +31,12 @@ function sameMultiset(a: readonly Rational[], b: readonly Rational[]): boolean {
 }
 
 /** Checks written reasoning lines (any format of reasoning.ts) against the numbers and the target. */
-export function verifyTrace(nums: readonly number[], target: number, lines: readonly string[], rules: CountdownRules): Verdict {
+export function verifyTrace(
+  nums: readonly number[],
+  target: number,
+  lines: readonly string[],
+  rules: CountdownRules,
+): Verdict {
   if (!lines.some((l) => l.includes('[') || BACK.test(l))) return verifySteps(nums, target, lines, rules);
   const path: Rational[][] = [nums.map((x) => rat(x))];
   for (const [i, line] of lines.entries()) {
@@ -47,7 +55,11 @@ export function verifyTrace(nums: readonly number[], target: number, lines: read
     const after = [pool[pool.length - 1], ...pool.slice(0, -1)]; // the new result first, as reasoning.ts writes it
     if (m) {
       const stated = readState(m[2]);
-      if (!stated || !sameMultiset(stated, after)) return fail('wrong-state', `step ${i + 1} ${JSON.stringify(line)}: states [${m[2]}], the numbers left are [${after.map(ratKey).join(' ')}]`);
+      if (!stated || !sameMultiset(stated, after))
+        return fail(
+          'wrong-state',
+          `step ${i + 1} ${JSON.stringify(line)}: states [${m[2]}], the numbers left are [${after.map(ratKey).join(' ')}]`,
+        );
     }
     path.push(after);
   }

@@ -46,7 +46,8 @@ describe('Countdown verifier', () => {
   });
 
   it('rejects a lone "." (or "+." …) as a syntax error instead of throwing', () => {
-    for (const answer of ['.', '3+.', '(.)']) expect(verifyExpression([3, 5, 7], 15, answer, 'sos').reason).toBe('syntax');
+    for (const answer of ['.', '3+.', '(.)'])
+      expect(verifyExpression([3, 5, 7], 15, answer, 'sos').reason).toBe('syntax');
   });
 
   it('rejects numbers and results beyond the exact integer range instead of throwing', () => {
@@ -77,7 +78,12 @@ describe('Countdown verifier', () => {
     expect(verifyExpression([8, 4, 2], 1, '8/4/2', 'all-numbers').ok).toBe(true);
     expect(verifyExpression([8, 4, 2], 4, '8/(4/2)', 'all-numbers').ok).toBe(true);
     expect(verifyExpression([8, 4, 2], 2, '8-4-2', 'sos').ok).toBe(true);
-    expect(parseExpr('2+3*4')).toEqual({ kind: 'op', op: '+', left: { kind: 'num', text: '2' }, right: { kind: 'op', op: '*', left: { kind: 'num', text: '3' }, right: { kind: 'num', text: '4' } } });
+    expect(parseExpr('2+3*4')).toEqual({
+      kind: 'op',
+      op: '+',
+      left: { kind: 'num', text: '2' },
+      right: { kind: 'op', op: '*', left: { kind: 'num', text: '3' }, right: { kind: 'num', text: '4' } },
+    });
   });
 });
 
@@ -125,8 +131,12 @@ describe('Countdown solvers', () => {
       expect(stepsToExpression(nums, s.steps)).toBeTypeOf('string');
     }
     expect(solved).toBeGreaterThan(5);
-    expect(verifySteps([28, 86, 33, 42], 96, ['28/42=(2/3)', '86/(2/3)=129', '129-33=96'], 'all-numbers').ok).toBe(true);
-    expect(verifySteps([28, 86, 33, 42], 96, ['28/42=(2/3)', '86/(2/3)=129', '129-33=96'], 'sos').reason).toBe('inexact-division');
+    expect(verifySteps([28, 86, 33, 42], 96, ['28/42=(2/3)', '86/(2/3)=129', '129-33=96'], 'all-numbers').ok).toBe(
+      true,
+    );
+    expect(verifySteps([28, 86, 33, 42], 96, ['28/42=(2/3)', '86/(2/3)=129', '129-33=96'], 'sos').reason).toBe(
+      'inexact-division',
+    );
   });
 
   it('naive tree sizes match docs/datasets.md §8.4', () => {

@@ -6,11 +6,30 @@
  * intermediate must be allowed by the rules; the result must equal the target.
  */
 import { parseExpr, ExprSyntaxError, type Expr } from './expr.js';
-import { applyOp, opViolation, rat, ratEq, ratKey, STEP_VALUE, type CountdownRules, type Op, type Rational } from './rules.js';
+import {
+  applyOp,
+  opViolation,
+  rat,
+  ratEq,
+  ratKey,
+  STEP_VALUE,
+  type CountdownRules,
+  type Op,
+  type Rational,
+} from './rules.js';
 
 export type VerifyReason =
-  | 'ok' | 'empty' | 'syntax' | 'bad-number' | 'numbers-mismatch' | 'wrong-arithmetic'
-  | 'negative-intermediate' | 'inexact-division' | 'division-by-zero' | 'unused-numbers' | 'wrong-value'
+  | 'ok'
+  | 'empty'
+  | 'syntax'
+  | 'bad-number'
+  | 'numbers-mismatch'
+  | 'wrong-arithmetic'
+  | 'negative-intermediate'
+  | 'inexact-division'
+  | 'division-by-zero'
+  | 'unused-numbers'
+  | 'wrong-value'
   /** A written state ("[18 62]") or a "back [s]" that does not match the numbers (trace-check.ts). */
   | 'wrong-state';
 
@@ -66,14 +85,20 @@ function take(pool: Rational[], x: Rational): boolean {
   return true;
 }
 
-export function verifyExpression(nums: readonly number[], target: number, text: string, rules: CountdownRules): Verdict {
+export function verifyExpression(
+  nums: readonly number[],
+  target: number,
+  text: string,
+  rules: CountdownRules,
+): Verdict {
   let body = text.trim();
   if (body === '') return fail('empty', 'no answer');
   // Accept a trailing "= N" and require N to be the target.
   const eq = /^(.*)=\s*([^=]+)$/.exec(body);
   if (eq) {
     const claimed = parseNumber(eq[2]);
-    if (!claimed || !ratEq(claimed, rat(target))) return fail('wrong-value', `claims ${eq[2].trim()}, target is ${target}`);
+    if (!claimed || !ratEq(claimed, rat(target)))
+      return fail('wrong-value', `claims ${eq[2].trim()}, target is ${target}`);
     body = eq[1];
   }
   let tree: Expr;
@@ -92,7 +117,8 @@ export function verifyExpression(nums: readonly number[], target: number, text: 
         problem ??= fail('bad-number', `${e.text} is not an integer`);
         return null;
       }
-      if (!take(pool, v)) problem ??= fail('numbers-mismatch', `${e.text} is not available (numbers ${nums.join(', ')})`);
+      if (!take(pool, v))
+        problem ??= fail('numbers-mismatch', `${e.text} is not available (numbers ${nums.join(', ')})`);
       return v;
     }
     const a = evaluate(e.left);
@@ -113,14 +139,31 @@ export function verifyExpression(nums: readonly number[], target: number, text: 
   const value = evaluate(tree);
   if (problem) return problem;
   if (pool.length > 0) return fail('unused-numbers', `not used: ${pool.map(ratKey).join(', ')}`);
-  if (!value || !ratEq(value, rat(target))) return fail('wrong-value', `evaluates to ${value ? ratKey(value) : '?'}, target is ${target}`);
+  if (!value || !ratEq(value, rat(target)))
+    return fail('wrong-value', `evaluates to ${value ? ratKey(value) : '?'}, target is ${target}`);
   return OK;
 }
 
-const STEP = new RegExp(String.raw`^\s*(${STEP_VALUE})\s*([-+*/\u00d7\u00f7\u2212x])\s*(${STEP_VALUE})\s*=\s*(${STEP_VALUE})\s*$`);
-const STEP_OPS: Record<string, Op> = { '+': '+', '-': '-', '\u2212': '-', '*': '*', '\u00d7': '*', x: '*', '/': '/', '\u00f7': '/' };
+const STEP = new RegExp(
+  String.raw`^\s*(${STEP_VALUE})\s*([-+*/\u00d7\u00f7\u2212x])\s*(${STEP_VALUE})\s*=\s*(${STEP_VALUE})\s*$`,
+);
+const STEP_OPS: Record<string, Op> = {
+  '+': '+',
+  '-': '-',
+  '\u2212': '-',
+  '*': '*',
+  '\u00d7': '*',
+  x: '*',
+  '/': '/',
+  '\u00f7': '/',
+};
 
-export function verifySteps(nums: readonly number[], target: number, steps: readonly string[], rules: CountdownRules): Verdict {
+export function verifySteps(
+  nums: readonly number[],
+  target: number,
+  steps: readonly string[],
+  rules: CountdownRules,
+): Verdict {
   if (steps.length === 0) {
     return nums.length === 1 && nums[0] === target ? OK : fail('empty', 'no steps');
   }
@@ -147,10 +190,15 @@ export function applyStep(pool: Rational[], s: string, i: number, rules: Countdo
   if (!take(pool, b)) return fail('numbers-mismatch', `step ${i + 1}: ${m[3]} is not available`);
   const op = STEP_OPS[m[2]];
   const r = applyExact(a, op, b);
-  if (r === 'overflow') return fail('bad-number', `step ${i + 1} ${JSON.stringify(s)}: outside the exact integer range`);
+  if (r === 'overflow')
+    return fail('bad-number', `step ${i + 1} ${JSON.stringify(s)}: outside the exact integer range`);
   const v = opViolation(a, op, b, r, rules);
   if (v) return fail(violationReason(v), `step ${i + 1} ${JSON.stringify(s)}: ${v}`);
-  if (!ratEq(r!, c)) return fail('wrong-arithmetic', `step ${i + 1} ${JSON.stringify(s)}: ${ratKey(a)}${op}${ratKey(b)} is ${ratKey(r!)}`);
+  if (!ratEq(r!, c))
+    return fail(
+      'wrong-arithmetic',
+      `step ${i + 1} ${JSON.stringify(s)}: ${ratKey(a)}${op}${ratKey(b)} is ${ratKey(r!)}`,
+    );
   pool.push(c);
   return null;
 }
@@ -159,9 +207,17 @@ export function applyStep(pool: Rational[], s: string, i: number, rules: Countdo
  * Scores an answer: a list of steps, a text of steps (one per line or separated by ";" or ","),
  * or an expression (optionally ending "= target").
  */
-export function verifyCountdown(nums: readonly number[], target: number, answer: string | readonly string[], rules: CountdownRules = 'sos'): Verdict {
+export function verifyCountdown(
+  nums: readonly number[],
+  target: number,
+  answer: string | readonly string[],
+  rules: CountdownRules = 'sos',
+): Verdict {
   if (typeof answer !== 'string') return verifySteps(nums, target, answer, rules);
-  const parts = answer.split(/[\n;,]/).map((p) => p.trim()).filter((p) => p !== '');
+  const parts = answer
+    .split(/[\n;,]/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (parts.length > 1 && parts.every((p) => STEP.test(p))) return verifySteps(nums, target, parts, rules);
   return verifyExpression(nums, target, answer, rules);
 }

@@ -9,7 +9,10 @@ import { formatIcotLine } from './parse.js';
 describe('GSM8K loaders on the real files', () => {
   it('load the published counts with verified sha256', async () => {
     const [train, test, valid, augTest] = await Promise.all([
-      loadGsm8kOriginal('train'), loadGsm8kOriginal('test'), loadGsm8kAug('valid'), loadGsm8kAug('test'),
+      loadGsm8kOriginal('train'),
+      loadGsm8kOriginal('test'),
+      loadGsm8kAug('valid'),
+      loadGsm8kAug('test'),
     ]);
     expect([train, test, valid, augTest].map((r) => r.examples.length)).toEqual([7473, 1319, 500, 1319]);
     for (const r of [train, test, valid, augTest]) expect(r.files.every((f) => !f.changed)).toBe(true);
@@ -82,7 +85,9 @@ describe('bad and changed files', () => {
       lines[2] = lines[2].replace('||', '|');
       await fs.writeFile(p, lines.join('\n'));
     });
-    await expect(loadGsm8kAug('valid', { datasetsDir: dir })).rejects.toThrow(/was changed: its sha256 is [0-9a-f]{64}.* record 04f9bddf/);
+    await expect(loadGsm8kAug('valid', { datasetsDir: dir })).rejects.toThrow(
+      /was changed: its sha256 is [0-9a-f]{64}.* record 04f9bddf/,
+    );
     const warnings: string[] = [];
     const opts = { datasetsDir: dir, onChanged: 'warn' as const, onWarning: (m: string) => warnings.push(m) };
     await expect(loadGsm8kAug('valid', opts)).rejects.toThrow(/valid\.txt:3 field "question": no "\|\|"/);
@@ -100,7 +105,10 @@ describe('loadGsm8kJsonlFile', () => {
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'gsm-'));
-    const good = JSON.stringify({ question: 'Tom has 2 apples and buys 3. How many?', answer: 'He has <<2+3=5>>5.\n#### 5' });
+    const good = JSON.stringify({
+      question: 'Tom has 2 apples and buys 3. How many?',
+      answer: 'He has <<2+3=5>>5.\n#### 5',
+    });
     writeFileSync(join(dir, 'a.jsonl'), `${good}\n${good}\n`);
     const r = await loadGsm8kJsonlFile(join(dir, 'a.jsonl'));
     expect(r.examples).toHaveLength(2);

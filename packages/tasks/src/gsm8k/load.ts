@@ -30,10 +30,14 @@ function parseLines(
 ): Example[] {
   const out: Example[] = [];
   for (const { line, text: t } of numberedLines(text)) {
-    const ex = parseOrSkip(() => {
-      if (t.trim() === '') throw new DataError(file, line, null, 'blank line');
-      return toExample(`${idPrefix}/${line - 1}`, parse(t, { file, line }));
-    }, skipped, o);
+    const ex = parseOrSkip(
+      () => {
+        if (t.trim() === '') throw new DataError(file, line, null, 'blank line');
+        return toExample(`${idPrefix}/${line - 1}`, parse(t, { file, line }));
+      },
+      skipped,
+      o,
+    );
     if (ex) out.push(ex);
   }
   return out;
@@ -86,7 +90,9 @@ export function excludeQuestions(train: Example[], exclude: Example[], what: str
   });
   const missing = [...drop].filter((q) => !seen.has(q));
   if (missing.length > 0) {
-    throw new Error(`${missing.length} question(s) of ${what} are not in GSM8K train, e.g. ${JSON.stringify(missing[0].slice(0, 80))}`);
+    throw new Error(
+      `${missing.length} question(s) of ${what} are not in GSM8K train, e.g. ${JSON.stringify(missing[0].slice(0, 80))}`,
+    );
   }
   return kept;
 }

@@ -21,7 +21,8 @@ describe('out-of-distribution sets', () => {
     expect(r.examples.length).toBe(1000);
     expect(r.examples[0]).toEqual({
       id: 'svamp/test/0',
-      question: 'Each pack of dvds costs 76 dollars. If there is a discount of 25 dollars on each pack. How much do you have to pay to buy each pack?',
+      question:
+        'Each pack of dvds costs 76 dollars. If there is a discount of 25 dollars on each pack. How much do you have to pay to buy each pack?',
       steps: ['( 76.0 - 25.0 )'],
       answer: '51',
       meta: { svampId: 'chal-1', type: 'Subtraction' },

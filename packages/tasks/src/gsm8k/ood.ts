@@ -12,10 +12,22 @@ import { arrayElementLines } from '../json-lines.js';
 import { numberedLines, type LoadOptions, type LoadResult } from '../load-result.js';
 import { canonicalNumber } from '../numbers.js';
 
-function field<T>(r: Record<string, unknown>, k: string, type: 'string' | 'number', file: string, line: number, prefix = ''): T {
+function field<T>(
+  r: Record<string, unknown>,
+  k: string,
+  type: 'string' | 'number',
+  file: string,
+  line: number,
+  prefix = '',
+): T {
   const v = r[k];
   if (typeof v !== type || (type === 'number' && !Number.isFinite(v as number))) {
-    throw new DataError(file, line, prefix + k, `missing or not a ${type === 'number' ? 'finite number' : type} (got ${JSON.stringify(v)?.slice(0, 40)})`);
+    throw new DataError(
+      file,
+      line,
+      prefix + k,
+      `missing or not a ${type === 'number' ? 'finite number' : type} (got ${JSON.stringify(v)?.slice(0, 40)})`,
+    );
   }
   return v as T;
 }
@@ -41,20 +53,30 @@ export async function loadGsmHard(o: LoadOptions = {}): Promise<LoadResult> {
   const skipped: SkippedRecord[] = [];
   const examples: Example[] = [];
   for (const { line, text: t } of numberedLines(text)) {
-    const ex = parseOrSkip(() => {
-      let r: unknown;
-      try {
-        r = JSON.parse(t);
-      } catch (e) {
-        throw new DataError(file, line, null, `invalid JSON: ${(e as Error).message}`);
-      }
-      if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new DataError(file, line, null, 'record is not a JSON object');
-      const rec = r as Record<string, unknown>;
-      const question = field<string>(rec, 'input', 'string', file, line);
-      const code = field<string>(rec, 'code', 'string', file, line);
-      const target = field<number>(rec, 'target', 'number', file, line);
-      return { id: `gsm-hard/test/${line - 1}`, question, steps: [code], answer: numberAnswer(target, file, line, 'target') };
-    }, skipped, o);
+    const ex = parseOrSkip(
+      () => {
+        let r: unknown;
+        try {
+          r = JSON.parse(t);
+        } catch (e) {
+          throw new DataError(file, line, null, `invalid JSON: ${(e as Error).message}`);
+        }
+        if (typeof r !== 'object' || r === null || Array.isArray(r))
+          throw new DataError(file, line, null, 'record is not a JSON object');
+        const rec = r as Record<string, unknown>;
+        const question = field<string>(rec, 'input', 'string', file, line);
+        const code = field<string>(rec, 'code', 'string', file, line);
+        const target = field<number>(rec, 'target', 'number', file, line);
+        return {
+          id: `gsm-hard/test/${line - 1}`,
+          question,
+          steps: [code],
+          answer: numberAnswer(target, file, line, 'target'),
+        };
+      },
+      skipped,
+      o,
+    );
     if (ex) examples.push(ex);
   }
   return { examples, files: [check], skipped };
@@ -75,24 +97,29 @@ export async function loadSvamp(o: LoadOptions = {}): Promise<LoadResult> {
   const examples: Example[] = [];
   data.forEach((r, i) => {
     const line = lines[i] ?? 1;
-    const ex = parseOrSkip(() => {
-      if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new DataError(file, line, `[${i}]`, 'record is not a JSON object');
-      const rec = r as Record<string, unknown>;
-      const p = `[${i}].`;
-      const body = field<string>(rec, 'Body', 'string', file, line, p);
-      const q = field<string>(rec, 'Question', 'string', file, line, p);
-      const equation = field<string>(rec, 'Equation', 'string', file, line, p);
-      const answer = field<number>(rec, 'Answer', 'number', file, line, p);
-      const svampId = field<string>(rec, 'ID', 'string', file, line, p);
-      const type = field<string>(rec, 'Type', 'string', file, line, p);
-      return {
-        id: `svamp/test/${i}`,
-        question: `${stripChars(body, '. ')}. ${q.trim()}`,
-        steps: [equation],
-        answer: numberAnswer(answer, file, line, `${p}Answer`),
-        meta: { svampId, type },
-      };
-    }, skipped, o);
+    const ex = parseOrSkip(
+      () => {
+        if (typeof r !== 'object' || r === null || Array.isArray(r))
+          throw new DataError(file, line, `[${i}]`, 'record is not a JSON object');
+        const rec = r as Record<string, unknown>;
+        const p = `[${i}].`;
+        const body = field<string>(rec, 'Body', 'string', file, line, p);
+        const q = field<string>(rec, 'Question', 'string', file, line, p);
+        const equation = field<string>(rec, 'Equation', 'string', file, line, p);
+        const answer = field<number>(rec, 'Answer', 'number', file, line, p);
+        const svampId = field<string>(rec, 'ID', 'string', file, line, p);
+        const type = field<string>(rec, 'Type', 'string', file, line, p);
+        return {
+          id: `svamp/test/${i}`,
+          question: `${stripChars(body, '. ')}. ${q.trim()}`,
+          steps: [equation],
+          answer: numberAnswer(answer, file, line, `${p}Answer`),
+          meta: { svampId, type },
+        };
+      },
+      skipped,
+      o,
+    );
     if (ex) examples.push(ex);
   });
   return { examples, files: [check], skipped };

@@ -30,11 +30,15 @@ describe('GSM8K annotation parsing', () => {
     expect(() => extractAnnotations(text, src)).toThrow(/^f\.jsonl:7 field "answer"/);
   });
   it('rejects records without exactly one ####, bad JSON and missing fields', () => {
-    expect(() => parseGsm8kLine(JSON.stringify({ question: 'Q', answer: 'no hashes' }), src)).toThrow(/f\.jsonl:7 field "answer": expected exactly one "####"/);
+    expect(() => parseGsm8kLine(JSON.stringify({ question: 'Q', answer: 'no hashes' }), src)).toThrow(
+      /f\.jsonl:7 field "answer": expected exactly one "####"/,
+    );
     expect(() => parseGsm8kLine(JSON.stringify({ question: 'Q', answer: '#### 1 #### 2' }), src)).toThrow(/found 2/);
     expect(() => parseGsm8kLine('{"question": "Q"', src)).toThrow(/f\.jsonl:7: invalid JSON/);
     expect(() => parseGsm8kLine(JSON.stringify({ answer: '#### 1' }), src)).toThrow(/field "question": missing/);
-    expect(() => parseGsm8kLine(JSON.stringify({ question: 'Q', answer: 'x ####  ' }), src)).toThrow(/empty final answer/);
+    expect(() => parseGsm8kLine(JSON.stringify({ question: 'Q', answer: 'x ####  ' }), src)).toThrow(
+      /empty final answer/,
+    );
     try {
       parseGsm8kLine('[]', src);
     } catch (e) {

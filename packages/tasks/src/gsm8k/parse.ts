@@ -35,7 +35,12 @@ export function extractAnnotations(text: string, src: RecordSource, field = 'ans
   const closes = text.split('>>').length - 1;
   const bodies = [...text.matchAll(ANNOTATION)].map((m) => m[1]);
   if (opens !== bodies.length || closes !== bodies.length) {
-    throw new DataError(src.file, src.line, field, `unbalanced calculator annotation: ${opens} "<<", ${closes} ">>", ${bodies.length} well-formed`);
+    throw new DataError(
+      src.file,
+      src.line,
+      field,
+      `unbalanced calculator annotation: ${opens} "<<", ${closes} ">>", ${bodies.length} well-formed`,
+    );
   }
   for (const b of bodies) checkAnnotation(b, src, field);
   return bodies;
@@ -43,7 +48,12 @@ export function extractAnnotations(text: string, src: RecordSource, field = 'ans
 
 function checkAnnotation(body: string, src: RecordSource, field: string): void {
   if (!ANNOTATION_BODY.test(body)) {
-    throw new DataError(src.file, src.line, field, `calculator annotation <<${body}>> is not "expression=result" over 0-9 + - * / ( ) .`);
+    throw new DataError(
+      src.file,
+      src.line,
+      field,
+      `calculator annotation <<${body}>> is not "expression=result" over 0-9 + - * / ( ) .`,
+    );
   }
 }
 
@@ -60,7 +70,8 @@ export function parseGsm8kJson(value: unknown, src: RecordSource): Gsm8kParsed {
   }
   const r = value as Record<string, unknown>;
   for (const k of ['question', 'answer']) {
-    if (typeof r[k] !== 'string') throw new DataError(src.file, src.line, k, `missing or not a string (got ${typeof r[k]})`);
+    if (typeof r[k] !== 'string')
+      throw new DataError(src.file, src.line, k, `missing or not a string (got ${typeof r[k]})`);
   }
   const question = r.question as string;
   const answerText = r.answer as string;
@@ -95,7 +106,13 @@ export function parseIcotLine(line: string, src: RecordSource): Gsm8kParsed {
   const steps = chain === '' ? [] : chain.split(' ');
   const bodies = steps.map((s, i) => {
     const m = /^<<([^<>]*)>>$/.exec(s);
-    if (!m) throw new DataError(src.file, src.line, `steps[${i}]`, `expected one "<<expression=result>>", got ${JSON.stringify(s)}`);
+    if (!m)
+      throw new DataError(
+        src.file,
+        src.line,
+        `steps[${i}]`,
+        `expected one "<<expression=result>>", got ${JSON.stringify(s)}`,
+      );
     checkAnnotation(m[1], src, `steps[${i}]`);
     return m[1];
   });

@@ -11,19 +11,34 @@ const mentions = (question: string, word: string) => question.split(/[ .?]+/).fi
 
 /** Rates that a counting or position shortcut would use, measured from the question text and graph. */
 function shortcutRates(examples: Example[]) {
-  let tLess = 0, nLess = 0, tMentions = 0, nMentions = 0, tIn = 0, nIn = 0, tFirst = 0;
+  let tLess = 0,
+    nLess = 0,
+    tMentions = 0,
+    nMentions = 0,
+    tIn = 0,
+    nIn = 0,
+    tFirst = 0;
   for (const ex of examples) {
     const g = prosqaGraph(ex);
     const [t, n] = [g.symbols[g.target], g.symbols[g.negTarget]];
     const [mt, mn] = [mentions(ex.question, t), mentions(ex.question, n)];
     const indeg = parentCounts(g.symbols.length, g.edges);
-    tMentions += mt; nMentions += mn; tIn += indeg[g.target]; nIn += indeg[g.negTarget];
+    tMentions += mt;
+    nMentions += mn;
+    tIn += indeg[g.target];
+    nIn += indeg[g.negTarget];
     if (mt < mn) tLess++;
     if (mn < mt) nLess++;
     if (/ a (\w+) or/.exec(ex.question)![1] === t) tFirst++;
   }
   const c = examples.length;
-  return { targetLessPct: (100 * tLess) / c, negLessPct: (100 * nLess) / c, mentionGap: (tMentions - nMentions) / c, inDegreeGap: (tIn - nIn) / c, targetFirstPct: (100 * tFirst) / c };
+  return {
+    targetLessPct: (100 * tLess) / c,
+    negLessPct: (100 * nLess) / c,
+    mentionGap: (tMentions - nMentions) / c,
+    inDegreeGap: (tIn - nIn) / c,
+    targetFirstPct: (100 * tFirst) / c,
+  };
 }
 
 let real: Example[];
@@ -43,7 +58,13 @@ describe('balanced ProsQA generator', () => {
     expect(Math.abs(r.targetFirstPct - 50)).toBeLessThanOrEqual(2);
     const depths = new Map<number, number>();
     for (const e of gen) depths.set(e.steps.length, (depths.get(e.steps.length) ?? 0) + 1);
-    expect([...depths.entries()].sort((a, b) => a[0] - b[0])).toEqual([[2, 2000], [3, 2000], [4, 2000], [5, 2000], [6, 2000]]);
+    expect([...depths.entries()].sort((a, b) => a[0] - b[0])).toEqual([
+      [2, 2000],
+      [3, 2000],
+      [4, 2000],
+      [5, 2000],
+      [6, 2000],
+    ]);
   });
 
   it('removes a shortcut the real files and the unbalanced generator carry (the measurement can fail)', () => {
@@ -69,7 +90,8 @@ describe('balanced ProsQA generator', () => {
 
   it('opens the ordered set stage by stage as training steps pass: depth 2 only at first, all depths from curriculumSteps on', () => {
     const gen = generateBalancedProsqa({ count: 503, seed: 3, curriculum: true });
-    const deepestAt = (step: number) => Math.max(...gen.slice(0, curriculumPrefix(step, 1000, gen.length)).map((e) => e.steps.length));
+    const deepestAt = (step: number) =>
+      Math.max(...gen.slice(0, curriculumPrefix(step, 1000, gen.length)).map((e) => e.steps.length));
     expect(deepestAt(0)).toBe(2);
     expect(deepestAt(199)).toBe(2);
     expect(deepestAt(200)).toBe(3);

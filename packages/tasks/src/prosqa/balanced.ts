@@ -16,7 +16,14 @@
  */
 import { Rng } from '@telepath/core';
 import type { Example } from '../example.js';
-import { DEFAULT_PROSQA_GEN_CONFIG, drawExamples, stratifiedDepths, type Answer, type ProsqaGenConfig, type RawGraph } from './generate.js';
+import {
+  DEFAULT_PROSQA_GEN_CONFIG,
+  drawExamples,
+  stratifiedDepths,
+  type Answer,
+  type ProsqaGenConfig,
+  type RawGraph,
+} from './generate.js';
 import { bfsDistances, childLists, parentCounts, sampleShortestPath } from './graph.js';
 
 /** Bump when the balanced generator's output for a given seed changes. */
@@ -53,7 +60,8 @@ export function curriculumStage(index: number, count: number): number {
  * `curriculumSteps` on. `curriculumSteps` 0 means no curriculum (the whole set at every step).
  */
 export function curriculumPrefix(step: number, curriculumSteps: number, count: number): number {
-  if (!Number.isInteger(step) || step < 0) throw new Error(`curriculumPrefix: step must be an integer ≥ 0, got ${step}`);
+  if (!Number.isInteger(step) || step < 0)
+    throw new Error(`curriculumPrefix: step must be an integer ≥ 0, got ${step}`);
   if (curriculumSteps <= 0) return count;
   const stages = CURRICULUM_MAX_DEPTH - CURRICULUM_MIN_DEPTH + 1;
   const stage = Math.min(stages - 1, Math.floor((step * stages) / curriculumSteps));
@@ -90,7 +98,8 @@ function depthPlan(o: BalancedProsqaOptions, rng: Rng): number[] {
   }
   const shares = Object.entries(o.depthShares ?? DEFAULT_DEPTH_SHARES).map(([d, c]) => [Number(d), c] as const);
   for (const [d, c] of shares) {
-    if (!Number.isInteger(d) || d < 1 || !(c >= 0)) throw new Error(`generateBalancedProsqa: depthShares needs integer depths ≥ 1 with shares ≥ 0, got ${d}: ${c}`);
+    if (!Number.isInteger(d) || d < 1 || !(c >= 0))
+      throw new Error(`generateBalancedProsqa: depthShares needs integer depths ≥ 1 with shares ≥ 0, got ${d}: ${c}`);
   }
   return stratifiedDepths(o.count, shares, rng);
 }
@@ -100,5 +109,10 @@ export function generateBalancedProsqa(o: BalancedProsqaOptions): Example[] {
   const cfg = o.config ?? DEFAULT_PROSQA_GEN_CONFIG;
   const rng = new Rng(o.seed).fork('prosqa-balanced');
   const depths = depthPlan(o, rng.fork('depths'));
-  return drawExamples(rng, depths, { ...o, config: cfg, idPrefix: o.idPrefix ?? 'prosqa-balanced/train', who: 'generateBalancedProsqa' }, (raw, steps) => chooseBalanced(rng, raw, steps));
+  return drawExamples(
+    rng,
+    depths,
+    { ...o, config: cfg, idPrefix: o.idPrefix ?? 'prosqa-balanced/train', who: 'generateBalancedProsqa' },
+    (raw, steps) => chooseBalanced(rng, raw, steps),
+  );
 }

@@ -24,7 +24,12 @@ export interface ComparisonRow {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-export function compareProsqa(gen: ProsqaStats, valid: ProsqaStats, test: ProsqaStats, real: ProsqaStats): ComparisonRow[] {
+export function compareProsqa(
+  gen: ProsqaStats,
+  valid: ProsqaStats,
+  test: ProsqaStats,
+  real: ProsqaStats,
+): ComparisonRow[] {
   const rows: ComparisonRow[] = [];
   const mean = (name: string, get: (s: ProsqaStats) => Summary | number, rel = 0.05) => {
     const v = (s: ProsqaStats) => {
@@ -33,24 +38,56 @@ export function compareProsqa(gen: ProsqaStats, valid: ProsqaStats, test: Prosqa
     };
     const g = v(gen);
     const r = v(real);
-    rows.push({ statistic: `${name} (mean)`, generated: round(g), valid: round(v(valid)), test: round(v(test)), real: round(r), tolerance: `±${rel * 100}%`, ok: Math.abs(g - r) <= rel * Math.abs(r) });
+    rows.push({
+      statistic: `${name} (mean)`,
+      generated: round(g),
+      valid: round(v(valid)),
+      test: round(v(test)),
+      real: round(r),
+      tolerance: `±${rel * 100}%`,
+      ok: Math.abs(g - r) <= rel * Math.abs(r),
+    });
   };
   const hist = (name: string, get: (s: ProsqaStats) => Record<string, number>, pp: number) => {
     for (const k of Object.keys(get(real))) {
       const g = get(gen)[k] ?? 0;
       const r = get(real)[k];
-      rows.push({ statistic: `${name} = ${k} (%)`, generated: round(g), valid: round(get(valid)[k] ?? 0), test: round(get(test)[k] ?? 0), real: round(r), tolerance: `±${pp} pp`, ok: Math.abs(g - r) <= pp });
+      rows.push({
+        statistic: `${name} = ${k} (%)`,
+        generated: round(g),
+        valid: round(get(valid)[k] ?? 0),
+        test: round(get(test)[k] ?? 0),
+        real: round(r),
+        tolerance: `±${pp} pp`,
+        ok: Math.abs(g - r) <= pp,
+      });
     }
   };
   const share = (name: string, get: (s: ProsqaStats) => number, pp: number) => {
     const g = get(gen);
     const r = get(real);
-    rows.push({ statistic: `${name} (%)`, generated: round(g), valid: round(get(valid)), test: round(get(test)), real: round(r), tolerance: `±${pp} pp`, ok: Math.abs(g - r) <= pp });
+    rows.push({
+      statistic: `${name} (%)`,
+      generated: round(g),
+      valid: round(get(valid)),
+      test: round(get(test)),
+      real: round(r),
+      tolerance: `±${pp} pp`,
+      ok: Math.abs(g - r) <= pp,
+    });
   };
   const exact = (name: string, get: (s: ProsqaStats) => number | string, want?: number | string) => {
     const g = get(gen);
     const r = want ?? get(real);
-    rows.push({ statistic: name, generated: g, valid: get(valid), test: get(test), real: get(real), tolerance: 'equal', ok: g === r });
+    rows.push({
+      statistic: name,
+      generated: g,
+      valid: get(valid),
+      test: get(test),
+      real: get(real),
+      tolerance: 'equal',
+      ok: g === r,
+    });
   };
   mean('nodes', (s) => s.nodes);
   mean('edges', (s) => s.edges);

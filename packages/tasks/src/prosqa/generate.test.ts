@@ -25,7 +25,12 @@ describe('ProsQA generator', () => {
     const exclude = new Set([...valid, ...test].map((e) => e.question));
     const gen = generateProsqa({ count: 4000, seed: 0, exclude });
     expect(gen.some((e) => exclude.has(e.question))).toBe(false);
-    const rows = compareProsqa(prosqaStats(gen), prosqaStats(valid), prosqaStats(test), prosqaStats([...valid, ...test]));
+    const rows = compareProsqa(
+      prosqaStats(gen),
+      prosqaStats(valid),
+      prosqaStats(test),
+      prosqaStats([...valid, ...test]),
+    );
     expect(rows.filter((r) => !r.ok)).toEqual([]);
     expect(rows.length).toBeGreaterThan(40);
   });
@@ -36,12 +41,28 @@ describe('ProsQA generator', () => {
   });
 
   it('the literal reading of the transcription does not match (why the defaults differ)', () => {
-    const literal = { ...DEFAULT_PROSQA_GEN_CONFIG, admissibility: 'exclude' as const, depthRule: 'max' as const, pNotFromNode0: 0.35, extraPersonRate: 0.05 };
+    const literal = {
+      ...DEFAULT_PROSQA_GEN_CONFIG,
+      admissibility: 'exclude' as const,
+      depthRule: 'max' as const,
+      pNotFromNode0: 0.35,
+      extraPersonRate: 0.05,
+    };
     const gen = generateProsqa({ count: 1500, seed: 0, config: literal });
-    const rows = compareProsqa(prosqaStats(gen), prosqaStats(valid), prosqaStats(test), prosqaStats([...valid, ...test]));
+    const rows = compareProsqa(
+      prosqaStats(gen),
+      prosqaStats(valid),
+      prosqaStats(test),
+      prosqaStats([...valid, ...test]),
+    );
     const failing = rows.filter((r) => !r.ok).map((r) => r.statistic);
     expect(failing).toEqual(
-      expect.arrayContaining(['persons reaching neg_target = 1 (%)', 'target reachable from another person (%)', 'longest path from a person (mean)', 'root is node 1 (%)']),
+      expect.arrayContaining([
+        'persons reaching neg_target = 1 (%)',
+        'target reachable from another person (%)',
+        'longest path from a person (mean)',
+        'root is node 1 (%)',
+      ]),
     );
   });
 });

@@ -144,10 +144,16 @@ export function drawRawGraph(rng: Rng, n: number, cfg: ProsqaGenConfig): RawGrap
   while (live() < n) {
     const r = rng.float();
     const forbidden = r < cfg.pNotFromNode1 ? 2 : r < cfg.pNotFromNode1 + cfg.pNotFromNode0 ? 1 : 0;
-    const admits = (l: number) => forbidden === 0 || (cfg.admissibility === 'exclude' ? (l & forbidden) === 0 : l === 3 - forbidden);
+    const admits = (l: number) =>
+      forbidden === 0 || (cfg.admissibility === 'exclude' ? (l & forbidden) === 0 : l === 3 - forbidden);
     const k = rng.float() < cfg.extraPersonRate ? 0 : truncatedPoisson(rng, cfg.parentRate);
     const admissible = labels.map((_, i) => i).filter((i) => admits(labels[i]));
-    const chosen = weightedSample(rng, admissible, admissible.map((i) => cfg.depthWeight * depth[i] + 1), k);
+    const chosen = weightedSample(
+      rng,
+      admissible,
+      admissible.map((i) => cfg.depthWeight * depth[i] + 1),
+      k,
+    );
     parents.push(chosen);
     labels.push(chosen.reduce((a, p) => a | labels[p], 0));
     depth.push(chosen.length === 0 ? 0 : 1 + pick(...chosen.map((p) => depth[p])));
@@ -227,8 +233,17 @@ export interface GenerateProsqaOptions {
 export function generateProsqa(o: GenerateProsqaOptions): Example[] {
   const cfg = o.config ?? DEFAULT_PROSQA_GEN_CONFIG;
   const rng = new Rng(o.seed).fork('prosqa-generator');
-  const depths = stratifiedDepths(o.count, Object.entries(cfg.stepShares).map(([d, c]) => [Number(d), c]), rng.fork('depths'));
-  return drawExamples(rng, depths, { ...o, config: cfg, idPrefix: o.idPrefix ?? 'prosqa-gen/train', who: 'generateProsqa' }, (raw, steps) => chooseAnswer(rng, raw, cfg, steps));
+  const depths = stratifiedDepths(
+    o.count,
+    Object.entries(cfg.stepShares).map(([d, c]) => [Number(d), c]),
+    rng.fork('depths'),
+  );
+  return drawExamples(
+    rng,
+    depths,
+    { ...o, config: cfg, idPrefix: o.idPrefix ?? 'prosqa-gen/train', who: 'generateProsqa' },
+    (raw, steps) => chooseAnswer(rng, raw, cfg, steps),
+  );
 }
 
 /**
@@ -237,9 +252,14 @@ export function generateProsqa(o: GenerateProsqaOptions): Example[] {
  */
 export function stratifiedDepths(count: number, shares: (readonly [number, number])[], rng: Rng): number[] {
   const total = shares.reduce((a, [, c]) => a + c, 0);
-  const quota = shares.map(([d, c]) => ({ d, exact: (count * c) / total })).map((q) => ({ ...q, n: Math.floor(q.exact) }));
+  const quota = shares
+    .map(([d, c]) => ({ d, exact: (count * c) / total }))
+    .map((q) => ({ ...q, n: Math.floor(q.exact) }));
   const missing = count - quota.reduce((a, q) => a + q.n, 0);
-  [...quota].sort((a, b) => b.exact - b.n - (a.exact - a.n) || a.d - b.d).slice(0, missing).forEach((q) => q.n++);
+  [...quota]
+    .sort((a, b) => b.exact - b.n - (a.exact - a.n) || a.d - b.d)
+    .slice(0, missing)
+    .forEach((q) => q.n++);
   return rng.shuffle(quota.flatMap((q) => new Array<number>(q.n).fill(q.d)));
 }
 
@@ -261,7 +281,8 @@ export function drawExamples(
   for (const steps of depths) {
     let n = drawFromCounts(rng, o.config.nodeCounts);
     for (let tries = 1; ; tries++) {
-      if (++attempts > 1000 * (o.count + 10)) throw new Error(`${o.who}: gave up after ${attempts} attempts (${out.length}/${o.count})`);
+      if (++attempts > 1000 * (o.count + 10))
+        throw new Error(`${o.who}: gave up after ${attempts} attempts (${out.length}/${o.count})`);
       if (tries % 500 === 0) n = drawFromCounts(rng, o.config.nodeCounts);
       const raw = drawRawGraph(rng, n, o.config);
       const answer = raw && choose(raw, steps);

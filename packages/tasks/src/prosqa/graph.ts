@@ -64,7 +64,10 @@ export function shortestPathCounts(children: number[][], src: number): { dist: n
   const dist = bfsDistances(children, src);
   const count = new Array<number>(children.length).fill(0);
   count[src] = 1;
-  const order = dist.map((d, i) => [d, i] as const).filter(([d]) => d >= 0).sort((a, b) => a[0] - b[0]);
+  const order = dist
+    .map((d, i) => [d, i] as const)
+    .filter(([d]) => d >= 0)
+    .sort((a, b) => a[0] - b[0]);
   for (const [du, u] of order) {
     for (const v of children[u]) if (dist[v] === du + 1) count[v] += count[u];
   }
@@ -110,6 +113,11 @@ export function longestPathFrom(children: number[][], src: number, memo = new Ma
 }
 
 /** The sentence stating edge u→v (docs/datasets.md §4: always "a", never "an"). */
-export function edgeSentence(symbols: readonly string[], u: number, v: number, isPerson: (i: number) => boolean): string {
+export function edgeSentence(
+  symbols: readonly string[],
+  u: number,
+  v: number,
+  isPerson: (i: number) => boolean,
+): string {
   return isPerson(u) ? `${symbols[u]} is a ${symbols[v]}.` : `Every ${symbols[u]} is a ${symbols[v]}.`;
 }

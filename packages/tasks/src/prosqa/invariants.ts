@@ -26,7 +26,8 @@ export function prosqaViolations(ex: Example): string[] {
   const sentences = questionSentences(ex.question);
   const last = sentences.pop() ?? '';
   const expected = g.edges.map(([u, v]) => edgeSentence(g.symbols, u, v, isPerson)).sort();
-  if (JSON.stringify([...sentences].sort()) !== JSON.stringify(expected)) bad.push('question sentences are not exactly one per edge');
+  if (JSON.stringify([...sentences].sort()) !== JSON.stringify(expected))
+    bad.push('question sentences are not exactly one per edge');
   const name = g.symbols[g.root];
   const [tName, nName] = [g.symbols[g.target], g.symbols[g.negTarget]];
   if (last !== `Is ${name} a ${tName} or ${nName}?` && last !== `Is ${name} a ${nName} or ${tName}?`) {
@@ -37,7 +38,8 @@ export function prosqaViolations(ex: Example): string[] {
   if (dist[g.target] < 0) bad.push('target not reachable from root');
   if (dist[g.negTarget] >= 0) bad.push('neg_target reachable from root');
   if (ch[g.target].length > 0 || ch[g.negTarget].length > 0) bad.push('target and neg_target must be leaves');
-  if (ex.steps.length !== dist[g.target]) bad.push(`steps (${ex.steps.length}) ≠ shortest path length (${dist[g.target]})`);
+  if (ex.steps.length !== dist[g.target])
+    bad.push(`steps (${ex.steps.length}) ≠ shortest path length (${dist[g.target]})`);
   // steps = the sentences of a path root → … → target.
   let at = g.root;
   ex.steps.forEach((s, i) => {

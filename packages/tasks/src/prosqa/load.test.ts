@@ -10,7 +10,10 @@ import { prosqaTask } from './task.js';
 
 describe('ProsQA loader on the real files', () => {
   it('loads 300 / 500 records that round-trip to the original JSON', async () => {
-    for (const [split, n] of [['valid', 300], ['test', 500]] as const) {
+    for (const [split, n] of [
+      ['valid', 300],
+      ['test', 500],
+    ] as const) {
       const r = await loadProsqa(split);
       expect(r.examples.length).toBe(n);
       expect(r.files[0].changed).toBe(false);
@@ -50,7 +53,9 @@ describe('ProsQA loader on the real files', () => {
     recs[1].edges[3] = [0, 99];
     delete recs[2].answer;
     const text = JSON.stringify(recs);
-    expect(() => parseProsqaJson(text, 'p.json', 'x', [])).toThrow(/^p\.json:1 field "\[1\]\.edges\[3\]\[1\]": expected a node id/);
+    expect(() => parseProsqaJson(text, 'p.json', 'x', [])).toThrow(
+      /^p\.json:1 field "\[1\]\.edges\[3\]\[1\]": expected a node id/,
+    );
     const skipped: never[] = [];
     const out = parseProsqaJson(text, 'p.json', 'x', skipped, { skipBad: true });
     expect(out.length).toBe(298);
@@ -60,7 +65,9 @@ describe('ProsQA loader on the real files', () => {
     ]);
     // Pretty-printed: the line of each record is reported.
     const pretty = JSON.stringify(recs.slice(0, 3), null, 1);
-    expect(() => parseProsqaJson(pretty, 'p.json', 'x', [])).toThrow(new RegExp(`^p\\.json:${pretty.split('\n').findIndex((l, i) => i > 1 && l === ' {') + 1} field "\\[1\\]`));
+    expect(() => parseProsqaJson(pretty, 'p.json', 'x', [])).toThrow(
+      new RegExp(`^p\\.json:${pretty.split('\n').findIndex((l, i) => i > 1 && l === ' {') + 1} field "\\[1\\]`),
+    );
   });
 
   it('says where a missing file comes from', async () => {

@@ -35,15 +35,22 @@ export function prosqaGraph(ex: Example): ProsqaGraph {
 export function toProsqaRecord(ex: Example): ProsqaRecord {
   const g = prosqaGraph(ex);
   return {
-    question: ex.question, answer: ex.answer, steps: ex.steps,
-    idx_to_symbol: g.symbols, edges: g.edges, root: g.root, target: g.target, neg_target: g.negTarget,
+    question: ex.question,
+    answer: ex.answer,
+    steps: ex.steps,
+    idx_to_symbol: g.symbols,
+    edges: g.edges,
+    root: g.root,
+    target: g.target,
+    neg_target: g.negTarget,
   };
 }
 
 /** Validates one parsed record's types and ranges and converts it. */
 export function parseProsqaRecord(value: unknown, id: string, file: string, line: number, index: number): Example {
   const at = (field: string, reason: string) => new DataError(file, line, `[${index}].${field}`, reason);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DataError(file, line, `[${index}]`, 'record is not a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new DataError(file, line, `[${index}]`, 'record is not a JSON object');
   const r = value as Record<string, unknown>;
   for (const k of ['question', 'answer']) if (typeof r[k] !== 'string') throw at(k, 'missing or not a string');
   const strings = (k: string): string[] => {
@@ -55,7 +62,8 @@ export function parseProsqaRecord(value: unknown, id: string, file: string, line
   const symbols = strings('idx_to_symbol');
   const n = symbols.length;
   const nodeId = (k: string, v: unknown): number => {
-    if (!Number.isInteger(v) || (v as number) < 0 || (v as number) >= n) throw at(k, `expected a node id in [0, ${n}), got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(v) || (v as number) < 0 || (v as number) >= n)
+      throw at(k, `expected a node id in [0, ${n}), got ${JSON.stringify(v)}`);
     return v as number;
   };
   if (!Array.isArray(r.edges)) throw at('edges', 'missing or not an array');
@@ -64,13 +72,23 @@ export function parseProsqaRecord(value: unknown, id: string, file: string, line
     return [nodeId(`edges[${i}][0]`, e[0]), nodeId(`edges[${i}][1]`, e[1])];
   });
   const graph: ProsqaGraph = {
-    symbols, edges, root: nodeId('root', r.root), target: nodeId('target', r.target), negTarget: nodeId('neg_target', r.neg_target),
+    symbols,
+    edges,
+    root: nodeId('root', r.root),
+    target: nodeId('target', r.target),
+    negTarget: nodeId('neg_target', r.neg_target),
   };
   return { id, question: r.question as string, steps, answer: r.answer as string, meta: { graph } };
 }
 
 /** Parses a ProsQA JSON array text. */
-export function parseProsqaJson(text: string, file: string, idPrefix: string, skipped: SkippedRecord[], o: LoadOptions = {}): Example[] {
+export function parseProsqaJson(
+  text: string,
+  file: string,
+  idPrefix: string,
+  skipped: SkippedRecord[],
+  o: LoadOptions = {},
+): Example[] {
   let data: unknown;
   try {
     data = JSON.parse(text);

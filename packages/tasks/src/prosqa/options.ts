@@ -34,10 +34,12 @@ export function prosqaOptions(ex: Example): ProsqaOptions {
   const recorded = ex.meta?.optionOrder as unknown;
   const pair: [number, number] = [graph.target, graph.negTarget];
   let order: [number, number];
-  if (Array.isArray(recorded) && recorded.length === 2 && pair.every((o) => recorded.includes(o))) order = [recorded[0] as number, recorded[1] as number];
+  if (Array.isArray(recorded) && recorded.length === 2 && pair.every((o) => recorded.includes(o)))
+    order = [recorded[0] as number, recorded[1] as number];
   else {
     const [a, b] = pair.map((o) => lastIndexOfWord(ex.question, graph.symbols[o]));
-    order = a >= 0 && b >= 0 && a !== b ? (a < b ? pair : [pair[1], pair[0]]) : pair[0] < pair[1] ? pair : [pair[1], pair[0]];
+    order =
+      a >= 0 && b >= 0 && a !== b ? (a < b ? pair : [pair[1], pair[0]]) : pair[0] < pair[1] ? pair : [pair[1], pair[0]];
   }
   return { graph, order, mentions };
 }

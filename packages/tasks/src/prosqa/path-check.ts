@@ -21,12 +21,28 @@ export function checkPathSteps(g: ProsqaGraph, steps: PathStep[]): ReasoningVerd
   for (const { where, names, expected } of steps) {
     if (!names) return { ok: false, reason: 'unparsed', detail: `${where}: not ${expected}` };
     const [from, to] = [id.get(names[0]), id.get(names[1])];
-    if (from === undefined || to === undefined) return { ok: false, reason: 'hallucinated-edge', detail: `${where}: names ${from === undefined ? names[0] : names[1]}, not in the question` };
-    if (!edges.has(`${from}>${to}`)) return { ok: false, reason: 'hallucinated-edge', detail: `${where}: not a fact of the question` };
-    if (from !== at) return { ok: false, reason: 'broken-chain', detail: `${where}: starts from ${g.symbols[from]}, the chain is at ${g.symbols[at]}` };
+    if (from === undefined || to === undefined)
+      return {
+        ok: false,
+        reason: 'hallucinated-edge',
+        detail: `${where}: names ${from === undefined ? names[0] : names[1]}, not in the question`,
+      };
+    if (!edges.has(`${from}>${to}`))
+      return { ok: false, reason: 'hallucinated-edge', detail: `${where}: not a fact of the question` };
+    if (from !== at)
+      return {
+        ok: false,
+        reason: 'broken-chain',
+        detail: `${where}: starts from ${g.symbols[from]}, the chain is at ${g.symbols[at]}`,
+      };
     at = to;
   }
-  if (at !== g.target) return { ok: false, reason: 'wrong-target', detail: `the chain ends at ${g.symbols[at]}, the answer is ${g.symbols[g.target]}` };
+  if (at !== g.target)
+    return {
+      ok: false,
+      reason: 'wrong-target',
+      detail: `the chain ends at ${g.symbols[at]}, the answer is ${g.symbols[g.target]}`,
+    };
   const shortest = bfsDistances(childLists(g.symbols.length, g.edges), g.root)[g.target];
   return steps.length === shortest
     ? { ok: true, reason: 'shortest-path', detail: `${shortest} steps` }

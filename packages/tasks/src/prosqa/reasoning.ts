@@ -17,13 +17,20 @@ const STEP = /^(?:Every\s+([A-Za-z]+)|([A-Z][a-z]+))\s+is\s+an?\s+([A-Za-z]+)$/;
 export function checkProsqaReasoning(example: Example, reasoning: string): ReasoningVerdict {
   const first = reasoning.trimStart();
   if (first.startsWith(PATH_MARK) || first.startsWith(FRONTIER_MARK)) return checkSymbolicReasoning(example, reasoning);
-  const sentences = reasoning.split('.').map((s) => s.trim()).filter((s) => s !== '');
+  const sentences = reasoning
+    .split('.')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (sentences.length === 0) return { ok: false, reason: 'empty', detail: 'no steps' };
   return checkPathSteps(
     prosqaGraph(example),
     sentences.map((s, i) => {
       const m = STEP.exec(s);
-      return { where: `step ${i + 1} "${s}."`, names: m ? [m[1] ?? m[2], m[3]] : null, expected: '"Name is a X." / "Every X is a Y."' };
+      return {
+        where: `step ${i + 1} "${s}."`,
+        names: m ? [m[1] ?? m[2], m[3]] : null,
+        expected: '"Name is a X." / "Every X is a Y."',
+      };
     }),
   );
 }

@@ -9,7 +9,12 @@ import { childLists, longestPathFrom, parentCounts, reachable, shortestPathCount
 import { prosqaViolations, questionSentences } from './invariants.js';
 import { prosqaGraph } from './load.js';
 
-export interface Summary { mean: number; sd: number; min: number; max: number }
+export interface Summary {
+  mean: number;
+  sd: number;
+  min: number;
+  max: number;
+}
 /** Percent of examples (or nodes) per bucket; the last bucket is "≥ key". */
 export type Histogram = Record<string, number>;
 
@@ -100,19 +105,27 @@ export function prosqaStats(examples: Example[]): ProsqaStats {
     const last = questionSentences(ex.question).at(-1) ?? '';
     const creationOrder = g.edges.every(([u, v], i) => u < v && (i === 0 || g.edges[i - 1][1] <= v));
     return {
-      n, e: g.edges.length, steps: ex.steps.length, paths: count[g.target], persons: persons.length,
+      n,
+      e: g.edges.length,
+      steps: ex.steps.length,
+      paths: count[g.target],
+      persons: persons.length,
       nonPersonParents: parents.filter((p) => p > 0),
-      rootOut: ch[g.root].length, reach: reach.get(g.root)!.size - 1,
+      rootOut: ch[g.root].length,
+      reach: reach.get(g.root)!.size - 1,
       leaves: ch.filter((c, i) => c.length === 0 && parents[i] > 0).length,
       longest: Math.max(...persons.map((p) => longestPathFrom(ch, p, memo))),
       targetOther: persons.some((p) => p !== g.root && reach.get(p)!.has(g.target)),
       negPersons: negPersons.length,
       targetFromNeg: negPersons.some((p) => reach.get(p)!.has(g.target)),
-      chars: ex.question.length, qTokens: tokenCount(ex.question),
+      chars: ex.question.length,
+      qTokens: tokenCount(ex.question),
       cotTokens: tokenCount(`${ex.steps.join('\n')}\n### ${ex.answer}`),
       targetFirst: last.includes(` a ${g.symbols[g.target]} or `),
-      rootIs1: g.root === 1, creationOrder,
-      names: g.symbols, violations: prosqaViolations(ex).length,
+      rootIs1: g.root === 1,
+      creationOrder,
+      names: g.symbols,
+      violations: prosqaViolations(ex).length,
     };
   });
   const allParents = per.flatMap((p) => p.nonPersonParents);
@@ -128,11 +141,23 @@ export function prosqaStats(examples: Example[]): ProsqaStats {
     edges: summary(per.map((p) => p.e)),
     edgesPerNode: per.reduce((a, p) => a + p.e, 0) / per.reduce((a, p) => a + p.n, 0),
     steps: summary(per.map((p) => p.steps)),
-    stepsPct: pct(per.map((p) => p.steps), 3, 6),
+    stepsPct: pct(
+      per.map((p) => p.steps),
+      3,
+      6,
+    ),
     shortestPaths: summary(per.map((p) => p.paths)),
-    shortestPathsPct: pct(per.map((p) => p.paths), 1, 4),
+    shortestPathsPct: pct(
+      per.map((p) => p.paths),
+      1,
+      4,
+    ),
     persons: summary(per.map((p) => p.persons)),
-    personsPct: pct(per.map((p) => p.persons), 2, 5),
+    personsPct: pct(
+      per.map((p) => p.persons),
+      2,
+      5,
+    ),
     concepts: summary(per.map((p) => p.n - p.persons)),
     parentsPct: pct(allParents, 1, 6),
     parentsMean: summary(allParents).mean,
@@ -141,7 +166,11 @@ export function prosqaStats(examples: Example[]): ProsqaStats {
     leaves: summary(per.map((p) => p.leaves)),
     longestPath: { ...summary(longest), mode },
     targetFromOtherPersonPct: share((p) => p.targetOther),
-    personsReachingNegPct: pct(per.map((p) => p.negPersons), 1, 3),
+    personsReachingNegPct: pct(
+      per.map((p) => p.negPersons),
+      1,
+      3,
+    ),
     targetFromNegPersonCount: per.filter((p) => p.targetFromNeg).length,
     questionChars: summary(per.map((p) => p.chars)),
     questionTokens: summary(per.map((p) => p.qTokens)),

@@ -8,12 +8,24 @@ import { prosqaTask } from './task.js';
 // Tom → wumpus → zumpus (target); Tom → rempus → lorpus; Sam → numpus (distractor).
 const graph: ProsqaGraph = {
   symbols: ['Tom', 'wumpus', 'zumpus', 'rempus', 'lorpus', 'Sam', 'numpus'],
-  edges: [[0, 1], [1, 2], [0, 3], [3, 4], [5, 6]],
+  edges: [
+    [0, 1],
+    [1, 2],
+    [0, 3],
+    [3, 4],
+    [5, 6],
+  ],
   root: 0,
   target: 2,
   negTarget: 6,
 };
-const example: Example = { id: 'toy/0', question: ' Tom wumpus. … ? Tom zumpus numpus', steps: [], answer: 'zumpus', meta: { graph } };
+const example: Example = {
+  id: 'toy/0',
+  question: ' Tom wumpus. … ? Tom zumpus numpus',
+  steps: [],
+  answer: 'zumpus',
+  meta: { graph },
+};
 const check = (text: string) => prosqaTask.checkReasoning!(example, text);
 
 describe('symbolic ProsQA reasoning check', () => {
@@ -27,8 +39,16 @@ describe('symbolic ProsQA reasoning check', () => {
   });
 
   it('checks frontier lines against the graph: complete, real edges, stopping at the option', () => {
-    expect(check(': wumpus rempus\n: wumpus rempus zumpus lorpus')).toEqual({ ok: true, reason: 'frontier', detail: '2 steps' });
-    expect(check(': wumpus rempus\n: wumpus rempus zumpus')).toMatchObject({ ok: false, reason: 'wrong-frontier', detail: 'step 2: incomplete, misses lorpus' });
+    expect(check(': wumpus rempus\n: wumpus rempus zumpus lorpus')).toEqual({
+      ok: true,
+      reason: 'frontier',
+      detail: '2 steps',
+    });
+    expect(check(': wumpus rempus\n: wumpus rempus zumpus')).toMatchObject({
+      ok: false,
+      reason: 'wrong-frontier',
+      detail: 'step 2: incomplete, misses lorpus',
+    });
     expect(check(': wumpus\n').reason).toBe('wrong-frontier');
     expect(check(': wumpus dragon').reason).toBe('hallucinated-node');
     expect(check(': wumpus rempus\n> wumpus zumpus').reason).toBe('unparsed');
@@ -37,7 +57,11 @@ describe('symbolic ProsQA reasoning check', () => {
   it("finds every real test question's symbolic path a shortest path and its frontier trace sound", async () => {
     const { examples } = await loadProsqa('test');
     for (const reasoning of ['path', 'frontier'] as const) {
-      const reasons = new Set(examples.map((ex) => toSymbolicProsqa(ex, reasoning)).map((s) => prosqaTask.checkReasoning!(s, s.steps.join('\n')).reason));
+      const reasons = new Set(
+        examples
+          .map((ex) => toSymbolicProsqa(ex, reasoning))
+          .map((s) => prosqaTask.checkReasoning!(s, s.steps.join('\n')).reason),
+      );
       expect([...reasons]).toEqual([reasoning === 'path' ? 'shortest-path' : 'frontier']);
     }
     const sym = toSymbolicProsqa(examples[0]);

@@ -15,15 +15,20 @@ import { frontierProblems } from './traces.js';
 export function checkSymbolicReasoning(example: Example, reasoning: string): ReasoningVerdict {
   const g = prosqaGraph(example);
   const id = new Map(g.symbols.map((s, i) => [s, i]));
-  const lines = reasoning.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = reasoning
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   if (lines.length === 0) return { ok: false, reason: 'empty', detail: 'no steps' };
   if (lines[0].startsWith(FRONTIER_MARK)) {
     const trace: number[][] = [];
     for (const [i, line] of lines.entries()) {
       const names = stepNames(line, FRONTIER_MARK);
-      if (!names) return { ok: false, reason: 'unparsed', detail: `step ${i + 1} "${line}": not "${FRONTIER_MARK} n1 n2 …"` };
+      if (!names)
+        return { ok: false, reason: 'unparsed', detail: `step ${i + 1} "${line}": not "${FRONTIER_MARK} n1 n2 …"` };
       const unknown = names.find((s) => !id.has(s));
-      if (unknown !== undefined) return { ok: false, reason: 'hallucinated-node', detail: `step ${i + 1}: ${unknown} is not in the question` };
+      if (unknown !== undefined)
+        return { ok: false, reason: 'hallucinated-node', detail: `step ${i + 1}: ${unknown} is not in the question` };
       trace.push(names.map((s) => id.get(s)!));
     }
     const problems = frontierProblems(g, trace);
@@ -35,7 +40,11 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
     g,
     lines.map((line, i) => {
       const pair = stepNames(line, PATH_MARK);
-      return { where: `step ${i + 1} "${line}"`, names: pair && pair.length === 2 ? [pair[0], pair[1]] : null, expected: `"${PATH_MARK} u v"` };
+      return {
+        where: `step ${i + 1} "${line}"`,
+        names: pair && pair.length === 2 ? [pair[0], pair[1]] : null,
+        expected: `"${PATH_MARK} u v"`,
+      };
     }),
   );
 }

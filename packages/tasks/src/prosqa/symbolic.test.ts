@@ -13,7 +13,9 @@ beforeAll(async () => {
 describe('symbolic ProsQA rendering', () => {
   it('round-trips every real question, path and answer back to the exact English (300 valid + 500 test)', () => {
     expect(real.length).toBe(800);
-    const mismatched = real.filter((ex) => JSON.stringify(englishFromSymbolic(toSymbolicProsqa(ex, 'path'))) !== JSON.stringify(ex));
+    const mismatched = real.filter(
+      (ex) => JSON.stringify(englishFromSymbolic(toSymbolicProsqa(ex, 'path'))) !== JSON.stringify(ex),
+    );
     expect(mismatched.map((e) => e.id)).toEqual([]);
   });
 
@@ -33,20 +35,29 @@ describe('symbolic ProsQA rendering', () => {
   });
 
   it('rejects text that is not the rendering, naming the example', () => {
-    expect(() => parseSymbolicQuestion(' Bob lempus ? Sally a b', 'x/1')).toThrow(/x\/1: not a symbolic ProsQA question/);
+    expect(() => parseSymbolicQuestion(' Bob lempus ? Sally a b', 'x/1')).toThrow(
+      /x\/1: not a symbolic ProsQA question/,
+    );
     const sym = { ...toSymbolicProsqa(real[0]), steps: ['Bob lempus'] };
     expect(() => englishFromSymbolic(sym)).toThrow(/step 1 "Bob lempus" is not "> u v"/);
   });
 
   it("gives one token per name with core's tokenizer, the same id wherever the name stands", () => {
-    const train = generateBalancedProsqa({ count: 300, seed: 1 }).flatMap((e) => [toSymbolicProsqa(e, 'path'), toSymbolicProsqa(e, 'frontier')]);
+    const train = generateBalancedProsqa({ count: 300, seed: 1 }).flatMap((e) => [
+      toSymbolicProsqa(e, 'path'),
+      toSymbolicProsqa(e, 'frontier'),
+    ]);
     const tok = Tokenizer.build(exampleTexts(train)); // what the lab's runTokenizer builds
     for (const ex of real.slice(300, 400)) {
       const g = prosqaGraph(ex);
-      const idOf = new Map(g.symbols.map((s) => [tok.encode(` ${s}`), s] as const).map(([ids, s]) => {
-        expect(ids.length).toBe(1); // every real name is one token, learnt from generated graphs alone
-        return [ids[0], s];
-      }));
+      const idOf = new Map(
+        g.symbols
+          .map((s) => [tok.encode(` ${s}`), s] as const)
+          .map(([ids, s]) => {
+            expect(ids.length).toBe(1); // every real name is one token, learnt from generated graphs alone
+            return [ids[0], s];
+          }),
+      );
       for (const reasoning of ['path', 'frontier'] as const) {
         const sym = toSymbolicProsqa(ex, reasoning);
         const enc = encodeExample(tok, sym);

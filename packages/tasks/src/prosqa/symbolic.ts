@@ -34,7 +34,11 @@ export const FRONTIER_MARK = ':';
 const EDGE = /^(?:Every ([a-z]+)|([A-Z][a-z]+)) is a ([a-z]+)\.$/;
 const ASK = /^Is ([A-Z][a-z]+) a ([a-z]+) or ([a-z]+)\?$/;
 
-interface Parsed { edges: [string, string][]; root: string; options: [string, string] }
+interface Parsed {
+  edges: [string, string][];
+  root: string;
+  options: [string, string];
+}
 
 /** The edges (as name pairs, in sentence order), the asked person and the options of an English question. */
 function parseEnglishQuestion(question: string, id: string): Parsed {
@@ -57,10 +61,17 @@ export function toSymbolicProsqa(ex: Example, reasoning: ProsqaReasoning = 'path
   const q = parseEnglishQuestion(ex.question, ex.id);
   const question = `${q.edges.map(([u, v]) => ` ${u} ${v}.`).join('')} ? ${q.root} ${q.options[0]} ${q.options[1]}`;
   const path = pathFromSteps(g, ex.steps);
-  const steps = reasoning === 'path'
-    ? path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`)
-    : frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
-  return { ...ex, question, steps, answer: g.symbols[g.target], meta: { ...ex.meta, rendering: 'symbolic', reasoning } };
+  const steps =
+    reasoning === 'path'
+      ? path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`)
+      : frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
+  return {
+    ...ex,
+    question,
+    steps,
+    answer: g.symbols[g.target],
+    meta: { ...ex.meta, rendering: 'symbolic', reasoning },
+  };
 }
 
 /** Names of a symbolic step line after its mark, or null when the line does not start with it. */
@@ -93,7 +104,8 @@ export function englishFromSymbolic(sym: Example, englishSteps?: readonly string
   else {
     steps = sym.steps.map((line, i) => {
       const pair = stepNames(line, PATH_MARK);
-      if (!pair || pair.length !== 2) throw new Error(`${sym.id}: step ${i + 1} ${JSON.stringify(line)} is not "${PATH_MARK} u v"`);
+      if (!pair || pair.length !== 2)
+        throw new Error(`${sym.id}: step ${i + 1} ${JSON.stringify(line)} is not "${PATH_MARK} u v"`);
       return sentence(pair as [string, string]);
     });
   }

@@ -22,7 +22,8 @@ export function pathFromSteps(g: ProsqaGraph, steps: readonly string[]): number[
   for (const [i, s] of steps.entries()) {
     const at = path[path.length - 1];
     const next = ch[at].find((v) => edgeSentence(g.symbols, at, v, isPerson) === s);
-    if (next === undefined) throw new Error(`steps[${i}] ${JSON.stringify(s)} is not an edge out of "${g.symbols[at]}"`);
+    if (next === undefined)
+      throw new Error(`steps[${i}] ${JSON.stringify(s)} is not an edge out of "${g.symbols[at]}"`);
     path.push(next);
   }
   return path;
@@ -59,9 +60,11 @@ export function pathProblems(g: ProsqaGraph, path: readonly number[]): string[] 
   const bad: string[] = [];
   if (path[0] !== g.root) bad.push(`the path starts at ${g.symbols[path[0]] ?? path[0]}, not at ${g.symbols[g.root]}`);
   for (let i = 1; i < path.length; i++) {
-    if (!edges.has(`${path[i - 1]}>${path[i]}`)) bad.push(`step ${i}: ${g.symbols[path[i - 1]]} → ${g.symbols[path[i]]} is not an edge`);
+    if (!edges.has(`${path[i - 1]}>${path[i]}`))
+      bad.push(`step ${i}: ${g.symbols[path[i - 1]]} → ${g.symbols[path[i]]} is not an edge`);
   }
-  if (path[path.length - 1] !== g.target) bad.push(`the path ends at ${g.symbols[path[path.length - 1]]}, not at the target ${g.symbols[g.target]}`);
+  if (path[path.length - 1] !== g.target)
+    bad.push(`the path ends at ${g.symbols[path[path.length - 1]]}, not at the target ${g.symbols[g.target]}`);
   return bad;
 }
 
@@ -82,7 +85,8 @@ export function frontierProblems(g: ProsqaGraph, trace: readonly (readonly numbe
     if (prev.some((v, i) => step[i] !== v)) bad.push(`${at}: does not start with step ${k}'s nodes`);
     const sources = [g.root, ...prev];
     for (const v of step.slice(prev.length)) {
-      if (!sources.some((u) => ch[u].includes(v))) bad.push(`${at}: ${name(v)} is not a child of a node reached before`);
+      if (!sources.some((u) => ch[u].includes(v)))
+        bad.push(`${at}: ${name(v)} is not a child of a node reached before`);
     }
     const nextWithin = new Set(within);
     for (const u of within) for (const v of ch[u]) nextWithin.add(v);
@@ -90,7 +94,8 @@ export function frontierProblems(g: ProsqaGraph, trace: readonly (readonly numbe
     const missing = [...within].filter((v) => v !== g.root && !step.includes(v));
     if (missing.length > 0) bad.push(`${at}: incomplete, misses ${missing.map(name).join(', ')}`);
     const hasOption = step.includes(g.target) || step.includes(g.negTarget);
-    if (hasOption !== (k === trace.length - 1)) bad.push(hasOption ? `${at}: reaches an option but the trace goes on` : `${at}: the last step reaches no option`);
+    if (hasOption !== (k === trace.length - 1))
+      bad.push(hasOption ? `${at}: reaches an option but the trace goes on` : `${at}: the last step reaches no option`);
     prev = step;
   }
   if (trace.length === 0) bad.push('the trace is empty');
