@@ -150,8 +150,6 @@ export async function refillBuffer(s: ColarState, questions: Example[], rng: Rng
     rollouts: s.rlStats.rollouts + rows.length,
     groups: s.rlStats.groups + questions.length,
     groupsWithSignal: s.rlStats.groupsWithSignal + groupsWithSignal(rewards, G),
-    meanReward: rewards.reduce((a, b) => a + b, 0) / rows.length,
-    meanLatents: rows.reduce((a, r) => a + r.latents.length, 0) / rows.length,
   };
 }
 

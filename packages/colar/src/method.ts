@@ -71,7 +71,7 @@ function init(ctx: MethodContext, config: ColarConfig): ColarState {
     embStd: scale,
     ...(ctx.reward ? { reward: ctx.reward } : {}),
     buffer: [],
-    rlStats: { rollouts: 0, groups: 0, groupsWithSignal: 0, meanReward: 0, meanLatents: 0 },
+    rlStats: { rollouts: 0, groups: 0, groupsWithSignal: 0 },
     params: all,
     trainable,
     variables,

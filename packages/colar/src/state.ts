@@ -28,6 +28,6 @@ export interface ColarState extends MethodState {
    * Rollouts and GRPO groups so far in this process (groupsWithSignal: groups whose rewards differ,
    * the only ones with non-zero advantages), and the last buffer's mean reward and latents.
    */
-  rlStats: { rollouts: number; groups: number; groupsWithSignal: number; meanReward: number; meanLatents: number };
+  rlStats: { rollouts: number; groups: number; groupsWithSignal: number };
   params(): Map<string, tf.Variable>;
 }
