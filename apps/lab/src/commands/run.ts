@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
 import { EXPERIMENT_KINDS, readKind } from '../experiment/kinds.js';
 import { loadExperiment } from '../experiment/load-experiment.js';
+import { onlyArms, parseArmList } from '../experiment/only-arms.js';
 import { loadSweep, writeSweepReport } from '../experiment/sweep.js';
 import { resultsJson, tableText } from '../reports/table.js';
 import type { ArmSummary } from '../running/arm-summary.js';
@@ -20,7 +21,7 @@ import { reportCommand } from './report.js';
 /** The CLI script the workers run (this same command, in child processes). */
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 
-const RUN_HELP = `Usage: telepath run experiments/<name>.json [--set key=value ...] [--json] [--force] [--runs DIR] [--backend NAME]
+const RUN_HELP = `Usage: telepath run experiments/<name>.json [--set key=value ...] [--arms a,b] [--json] [--force] [--runs DIR] [--backend NAME]
 
 Trains and evaluates each arm for each seed, writing run records under <runs>/<experiment>/<arm>/s<seed>/,
 then prints the comparison table and writes table.md / table.csv beside the runs.
@@ -32,6 +33,8 @@ A config with "sweep": { "key": "data.n", "values": [3, 4, 5, 6] } runs one expe
   --set key=value   override a config value (JSON-parsed), e.g. --set train.batchSize=16 --set arms.cot.config.steps=200
   --set profile=P   apply the config's profiles.P overrides (and the same profile of every experiment it reuses);
                     its records go under <name>-P, e.g. --set profile=large, sized for a GPU
+  --arms a,b        only these arms (and the arms they start from, initFrom), e.g. one long reference; their
+                    records are those of a full run, which reads them back later
   --json            print {"experiment", "arms": [...], "runs": [...]} on stdout instead of the table: one entry per
                     table row in "arms" (accuracy, stderr, n = questions × seeds, "paired": [{"baseline", "diff", "lo", "hi"}],
                     diagnostics), one per arm × seed in "runs"
@@ -52,6 +55,7 @@ export async function runCommand(args: string[]): Promise<number> {
       backend: { type: 'string' },
       quiet: { type: 'boolean', default: false },
       workers: { type: 'string', default: '1' },
+      arms: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -65,7 +69,14 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   const kind = await readKind(positionals[0], values.set);
   const sweep = kind ? null : await loadSweep(positionals[0], values.set);
-  const exp = kind || sweep ? null : await loadExperiment(positionals[0], values.set);
+  if (kind && values.arms !== undefined) {
+    console.error(`telepath run: --arms picks arms of an arm experiment; a "kind" experiment (${kind.kind}) has none`);
+    return 2;
+  }
+  const cut = values.arms === undefined ? null : parseArmList(values.arms);
+  const loaded = kind || sweep ? null : await loadExperiment(positionals[0], values.set);
+  const exp = loaded && cut ? onlyArms(loaded, cut) : loaded;
+  if (sweep && cut) sweep.experiments = sweep.experiments.map((e) => onlyArms(e, cut));
   const workerCount = Number(values.workers);
   if (!Number.isInteger(workerCount) || workerCount < 1) {
     console.error(

@@ -1,0 +1,38 @@
+/**
+ * `telepath run --arms a,b`: an experiment cut down to the named arms, plus every arm they start
+ * from (`initFrom`, transitively), so a long reference can be trained (or read back) on its own.
+ * Baselines (`compareTo`) outside the cut are dropped from the table; run directories and records
+ * are the same as in a full run, so a later full run reads these arms back.
+ */
+import type { ExperimentConfig } from './experiment.js';
+
+export function onlyArms(exp: ExperimentConfig, names: readonly string[]): ExperimentConfig {
+  const known = new Set(exp.arms.map((a) => a.name));
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    throw new Error(
+      `--arms: ${exp.name} has no arm ${unknown.map((n) => `"${n}"`).join(', ')}. Its arms: ${[...known].join(', ')}`,
+    );
+  }
+  const keep = new Set<string>();
+  const add = (name: string) => {
+    if (keep.has(name)) return;
+    keep.add(name);
+    const from = exp.arms.find((a) => a.name === name)!.initFrom;
+    if (from) add(from);
+  };
+  names.forEach(add);
+  return {
+    ...exp,
+    arms: exp.arms.filter((a) => keep.has(a.name)),
+    compareTo: exp.compareTo.filter((b) => keep.has(b)),
+  };
+}
+
+/** The names of a `--arms` value: comma-separated, none empty. */
+export function parseArmList(value: string): string[] {
+  const names = value.split(',').map((s) => s.trim());
+  if (names.some((n) => n === ''))
+    throw new Error(`--arms: expected arm names separated by commas, got ${JSON.stringify(value)}`);
+  return names;
+}
