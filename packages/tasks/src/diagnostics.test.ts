@@ -33,6 +33,13 @@ describe('chain diagnostics', () => {
     expect(diagnoseChain(countdownTask, cd, '10+4=14\n14+2=16', '### 10*4+2').agrees).toBe(false);
     expect(diagnoseChain(countdownTask, cd, '10+4=14\n14+2=16', '### 10+4+2').agrees).toBe(true); // wrong, but consistent
     expect(diagnoseChain(countdownTask, cd, '10*4=40', '### 10*(').agrees).toBe(false);
+    // Reversed digits (least significant first): 62-(29-11)=44 written as 26-(92-11); the state after each step in brackets.
+    const rev: Example = {
+      ...cd,
+      meta: { ...(cd.meta as object), nums: [29, 11, 62], target: 44, numberFormat: 'reversed' },
+    };
+    expect(diagnoseChain(countdownTask, rev, '92-11=81 [81 26]\n26-81=44 [44]', '### 26-(92-11)').agrees).toBe(true);
+    expect(diagnoseChain(countdownTask, rev, '92-11=81 [81 26]\n26-81=44 [44]', '### 26-92-11').agrees).toBe(false);
     expect(diagnoseChain(countdownTask, cd, null, '### 10*4+2')).toEqual({ chain: null, agrees: null });
     expect(diagnoseChain(countdownTask, cd, '', '### 10*4+2')).toEqual({ chain: 'syntax', agrees: false }); // a CoT model that wrote no steps
     const g: Example = { id: 'g', question: 'q', steps: ['3+4=7'], answer: '7' };

@@ -6,7 +6,7 @@
  *   'broken-chain', 'misses-target' (ends elsewhere, or leaves numbers unused); null when the task
  *   does not check chains or there is no written chain;
  * - `agrees`: whether the answer is what the chain ends at (Countdown: the answer's value equals
- *   the chain's last number; ProsQA: the answer's concept is the last step's; GSM8K: the answer
+ *   the chain's last number, both read in plain digits; ProsQA: the answer's concept is the last step's; GSM8K: the answer
  *   equals the chain's last number); null without a chain;
  * - `option` (ProsQA): which option the answer names — 'first', 'second' (as listed) or 'neither' —
  *   and `lessMentioned`, whether that option is the one the question mentions less often.
@@ -16,6 +16,7 @@ import { answerText } from './answer.js';
 import { parseExpr, type Expr } from './countdown/expr.js';
 import { applyOp, ratEq, type Rational } from './countdown/rules.js';
 import { parseNumber } from './countdown/verify.js';
+import { readNumbers, type NumberFormat } from './countdown/reasoning.js';
 import { numbersEqual } from './numbers.js';
 import { lessMentionedOption, prosqaOptions } from './prosqa/options.js';
 import { answerConcept } from './prosqa/task.js';
@@ -106,13 +107,16 @@ function agreement(task: Task, ex: Example, reasoning: string, answer: string): 
       .pop();
     return last !== undefined && answerConcept(last) !== null && answerConcept(last) === answerConcept(answer);
   }
-  const end = lastNumber(reasoning);
-  if (end === null) return false;
   if (task.name === 'countdown') {
-    const [v, c] = [expressionValue(answer), parseNumber(end.replace(/,/g, ''))];
+    // Both read in plain digits: a reversed-digit chain and answer ("62-(29-11)" written "26-(92-11)").
+    const format = (ex.meta as { numberFormat?: NumberFormat } | undefined)?.numberFormat;
+    const end = lastNumber(readNumbers(reasoning, format));
+    if (end === null) return false;
+    const [v, c] = [expressionValue(readNumbers(answer, format)), parseNumber(end.replace(/,/g, ''))];
     return v !== null && c !== null && ratEq(v, c);
   }
-  return numbersEqual(answer, end);
+  const end = lastNumber(reasoning);
+  return end !== null && numbersEqual(answer, end);
 }
 
 /**
