@@ -116,39 +116,12 @@ export function structureFromSupport(
   for (const x of elementMax) top = Math.max(top, x);
   const elementSupport = new Uint8Array(H * Z);
   for (let i = 0; i < H * Z; i++) elementSupport[i] = top > 0 && elementMax[i] > zeroTol * top ? 1 : 0;
-  const agentSupport = new Uint8Array(A * Z);
-  const latentAgents: number[] = [];
-  const agreement: number[] = [];
-  const alphaHistogram = new Array<number>(A + 1).fill(0);
-  for (let j = 0; j < Z; j++) {
-    let mask = 0;
-    let alpha = 0;
-    agentRanges.forEach(([a, b], k) => {
-      for (let i = a; i < b; i++) {
-        if (elementSupport[i * Z + j]) {
-          agentSupport[k * Z + j] = 1;
-          mask |= 1 << k;
-          alpha += 1;
-          return;
-        }
-      }
-    });
-    latentAgents.push(mask);
-    agreement.push(alpha);
-    alphaHistogram[alpha] += 1;
-  }
-  return {
-    agents: A,
-    stateDim: H,
-    latentDim: Z,
-    elementStrength: m,
-    elementSupport,
-    relevance: s,
-    agentSupport,
-    latentAgents,
-    agreement,
-    alphaHistogram,
+  const inBlock = (k: number, j: number) => {
+    const [from, to] = agentRanges[k];
+    for (let i = from; i < to; i++) if (elementSupport[i * Z + j]) return true;
+    return false;
   };
+  return structureOf(m, s, elementSupport, A, H, Z, inBlock);
 }
 
 /** Thresholds strengths into supports (separated from the Jacobian so it is testable on its own). */
@@ -168,22 +141,37 @@ export function structureFromStrengths(
   }
   let sMax = 0;
   for (const x of s) sMax = Math.max(sMax, x);
+  const colMax = new Float32Array(Z);
+  for (let j = 0; j < Z; j++) for (let k = 0; k < A; k++) colMax[j] = Math.max(colMax[j], s[k * Z + j]);
+  const strong = (k: number, j: number) => {
+    const v = s[k * Z + j];
+    return v > cfg.blockTau * colMax[j] && v > cfg.floorTau * sMax;
+  };
+  return structureOf(m, s, elementSupport, A, H, Z, strong);
+}
+
+/** The structure once `relevant(k, j)` says whether thought j is agent k's: supports, masks, agreement levels. */
+function structureOf(
+  m: Float32Array,
+  s: Float32Array,
+  elementSupport: Uint8Array,
+  A: number,
+  H: number,
+  Z: number,
+  relevant: (k: number, j: number) => boolean,
+): Structure {
   const agentSupport = new Uint8Array(A * Z);
   const latentAgents: number[] = [];
   const agreement: number[] = [];
   const alphaHistogram = new Array<number>(A + 1).fill(0);
   for (let j = 0; j < Z; j++) {
-    let colMax = 0;
-    for (let k = 0; k < A; k++) colMax = Math.max(colMax, s[k * Z + j]);
     let mask = 0;
     let alpha = 0;
     for (let k = 0; k < A; k++) {
-      const v = s[k * Z + j];
-      if (v > cfg.blockTau * colMax && v > cfg.floorTau * sMax) {
-        agentSupport[k * Z + j] = 1;
-        mask |= 1 << k;
-        alpha += 1;
-      }
+      if (!relevant(k, j)) continue;
+      agentSupport[k * Z + j] = 1;
+      mask |= 1 << k;
+      alpha += 1;
     }
     latentAgents.push(mask);
     agreement.push(alpha);
