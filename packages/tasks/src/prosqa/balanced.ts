@@ -64,7 +64,7 @@ export function curriculumPrefix(step: number, curriculumSteps: number, count: n
     throw new Error(`curriculumPrefix: step must be an integer ≥ 0, got ${step}`);
   if (curriculumSteps <= 0) return count;
   const stages = CURRICULUM_MAX_DEPTH - CURRICULUM_MIN_DEPTH + 1;
-  const stage = Math.min(stages - 1, Math.floor((step * stages) / curriculumSteps));
+  const stage = curriculumStage(step, curriculumSteps); // steps are staged as the set's indices are
   // The first index of stage+1 (curriculumStage's inverse), or the whole set for the last stage.
   return stage === stages - 1 ? count : Math.ceil(((stage + 1) * count) / stages);
 }
