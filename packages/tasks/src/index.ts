@@ -110,6 +110,7 @@ export {
   readNumbers,
   stateLines,
   searchLines,
+  searchTrace,
   COUNTDOWN_REASONING,
   NUMBER_FORMATS,
   DEFAULT_RENDER_OPTIONS,

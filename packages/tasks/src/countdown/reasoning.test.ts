@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateCountdown, type CountdownMeta } from './generate.js';
-import { renderCountdown, reverseDigitRuns, searchLines, stateLines } from './reasoning.js';
+import { stepsToExpression } from './format.js';
+import { renderCountdown, reverseDigitRuns, searchLines, searchTrace, stateLines } from './reasoning.js';
 import { countdownTask } from './task.js';
 import { verifyTrace } from './trace-check.js';
 
@@ -38,6 +39,29 @@ describe('Countdown reasoning formats', () => {
     expect(lines[lines.length - 4]).toBe('back [91 80 87 6]');
     expect(lines.slice(-3)).toEqual(['91-80=11 [11 87 6]', '87-6=81 [81 11]', '81+11=92 [92]']);
     expect(verifyTrace([91, 80, 87, 6], 92, lines, 'sos').ok).toBe(true);
+  });
+
+  it("a search trace's answer is the expression of the path it found, not SoS's first solution", () => {
+    // SoS finds 32+2=34, 44-34=10 first; the closest-first search finds 44-32=12, 12-2=10.
+    const t = searchTrace([32, 2, 44], 10, ['32+2=34', '44-34=10'], 4);
+    expect(t.lines).toEqual(['44-32=12 [12 2]', '12-2=10 [10]']);
+    expect(t.solution).toEqual(['44-32=12', '12-2=10']);
+    const [ex] = generateCountdown({ n: 3, count: 1, seed: 0, split: 'train' });
+    expect(ex.answer).toBe('44-(32+2)');
+    expect(renderCountdown(ex, { reasoning: 'search', numberFormat: 'plain', maxBacks: 4 }).answer).toBe('44-32-2');
+    // Over many instances: the answer always rebuilds from the trace's last path, within or past the budget.
+    let differs = 0;
+    for (const e of generateCountdown({ n: 4, count: 300, seed: 3, split: 'train' })) {
+      const m = e.meta as CountdownMeta;
+      for (const maxBacks of [0, 4, 100]) {
+        const tr = searchTrace(m.nums, m.target, e.steps, maxBacks);
+        const r = renderCountdown(e, { reasoning: 'search', numberFormat: 'plain', maxBacks });
+        expect(r.answer).toBe(stepsToExpression(m.nums, tr.solution));
+        expect(tr.lines).toContain(`${tr.solution[tr.solution.length - 1]} [${m.target}]`);
+        if (r.answer !== e.answer) differs++;
+      }
+    }
+    expect(differs).toBeGreaterThan(100);
   });
 
   it('the checker rejects a wrong state, a back to a state off the path, wrong arithmetic and an unfinished search', () => {

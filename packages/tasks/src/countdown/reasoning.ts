@@ -14,6 +14,7 @@
  */
 import type { Example } from '../example.js';
 import type { CountdownMeta } from './generate.js';
+import { stepsToExpression } from './format.js';
 import { formatStep, rat, sosMoves } from './rules.js';
 
 export type CountdownReasoning = 'steps' | 'state' | 'search';
@@ -60,7 +61,10 @@ export function stateLines(nums: readonly number[], steps: readonly string[]): s
 }
 
 interface Move {
+  /** The step as the search writes it, "a op b=c [state]". */
   line: string;
+  /** The bare step, "a op b=c". */
+  step: string;
   next: number[];
 }
 
@@ -71,8 +75,10 @@ function movesByCloseness(xs: readonly number[], target: number): Move[] {
     for (let j = i + 1; j < xs.length; j++) {
       for (const [l, op, r, c] of sosMoves(xs[i], xs[j])) {
         const next = [c, ...xs.filter((_, k) => k !== i && k !== j)];
+        const step = formatStep(rat(l), op, rat(r), rat(c));
         out.push({
-          line: `${formatStep(rat(l), op, rat(r), rat(c))} ${state(next)}`,
+          line: `${step} ${state(next)}`,
+          step,
           next,
           d: Math.abs(c - target),
           k: out.length,
@@ -83,21 +89,29 @@ function movesByCloseness(xs: readonly number[], target: number): Move[] {
   return out.sort((a, b) => a.d - b.d || a.k - b.k);
 }
 
-/** The 'search' lines for one instance (solvable under SoS rules; `solution` is its SoS steps). */
-export function searchLines(
+/**
+ * The 'search' lines for one instance (solvable under SoS rules; `solution` is its SoS steps), and
+ * the solution they end on as bare steps: the path the search found, which is often not SoS's
+ * first solution (the search tries the closest result first), or SoS's when the budget ran out.
+ */
+export function searchTrace(
   nums: readonly number[],
   target: number,
   solution: readonly string[],
   maxBacks: number,
-): string[] {
+): { lines: string[]; solution: string[] } {
   const lines: string[] = [];
+  const path: string[] = []; // bare steps from the start to the current state
   let backs = 0;
   /** true: solved; false: no solution below this state; 'budget': out of dead ends. */
   const dfs = (xs: number[]): boolean | 'budget' => {
     if (xs.length === 1) return xs[0] === target;
     if (xs.length === 2) {
       const hit = movesByCloseness(xs, target).find((m) => m.next[0] === target);
-      if (hit) lines.push(hit.line);
+      if (hit) {
+        lines.push(hit.line);
+        path.push(hit.step);
+      }
       return hit !== undefined;
     }
     let tried = 0;
@@ -108,33 +122,43 @@ export function searchLines(
         lines.push(`back ${state(xs)}`);
       }
       lines.push(m.line);
+      path.push(m.step);
       const r = dfs(m.next);
       if (r !== false) return r;
+      path.pop();
     }
     return false;
   };
   const r = dfs([...nums]);
-  if (r === true) return lines;
+  if (r === true) return { lines, solution: path };
   // Out of budget (or, for n ≤ 2, nothing to search): back to the start, then the solution.
   if (lines.length > 0) lines.push(`back ${state(nums)}`);
-  return [...lines, ...stateLines(nums, solution)];
+  return { lines: [...lines, ...stateLines(nums, solution)], solution: [...solution] };
+}
+
+/** The 'search' lines alone (`searchTrace`). */
+export function searchLines(
+  nums: readonly number[],
+  target: number,
+  solution: readonly string[],
+  maxBacks: number,
+): string[] {
+  return searchTrace(nums, target, solution, maxBacks).lines;
 }
 
 /** The example with its steps written in `o.reasoning` and every number in `o.numberFormat`; meta records both. */
 export function renderCountdown(ex: Example, o: RenderOptions): Example {
   const m = ex.meta as CountdownMeta;
-  const steps =
-    o.reasoning === 'steps'
-      ? ex.steps
-      : o.reasoning === 'state'
-        ? stateLines(m.nums, ex.steps)
-        : searchLines(m.nums, m.target, ex.steps, o.maxBacks);
+  const search = o.reasoning === 'search' ? searchTrace(m.nums, m.target, ex.steps, o.maxBacks) : undefined;
+  const steps = search ? search.lines : o.reasoning === 'state' ? stateLines(m.nums, ex.steps) : ex.steps;
+  // A search ends on the path it found, so its answer is that path's expression, not SoS's.
+  const answer = search ? stepsToExpression(m.nums, search.solution) : ex.answer;
   const fmt = (t: string) => (o.numberFormat === 'reversed' ? reverseDigitRuns(t) : t);
   return {
     ...ex,
     question: fmt(ex.question),
     steps: steps.map(fmt),
-    answer: fmt(ex.answer),
+    answer: fmt(answer),
     meta: { ...m, reasoning: o.reasoning, numberFormat: o.numberFormat },
   };
 }
