@@ -12,12 +12,20 @@ export interface CotConfig {
   steps: number;
   /** Longest generation; CoT needs room for the steps and the answer. */
   maxNewTokens: number;
+  /**
+   * Length buckets per training batch: the rows, sorted by length, are cut into this many groups,
+   * each padded only to its own longest row and run through the LM on its own. The loss is the
+   * same token mean as one padded batch (each group weighted by its share of the trained tokens),
+   * so only the time changes: it pays where lengths vary, e.g. search traces (loss.ts).
+   */
+  lengthBuckets: number;
 }
 
 export const DEFAULT_COT_CONFIG: CotConfig = {
   variant: 'cot',
   steps: 1000, // chosen: enough for the quickstart's Countdown-3 models to converge here
   maxNewTokens: 64, // chosen: Countdown-3 CoT is ≈ 20 tokens, GSM8K equation chains ≈ 40
+  lengthBuckets: 1, // one padded batch, as every recorded run was trained
 };
 
 export const COT_VARIANTS: readonly CotVariant[] = ['cot', 'no-cot'];

@@ -89,7 +89,7 @@ describe('cot method', () => {
     expect(gens[0].reasoningKind).toBe('tokens');
     expect(gens.some((g) => g.reasoningLength > 0)).toBe(true);
     state.dispose();
-  });
+  }, 30_000); // 40 steps on the cpu backend: ≈ 3 s idle, over 5 s beside a training run
 
   it('rejects unknown variants and config keys', () => {
     const { state } = setup('cot');

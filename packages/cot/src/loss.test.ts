@@ -1,0 +1,82 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { exampleTexts, initBackend, Rng, TinyLm, Tokenizer, type Example } from '@telepath/core';
+import { expectNoLeak } from '@telepath/core/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cot } from './method.js';
+import { lengthGroups, referenceLoss } from './loss.js';
+import type { CotState } from './state.js';
+
+beforeAll(async () => {
+  await initBackend('cpu', { quiet: true });
+});
+
+/** Questions with chains of 0–7 steps, so rows differ in length by up to ~5×. */
+function varied(count: number): Example[] {
+  const rng = new Rng(3);
+  return Array.from({ length: count }, (_, i) => {
+    const steps = Array.from({ length: rng.int(8) }, (_, k) => `${k}+${i % 10}=${k + (i % 10)}`);
+    return { id: `v${i}`, question: `q ${i % 10}?`, steps, answer: String(i % 7) };
+  });
+}
+
+function stateWith(lengthBuckets: number, data: Example[]): CotState {
+  const tokenizer = Tokenizer.build(exampleTexts(data));
+  const lm = new TinyLm(
+    {
+      vocabSize: tokenizer.size,
+      contextLength: 96,
+      layers: 2,
+      heads: 2,
+      width: 32,
+      mlpRatio: 4,
+      dropout: 0,
+      layerNormEps: 1e-5,
+      initStd: 0.02,
+    },
+    new Rng(0),
+  );
+  return cot.init({ lm, tokenizer, rng: new Rng(0), backend: 'cpu' }, { ...cot.defaults, lengthBuckets }) as CotState;
+}
+
+describe('cot loss in length buckets', () => {
+  it('cuts the rows, sorted by length, into near-equal groups that cover every row once', () => {
+    expect(lengthGroups([5, 1, 9, 3], 2)).toEqual([
+      [1, 3],
+      [0, 2],
+    ]);
+    expect(lengthGroups([5, 1, 9], 1)).toEqual([[0, 1, 2]]);
+    expect(lengthGroups([5, 1], 8)).toEqual([[1], [0]]);
+    const g = lengthGroups(
+      Array.from({ length: 33 }, (_, i) => (i * 7) % 13),
+      4,
+    );
+    expect(g.map((x) => x.length)).toEqual([8, 8, 8, 9]);
+    expect(g.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 33 }, (_, i) => i));
+  });
+
+  it('gives the loss and the gradient of one padded batch (same token mean), without leaks', async () => {
+    const data = varied(24);
+    const one = stateWith(1, data);
+    const four = stateWith(4, data);
+    const lossAndGrads = (s: CotState) =>
+      tf.tidy(() => {
+        const vars = [...s.lm.params.values()];
+        const { value, grads } = tf.variableGrads(() => referenceLoss(s, data), vars);
+        return { loss: value.dataSync()[0], grads: vars.map((v) => grads[v.name].dataSync().slice()) };
+      });
+    const a = lossAndGrads(one);
+    const b = lossAndGrads(four);
+    expect(Math.abs(a.loss - b.loss)).toBeLessThan(1e-5);
+    let worst = 0;
+    a.grads.forEach((g, i) => g.forEach((x, j) => (worst = Math.max(worst, Math.abs(x - b.grads[i][j])))));
+    expect(worst).toBeLessThan(1e-5);
+    expect(a.grads.some((g) => g.some((x) => x !== 0))).toBe(true);
+    await expectNoLeak(() => tf.tidy(() => void referenceLoss(four, data)));
+    one.dispose();
+    four.dispose();
+  });
+
+  it('rejects a bucket count that is not a positive integer', () => {
+    expect(() => stateWith(0, varied(2))).toThrow(/lengthBuckets must be an integer ≥ 1/);
+  });
+});
