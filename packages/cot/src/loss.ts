@@ -24,7 +24,15 @@ export function referenceLoss(s: CotState, batch: Example[]): tf.Scalar {
   );
   return tf.tidy(() =>
     groups
-      .map((g, k) => tf.mul(groupLoss(s, g.map((i) => rows[i])), counts[k] / total))
+      .map((g, k) =>
+        tf.mul(
+          groupLoss(
+            s,
+            g.map((i) => rows[i]),
+          ),
+          counts[k] / total,
+        ),
+      )
       .reduce((a, b) => tf.add(a, b)),
   );
 }
@@ -44,8 +52,7 @@ const rowLength = (row: Row) => row.reduce((a, seg) => a + seg.ids.length, 0);
 function trainedTargets(row: Row): number {
   let t = 0;
   let n = 0;
-  for (const seg of row)
-    for (let j = 0; j < seg.ids.length; j++, t++) if (t > 0 && seg.trained) n++;
+  for (const seg of row) for (let j = 0; j < seg.ids.length; j++, t++) if (t > 0 && seg.trained) n++;
   return n;
 }
 

@@ -13,7 +13,9 @@ export function initState(ctx: MethodContext, config: CotConfig): CotState {
   if (!COT_VARIANTS.includes(c.variant))
     throw new Error(`cot: unknown variant "${c.variant}". Expected one of: ${COT_VARIANTS.join(', ')}`);
   if (!Number.isInteger(c.lengthBuckets) || c.lengthBuckets < 1)
-    throw new Error(`cot: lengthBuckets must be an integer ≥ 1 (1: one padded batch), got ${JSON.stringify(c.lengthBuckets)}`);
+    throw new Error(
+      `cot: lengthBuckets must be an integer ≥ 1 (1: one padded batch), got ${JSON.stringify(c.lengthBuckets)}`,
+    );
   return {
     lm: ctx.lm,
     tokenizer: ctx.tokenizer,
