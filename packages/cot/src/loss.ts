@@ -22,19 +22,18 @@ export function referenceLoss(s: CotState, batch: Example[]): tf.Scalar {
     counts.reduce((a, c) => a + c, 0),
     1,
   );
-  return tf.tidy(() =>
-    groups
-      .map((g, k) =>
-        tf.mul(
-          groupLoss(
-            s,
-            g.map((i) => rows[i]),
-          ),
-          counts[k] / total,
+  return tf.tidy(() => {
+    const parts = groups.map((g, k) =>
+      tf.mul(
+        groupLoss(
+          s,
+          g.map((i) => rows[i]),
         ),
-      )
-      .reduce((a, b) => tf.add(a, b)),
-  );
+        counts[k] / total,
+      ),
+    );
+    return tf.addN(parts) as tf.Scalar; // Σ_g (n_g / n) · mean_g = the mean over all n trained tokens
+  });
 }
 
 /** The token-mean loss of rows packed as one right-padded batch. */
