@@ -1,10 +1,11 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { exampleTexts, initBackend, Rng, TinyLm, Tokenizer, type Example } from '@telepath/core';
+import { initBackend, Rng, type Example } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cot } from './method.js';
 import { lengthGroups, referenceLoss } from './loss.js';
 import type { CotState } from './state.js';
+import { tinyLmFor } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -20,21 +21,7 @@ function varied(count: number): Example[] {
 }
 
 function stateWith(lengthBuckets: number, data: Example[]): CotState {
-  const tokenizer = Tokenizer.build(exampleTexts(data));
-  const lm = new TinyLm(
-    {
-      vocabSize: tokenizer.size,
-      contextLength: 96,
-      layers: 2,
-      heads: 2,
-      width: 32,
-      mlpRatio: 4,
-      dropout: 0,
-      layerNormEps: 1e-5,
-      initStd: 0.02,
-    },
-    new Rng(0),
-  );
+  const { lm, tokenizer } = tinyLmFor(data, 96);
   return cot.init({ lm, tokenizer, rng: new Rng(0), backend: 'cpu' }, { ...cot.defaults, lengthBuckets }) as CotState;
 }
 

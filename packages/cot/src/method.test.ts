@@ -1,8 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { exampleTexts, initBackend, Rng, TinyLm, Tokenizer, train, type Example } from '@telepath/core';
+import { initBackend, Rng, train } from '@telepath/core';
 import { expectNoLeak, toyAdditionExamples } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cot } from './method.js';
+import { tinyLmFor } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -10,21 +11,7 @@ beforeAll(async () => {
 
 function setup(variant: 'cot' | 'no-cot', seed = 0) {
   const data = toyAdditionExamples(64, 1);
-  const tokenizer = Tokenizer.build(exampleTexts(data));
-  const lm = new TinyLm(
-    {
-      vocabSize: tokenizer.size,
-      contextLength: 24,
-      layers: 2,
-      heads: 2,
-      width: 32,
-      mlpRatio: 4,
-      dropout: 0,
-      layerNormEps: 1e-5,
-      initStd: 0.02,
-    },
-    new Rng(seed),
-  );
+  const { lm, tokenizer } = tinyLmFor(data, 24, seed);
   const state = cot.init({ lm, tokenizer, rng: new Rng(seed), backend: 'cpu' }, { ...cot.defaults, variant, steps: 5 });
   return { data, tokenizer, state };
 }
