@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Example } from './example.js';
 import { chainClass, diagnoseChain, expressionValue } from './diagnostics.js';
@@ -74,7 +76,29 @@ describe('chain diagnostics', () => {
     expect(chainClass('broken-chain')).toBe('broken-chain');
     expect(chainClass('wrong-state')).toBe('unavailable-numbers');
     expect(chainClass('something-new')).toBe('syntax');
+    expect(chainClass('frontier')).toBe('sound');
+    expect(chainClass('wrong-frontier')).toBe('broken-chain');
+    expect(chainClass('hallucinated-node')).toBe('hallucinated-edge');
     expect(expressionValue('(10+4)/4')).toEqual({ n: 7, d: 2 });
     expect(expressionValue('10+')).toBeNull();
+  });
+
+  it("classes every reason the tasks' checkers can give: none falls to 'syntax' unless it is a syntax reason", () => {
+    const checkers = [
+      'countdown/trace-check.ts',
+      'countdown/verify.ts',
+      'prosqa/path-check.ts',
+      'prosqa/symbolic-reasoning.ts',
+      'prosqa/reasoning.ts',
+    ];
+    const reasons = new Set<string>();
+    for (const file of checkers) {
+      const text = readFileSync(fileURLToPath(new URL(file, import.meta.url)), 'utf8');
+      for (const m of text.matchAll(/reason: '([a-z-]+)'/g)) reasons.add(m[1]);
+    }
+    expect(reasons.size).toBeGreaterThanOrEqual(10); // the literal ones; the checkers build a few others
+    const syntaxReasons = ['empty', 'syntax', 'bad-number', 'unparsed'];
+    const unmapped = [...reasons].filter((r) => chainClass(r) === 'syntax' && !syntaxReasons.includes(r));
+    expect(unmapped).toEqual([]);
   });
 });

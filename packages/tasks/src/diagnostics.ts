@@ -53,6 +53,7 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   ok: 'sound',
   'shortest-path': 'sound',
   'longer-path': 'sound',
+  frontier: 'sound', // a complete, correct frontier trace (symbolic ProsQA)
   empty: 'syntax',
   syntax: 'syntax',
   'bad-number': 'syntax',
@@ -64,6 +65,8 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   'inexact-division': 'rule-violation',
   'division-by-zero': 'rule-violation',
   'hallucinated-edge': 'hallucinated-edge',
+  'hallucinated-node': 'hallucinated-edge', // a frontier step names a node the question does not have
+  'wrong-frontier': 'broken-chain', // a frontier step that is not the set reached so far
   'broken-chain': 'broken-chain',
   'unused-numbers': 'misses-target',
   'wrong-value': 'misses-target',
