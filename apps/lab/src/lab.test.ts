@@ -142,6 +142,32 @@ describe('telepath run on a micro experiment', () => {
     expect(r1).toEqual(r2);
   });
 
+  it("resumes a run recorded before a setting existed at that setting's default, and refuses another value", async () => {
+    const other = mkdtempSync(join(tmpdir(), 'lab-added-'));
+    const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1]] }, 'micro.json');
+    let polls = 0;
+    expect((await runExperiment(exp, { runsDir: other, shouldStop: () => ++polls >= 3, ...quiet })).interrupted).toBe(
+      true,
+    );
+    // The record as a run started before `lengthBuckets` existed would have written it.
+    const file = join(other, 'micro', 'cot', 's0', 'config.resolved.json');
+    const recorded = JSON.parse(readFileSync(file, 'utf8'));
+    expect(recorded.arm.config.lengthBuckets).toBe(1);
+    delete recorded.arm.config.lengthBuckets;
+    writeFileSync(file, JSON.stringify(recorded, null, 2));
+    const buckets = (n: number) =>
+      validateExperiment(
+        { ...MICRO, arms: [{ ...MICRO.arms[1], config: { ...MICRO.arms[1].config, lengthBuckets: n } }] },
+        'micro.json',
+      );
+    await expect(runExperiment(buckets(2), { runsDir: other, ...quiet })).rejects.toThrow(
+      /arm\.config\.lengthBuckets: absent → 2\); refusing to resume it/,
+    );
+    const resumed = await runExperiment(exp, { runsDir: other, ...quiet });
+    expect(resumed.interrupted).toBe(false);
+    expect(resumed.results).toHaveLength(1);
+  });
+
   it('telepath eval re-evaluates a trained arm on a Countdown JSONL file', async () => {
     const { evalCommand, evalResultBase } = await import('./commands/eval.js');
     const file = join(runs, 'extra.jsonl');

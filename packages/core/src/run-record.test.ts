@@ -79,6 +79,24 @@ describe('RunRecord', () => {
     await RunRecord.open(dir, { a: 1 }, { resume: true });
   });
 
+  it('resumes a run that lacks a setting added since, only at the value acceptAdded allows', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'rec-')), 'run');
+    await RunRecord.open(dir, { arm: { config: { steps: 5 } } });
+    const atDefault = (at: string, value: unknown) => at === 'arm.config.buckets' && value === 1;
+    const withBuckets = (buckets: number) => ({ arm: { config: { steps: 5, buckets } } });
+    await expect(RunRecord.open(dir, withBuckets(1), { resume: true })).rejects.toThrow(
+      /different config \(arm\.config\.buckets: absent → 1\)/,
+    );
+    await expect(RunRecord.open(dir, withBuckets(8), { resume: true, acceptAdded: atDefault })).rejects.toThrow(
+      /arm\.config\.buckets: absent → 8/,
+    );
+    await RunRecord.open(dir, withBuckets(1), { resume: true, acceptAdded: atDefault });
+    // A changed setting the record has is still refused, whatever acceptAdded says.
+    await expect(
+      RunRecord.open(dir, { arm: { config: { steps: 6, buckets: 1 } } }, { resume: true, acceptAdded: () => true }),
+    ).rejects.toThrow(/arm\.config\.steps: 5 → 6/);
+  });
+
   it('says which directory cannot be written', async () => {
     if (process.getuid?.() === 0) {
       // root ignores permission bits; a path under a regular file cannot be created by anyone.

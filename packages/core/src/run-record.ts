@@ -25,17 +25,19 @@ import { activeFusedKernels } from './fused.js';
  * Where two resolved configs differ, as "path: recorded → current" (JSON values; at most `limit`,
  * then a count), e.g. ["arm.config.maxNewTokens: 64 → 128"]. Empty when they are equal. With
  * `skipNewKeys`, keys the recorded config lacks are not differences: a record written before a
- * setting existed (new settings default to the old behaviour).
+ * setting existed (new settings default to the old behaviour). With `acceptAdded`, a key the
+ * recorded config lacks is not a difference when `acceptAdded(path, current value)` says so (e.g.
+ * the setting was added since, and the current value is its default, the old behaviour).
  */
 export function configDifferences(
   recorded: unknown,
   current: unknown,
-  o: { limit?: number; skipNewKeys?: boolean } = {},
+  o: { limit?: number; skipNewKeys?: boolean; acceptAdded?: (at: string, value: unknown) => boolean } = {},
 ): string[] {
   const limit = o.limit ?? 5;
   const out: string[] = [];
   const walk = (a: unknown, b: unknown, at: string): void => {
-    if (a === undefined && o.skipNewKeys) return;
+    if (a === undefined && (o.skipNewKeys || o.acceptAdded?.(at, b))) return;
     const objects =
       typeof a === 'object' &&
       a !== null &&
@@ -74,6 +76,11 @@ export interface OpenOptions {
   datasets?: Record<string, string>;
   /** Continue an existing record (resume) instead of refusing to overwrite it. */
   resume?: boolean;
+  /**
+   * On resume, settings the record lacks that may be resumed anyway (`configDifferences`'
+   * `acceptAdded`): a setting added since the run started, at the default that keeps the old behaviour.
+   */
+  acceptAdded?: (at: string, value: unknown) => boolean;
 }
 
 export class RunRecord {
@@ -93,7 +100,8 @@ export class RunRecord {
     const existing = await readJsonIfExists(path.join(dir, 'config.resolved.json'));
     if (existing !== undefined && !o.resume)
       throw new Error(`RunRecord: ${dir} already holds a run; pass resume to continue it`);
-    const changed = existing === undefined ? [] : configDifferences(existing, resolvedConfig);
+    const changed =
+      existing === undefined ? [] : configDifferences(existing, resolvedConfig, { acceptAdded: o.acceptAdded });
     if (changed.length > 0) {
       throw new Error(
         `RunRecord: ${dir} was started with a different config (${changed.join('; ')}); refusing to resume it`,

@@ -24,7 +24,7 @@ import {
   type TrainStep,
 } from '@telepath/core';
 import { curveLogger, evaluateTestSets } from '../evaluation/arm-eval.js';
-import type { TaskData } from '../experiment/data.js';
+import { DATA_DEFAULTS, type LabTaskName, type TaskData } from '../experiment/data.js';
 import { evaluate, type Answerer } from '../evaluation/evaluate.js';
 import { addPasses } from '../evaluation/eval-passes.js';
 import { HEURISTIC, runHeuristicArm } from './heuristic-arm.js';
@@ -40,6 +40,23 @@ import { trainBatch } from './batches.js';
 import { buildArm, finalAnswerer, FINAL_CHECKPOINT, maxNewTokensOf, rewardFromTask } from './build-arm.js';
 
 export { runDirOf };
+
+/**
+ * On resume, a setting the run's record lacks (added to the method's config or the task's data
+ * since the run started) is accepted at its default, which keeps the behaviour the run started
+ * with; at any other value the resume is refused, as for every other change.
+ */
+function addedAtDefault(exp: ExperimentConfig, methodDefaults: object): (at: string, value: unknown) => boolean {
+  const same = (a: unknown, b: unknown) => a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+  const dataDefaults = DATA_DEFAULTS[exp.task as LabTaskName] as Record<string, unknown> | undefined;
+  return (at, value) => {
+    const [head, sub, key, ...rest] = at.split('.');
+    if (head === 'arm' && sub === 'config' && key !== undefined && rest.length === 0)
+      return same((methodDefaults as Record<string, unknown>)[key], value);
+    if (head === 'data' && sub !== undefined && key === undefined) return same(dataDefaults?.[sub], value);
+    return false;
+  };
+}
 
 export interface RunArmOptions {
   exp: ExperimentConfig;
@@ -190,7 +207,11 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
     );
 
   const method = methodById(arm.method, `arm ${arm.name}`);
-  const record = await RunRecord.open(dir, config, { resume: true, datasets: data.hashes });
+  const record = await RunRecord.open(dir, config, {
+    resume: true,
+    datasets: data.hashes,
+    acceptAdded: addedAtDefault(exp, method.defaults),
+  });
   const built = await buildArm(
     method,
     dir,
