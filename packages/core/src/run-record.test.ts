@@ -64,7 +64,7 @@ describe('RunRecord', () => {
       'b: 1 → 2',
       '1 more',
     ]);
-    expect(configDifferences(recorded, current, { skipNewKeys: true })).toEqual([
+    expect(configDifferences(recorded, current, { acceptAdded: () => true })).toEqual([
       'arm.config.maxNewTokens: 64 → 128',
       'seeds: [0,1] → [0,2]',
       'gone: true → absent',

@@ -24,20 +24,19 @@ import { activeFusedKernels } from './fused.js';
 /**
  * Where two resolved configs differ, as "path: recorded → current" (JSON values; at most `limit`,
  * then a count), e.g. ["arm.config.maxNewTokens: 64 → 128"]. Empty when they are equal. With
- * `skipNewKeys`, keys the recorded config lacks are not differences: a record written before a
- * setting existed (new settings default to the old behaviour). With `acceptAdded`, a key the
- * recorded config lacks is not a difference when `acceptAdded(path, current value)` says so (e.g.
- * the setting was added since, and the current value is its default, the old behaviour).
+ * `acceptAdded`, a key the recorded config lacks is not a difference when `acceptAdded(path,
+ * current value)` says so: a record written before that setting existed, e.g. at the setting's
+ * default, the old behaviour (`() => true` accepts every added key).
  */
 export function configDifferences(
   recorded: unknown,
   current: unknown,
-  o: { limit?: number; skipNewKeys?: boolean; acceptAdded?: (at: string, value: unknown) => boolean } = {},
+  o: { limit?: number; acceptAdded?: (at: string, value: unknown) => boolean } = {},
 ): string[] {
   const limit = o.limit ?? 5;
   const out: string[] = [];
   const walk = (a: unknown, b: unknown, at: string): void => {
-    if (a === undefined && (o.skipNewKeys || o.acceptAdded?.(at, b))) return;
+    if (a === undefined && o.acceptAdded?.(at, b)) return;
     const objects =
       typeof a === 'object' &&
       a !== null &&

@@ -71,6 +71,7 @@ it('packs right-padded teacher-forcing batches with loss masks', () => {
     [0, 0, 1, 1],
     [0, 1, 0, 0],
   ]);
+  expect(p.trainedTargets).toBe(3); // the 1s of lossMask
   expect(p.attentionMask.arraySync()).toEqual([
     [1, 1, 1, 1],
     [1, 1, 0, 0],

@@ -77,6 +77,8 @@ export interface PackedBatch {
   lossMask: tf.Tensor2D; // [B, T] 1 where the target is trained
   attentionMask: tf.Tensor2D; // [B, T] 1 on real tokens
   lengths: number[];
+  /** Positions whose target is trained (the 1s of lossMask), counted on the host. */
+  trainedTargets: number;
 }
 
 /**
@@ -106,11 +108,13 @@ export function packSegments(
   const targets = new Int32Array(B * T).fill(padId);
   const lossMask = new Float32Array(B * T);
   const attn = new Float32Array(B * T);
+  let trainedTargets = 0;
   seqs.forEach((s, b) => {
     for (let t = 0; t < s.ids.length - 1; t++) {
       ids[b * T + t] = s.ids[t];
       targets[b * T + t] = s.ids[t + 1];
       lossMask[b * T + t] = s.trained[t + 1] ? 1 : 0;
+      trainedTargets += lossMask[b * T + t];
       attn[b * T + t] = 1;
     }
   });
@@ -120,6 +124,7 @@ export function packSegments(
     lossMask: tf.tensor2d(lossMask, [B, T]),
     attentionMask: tf.tensor2d(attn, [B, T]),
     lengths: seqs.map((s) => s.ids.length),
+    trainedTargets,
   };
 }
 

@@ -109,7 +109,6 @@ export {
   reverseDigitRuns,
   readNumbers,
   stateLines,
-  searchLines,
   searchTrace,
   COUNTDOWN_REASONING,
   NUMBER_FORMATS,

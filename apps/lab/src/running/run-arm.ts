@@ -128,7 +128,7 @@ export async function runArm(
 async function readFinished(o: RunArmOptions, dir: string): Promise<ArmSummary> {
   const recorded = await readJsonFile(path.join(dir, 'config.resolved.json'));
   const changed = configDifferences(recorded, JSON.parse(JSON.stringify(resolvedConfig(o.exp, o.arm, o.seed))), {
-    skipNewKeys: true,
+    acceptAdded: () => true,
   });
   if (changed.length > 0)
     (o.warn ?? console.error)(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateCountdown, type CountdownMeta } from './generate.js';
 import { stepsToExpression } from './format.js';
-import { renderCountdown, reverseDigitRuns, searchLines, searchTrace, stateLines } from './reasoning.js';
+import { renderCountdown, reverseDigitRuns, searchTrace, stateLines } from './reasoning.js';
 import { countdownTask } from './task.js';
 import { verifyTrace } from './trace-check.js';
 
@@ -34,7 +34,7 @@ describe('Countdown reasoning formats', () => {
   }
 
   it('search traces try, hit dead ends, go back, and stay within the budget of dead ends', () => {
-    const lines = searchLines([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], 4);
+    const { lines } = searchTrace([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], 4);
     expect(lines.filter((l) => l.startsWith('back')).length).toBe(5); // 4 dead ends, then back to the start
     expect(lines[lines.length - 4]).toBe('back [91 80 87 6]');
     expect(lines.slice(-3)).toEqual(['91-80=11 [11 87 6]', '87-6=81 [81 11]', '81+11=92 [92]']);

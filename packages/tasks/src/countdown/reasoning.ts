@@ -136,16 +136,6 @@ export function searchTrace(
   return { lines: [...lines, ...stateLines(nums, solution)], solution: [...solution] };
 }
 
-/** The 'search' lines alone (`searchTrace`). */
-export function searchLines(
-  nums: readonly number[],
-  target: number,
-  solution: readonly string[],
-  maxBacks: number,
-): string[] {
-  return searchTrace(nums, target, solution, maxBacks).lines;
-}
-
 /** The example with its steps written in `o.reasoning` and every number in `o.numberFormat`; meta records both. */
 export function renderCountdown(ex: Example, o: RenderOptions): Example {
   const m = ex.meta as CountdownMeta;
