@@ -67,11 +67,15 @@ export async function main(argv: string[]): Promise<number> {
 
 /**
  * What the CLI prints for an error that ends a command. A bad config, value or file (core's
- * UserError — ConfigError, DataError, a corrupt checkpoint — or a plain Error with its own clear
- * message) is one line, no stack; anything else is a bug, and its stack is what a report needs.
+ * UserError — ConfigError, DataError, a corrupt checkpoint — a plain Error with its own clear
+ * message, or an option parseArgs does not know) is one line, no stack; anything else is a bug, and its stack is what a report needs.
  */
 export function cliErrorText(e: unknown): string {
   if (!(e instanceof Error)) return `telepath: ${String(e)}`;
+  // node:util parseArgs' errors (an unknown option, a missing value) are the user's, not bugs.
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_'))
+    return `telepath: ${e.message.split('. ')[0]} (telepath <command> --help lists the options)`;
   const bug = [e, e.cause].find((x): x is Error => x instanceof Error && !isUserError(x));
   return bug?.stack ? `telepath: ${e.message}\n${bug.stack}` : `telepath: ${e.message}`;
 }

@@ -297,4 +297,15 @@ describe('errors for users', () => {
     expect(cliErrorText(bug).split('\n').length).toBeGreaterThan(2);
     expect(cliErrorText(new Error('run failed', { cause: bug }))).toContain('TypeError: x is undefined\n    at ');
   });
+
+  it('an unknown option is one line that points to --help, not a stack', async () => {
+    const { runCommand } = await import('./commands/run.js');
+    const err = await runCommand(['experiments/countdown3-refs.json', '--dry-run']).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(cliErrorText(err)).toBe(
+      "telepath: Unknown option '--dry-run' (telepath <command> --help lists the options)",
+    );
+  });
 });

@@ -14,11 +14,11 @@ describe('Countdown reasoning formats', () => {
   });
 
   for (const n of N) {
-    it(`every 'state' and 'search' trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
+    it(`every 'state', 'search' and 'search-check' trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
       const base = generateCountdown({ n, count: 1000, seed: 7, split: 'train' });
       let backs = 0;
       for (const ex of base) {
-        for (const reasoning of ['state', 'search'] as const) {
+        for (const reasoning of ['state', 'search', 'search-check'] as const) {
           for (const numberFormat of ['plain', 'reversed'] as const) {
             const r = renderCountdown(ex, { reasoning, numberFormat, maxBacks: 4 });
             const v = countdownTask.checkReasoning!(r, r.steps.join('\n'));
@@ -39,6 +39,32 @@ describe('Countdown reasoning formats', () => {
     expect(lines[lines.length - 4]).toBe('back [91 80 87 6]');
     expect(lines.slice(-3)).toEqual(['91-80=11 [11 87 6]', '87-6=81 [81 11]', '81+11=92 [92]']);
     expect(verifyTrace([91, 80, 87, 6], 92, lines, 'sos').ok).toBe(true);
+  });
+
+  it('a search-check trace writes the closest move of every two-number dead end, then goes back; otherwise the same search', () => {
+    // 29+11=40 leaves [40 62]: no move makes 44, the closest is 62-40=22; then 62-29=33 [33 11] → 33+11=44.
+    const plain = searchTrace([29, 11, 62], 44, ['62-29=33', '33+11=44'], 4);
+    const checked = searchTrace([29, 11, 62], 44, ['62-29=33', '33+11=44'], 4, true);
+    expect(checked.solution).toEqual(plain.solution);
+    const dead = plain.lines.filter((l) => l.startsWith('back')).length;
+    expect(dead).toBeGreaterThan(0);
+    expect(checked.lines.length).toBe(plain.lines.length + dead); // one check line per dead end
+    expect(verifyTrace([29, 11, 62], 44, checked.lines, 'sos').ok).toBe(true);
+    for (const [i, l] of checked.lines.entries()) {
+      if (!l.startsWith('back')) continue;
+      const check = checked.lines[i - 1]; // a one-number state that is not the target
+      expect(check).toMatch(/=(\d+) \[\1\]$/);
+      expect(check.endsWith(' [44]')).toBe(false);
+    }
+    // Over many instances: each dead end's check line is the closest result of its pair, never the target.
+    for (const e of generateCountdown({ n: 3, count: 300, seed: 5, split: 'train' })) {
+      const m = e.meta as CountdownMeta;
+      const t = searchTrace(m.nums, m.target, e.steps, 12, true);
+      expect(t.lines.filter((l) => / \[\d+\]$/.test(l)).length).toBe(
+        t.lines.filter((l) => l.startsWith('back')).length + 1,
+      );
+      expect(verifyTrace(m.nums, m.target, t.lines, 'sos').ok).toBe(true);
+    }
   });
 
   it("a search trace's answer is the expression of the path it found, not SoS's first solution", () => {

@@ -8,6 +8,10 @@
  *             to the target; a two-number state that no operation turns into the target is a dead
  *             end, and "back [s]" returns to the state s on the current path before the next try.
  *             After `maxBacks` dead ends the trace goes "back" to the start and writes the solution.
+ * - 'search-check': the same search, and at a two-number state that is a dead end it also writes
+ *             the closest move ("40+26=66 [66]") before going back. The closest result is the target
+ *             whenever any move reaches it, so that one written line is the whole check "does an
+ *             operation on these two numbers give the target?", which 'search' leaves implicit.
  * And how numbers are written: 'plain' ("120") or 'reversed' (least significant digit first,
  * "021"), the order in which carries propagate. Reversing every run of digits is its own inverse,
  * so the checker reads a reversed text by reversing it again (`readNumbers`).
@@ -17,8 +21,8 @@ import type { CountdownMeta } from './generate.js';
 import { stepsToExpression } from './format.js';
 import { formatStep, rat, sosMoves } from './rules.js';
 
-export type CountdownReasoning = 'steps' | 'state' | 'search';
-export const COUNTDOWN_REASONING: readonly CountdownReasoning[] = ['steps', 'state', 'search'];
+export type CountdownReasoning = 'steps' | 'state' | 'search' | 'search-check';
+export const COUNTDOWN_REASONING: readonly CountdownReasoning[] = ['steps', 'state', 'search', 'search-check'];
 export type NumberFormat = 'plain' | 'reversed';
 export const NUMBER_FORMATS: readonly NumberFormat[] = ['plain', 'reversed'];
 
@@ -93,12 +97,14 @@ function movesByCloseness(xs: readonly number[], target: number): Move[] {
  * The 'search' lines for one instance (solvable under SoS rules; `solution` is its SoS steps), and
  * the solution they end on as bare steps: the path the search found, which is often not SoS's
  * first solution (the search tries the closest result first), or SoS's when the budget ran out.
+ * With `writeChecks` (the 'search-check' trace) a two-number dead end also shows its closest move.
  */
 export function searchTrace(
   nums: readonly number[],
   target: number,
   solution: readonly string[],
   maxBacks: number,
+  writeChecks = false,
 ): { lines: string[]; solution: string[] } {
   const lines: string[] = [];
   const path: string[] = []; // bare steps from the start to the current state
@@ -107,12 +113,11 @@ export function searchTrace(
   const dfs = (xs: number[]): boolean | 'budget' => {
     if (xs.length === 1) return xs[0] === target;
     if (xs.length === 2) {
-      const hit = movesByCloseness(xs, target).find((m) => m.next[0] === target);
-      if (hit) {
-        lines.push(hit.line);
-        path.push(hit.step);
-      }
-      return hit !== undefined;
+      const closest = movesByCloseness(xs, target)[0]; // the target itself when any move reaches it
+      const hit = closest.next[0] === target;
+      if (hit || writeChecks) lines.push(closest.line);
+      if (hit) path.push(closest.step);
+      return hit;
     }
     let tried = 0;
     for (const m of movesByCloseness(xs, target)) {
@@ -139,7 +144,10 @@ export function searchTrace(
 /** The example with its steps written in `o.reasoning` and every number in `o.numberFormat`; meta records both. */
 export function renderCountdown(ex: Example, o: RenderOptions): Example {
   const m = ex.meta as CountdownMeta;
-  const search = o.reasoning === 'search' ? searchTrace(m.nums, m.target, ex.steps, o.maxBacks) : undefined;
+  const search =
+    o.reasoning === 'search' || o.reasoning === 'search-check'
+      ? searchTrace(m.nums, m.target, ex.steps, o.maxBacks, o.reasoning === 'search-check')
+      : undefined;
   const steps = search ? search.lines : o.reasoning === 'state' ? stateLines(m.nums, ex.steps) : ex.steps;
   // A search ends on the path it found, so its answer is that path's expression, not SoS's.
   const answer = search ? stepsToExpression(m.nums, search.solution) : ex.answer;
