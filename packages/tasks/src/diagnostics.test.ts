@@ -78,6 +78,8 @@ describe('chain diagnostics', () => {
     expect(chainClass('something-new')).toBe('syntax');
     expect(chainClass('frontier')).toBe('sound');
     expect(chainClass('wrong-frontier')).toBe('broken-chain');
+    expect(chainClass('expansion')).toBe('sound');
+    expect(chainClass('wrong-expansion')).toBe('broken-chain');
     expect(chainClass('hallucinated-node')).toBe('hallucinated-edge');
     expect(expressionValue('(10+4)/4')).toEqual({ n: 7, d: 2 });
     expect(expressionValue('10+')).toBeNull();

@@ -54,6 +54,7 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   'shortest-path': 'sound',
   'longer-path': 'sound',
   frontier: 'sound', // a complete, correct frontier trace (symbolic ProsQA)
+  expansion: 'sound', // a correct expansion trace: every step the right node and exactly its children (symbolic ProsQA)
   empty: 'syntax',
   syntax: 'syntax',
   'bad-number': 'syntax',
@@ -65,8 +66,9 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   'inexact-division': 'rule-violation',
   'division-by-zero': 'rule-violation',
   'hallucinated-edge': 'hallucinated-edge',
-  'hallucinated-node': 'hallucinated-edge', // a frontier step names a node the question does not have
+  'hallucinated-node': 'hallucinated-edge', // a frontier or expansion step names a node the question does not have
   'wrong-frontier': 'broken-chain', // a frontier step that is not the set reached so far
+  'wrong-expansion': 'broken-chain', // an expansion step of the wrong node, with wrong children, or a wrong stop
   'broken-chain': 'broken-chain',
   'unused-numbers': 'misses-target',
   'wrong-value': 'misses-target',

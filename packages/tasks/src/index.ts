@@ -60,10 +60,18 @@ export {
   PROSQA_REASONING,
   PATH_MARK,
   FRONTIER_MARK,
+  EXPANSION_MARK,
   type ProsqaRendering,
   type ProsqaReasoning,
 } from './prosqa/symbolic.js';
-export { frontierTrace, frontierProblems, pathFromSteps, pathProblems } from './prosqa/traces.js';
+export {
+  expansionProblems,
+  expansionTrace,
+  frontierTrace,
+  frontierProblems,
+  pathFromSteps,
+  pathProblems,
+} from './prosqa/traces.js';
 export {
   generateBalancedProsqa,
   curriculumStage,

@@ -42,7 +42,7 @@ describe('GSM8K data.vocabMinCount', () => {
 });
 
 describe('ProsQA rendering, reasoning and generator', () => {
-  it('rejects unknown choices and a frontier trace in English, naming the key', () => {
+  it('rejects unknown choices and a frontier or expansion trace in English, naming the key', () => {
     expect(() => parseData('prosqa', { rendering: 'latin' }, 'p.json')).toThrow(
       'p.json data.rendering: expected one of english, symbolic, got "latin"',
     );
@@ -51,6 +51,9 @@ describe('ProsQA rendering, reasoning and generator', () => {
     );
     expect(() => parseData('prosqa', { reasoning: 'frontier' }, 'p.json')).toThrow(
       /data.reasoning: the frontier trace is written in the symbolic rendering only/,
+    );
+    expect(() => parseData('prosqa', { reasoning: 'expansion' }, 'p.json')).toThrow(
+      /data.reasoning: the expansion trace is written in the symbolic rendering only/,
     );
   });
 
@@ -65,22 +68,30 @@ describe('ProsQA rendering, reasoning and generator', () => {
           'p.json',
         ),
       );
-    const [path, frontier] = [await load('path'), await load('frontier')];
+    const [path, frontier, expansion] = [await load('path'), await load('frontier'), await load('expansion')];
     expect(path.test.map((e) => e.id)).toEqual(['prosqa/test/0', 'prosqa/test/1', 'prosqa/test/2']);
     expect(path.test[0].question.endsWith(' ? Sally hilpus sterpus')).toBe(true);
     expect(path.train[0].steps[0].startsWith('> ')).toBe(true);
     expect(frontier.train[0].steps[0].startsWith(': ')).toBe(true);
     expect(frontier.train[0].question).toBe(path.train[0].question);
+    expect(expansion.train[0].steps[0].startsWith('+ ')).toBe(true);
+    expect(expansion.train[0].question).toBe(path.train[0].question);
+    expect(Object.keys(expansion.hashes)).toEqual([
+      'prosqa-balanced-symbolic-expansion/train',
+      'prosqa-symbolic-expansion/test',
+    ]);
     expect(Object.keys(frontier.hashes)).toEqual([
       'prosqa-balanced-symbolic-frontier/train',
       'prosqa-symbolic-frontier/test',
     ]);
     const tokens = await Promise.all(
-      [path, frontier].map(
+      [path, frontier, expansion].map(
         async (d, i) => (await runTokenizer(join(dir, `t${i}.json`), d.vocabularyFrom ?? d.train, d.vocabulary)).tokens,
       ),
     );
     expect(tokens[1]).toEqual(tokens[0]);
+    expect(tokens[2]).toEqual(tokens[0]);
+    expect(tokens[0]).toEqual(expect.arrayContaining(['>', ':', '+'])); // every form's line mark
   });
 
   it('draws training batches along the depth curriculum (2 hops first, all depths from curriculumSteps on), reproducibly', async () => {

@@ -120,7 +120,8 @@ export interface ProsqaData {
   testLimit: number;
   /** 'english' (the files' sentences) or 'symbolic' (one token per name, an edge as a pair: @telepath/tasks symbolic.ts). */
   rendering: ProsqaRendering;
-  /** Written reasoning in the steps: 'path' (ProsQA's own) or 'frontier' (breadth-first trace; symbolic rendering only). */
+  /** Written reasoning: 'path' (ProsQA's own), or a breadth-first trace (symbolic rendering only): 'frontier'
+   *  (the set reached so far per step) or 'expansion' (one node and all its children per step). */
   reasoning: ProsqaReasoning;
   /** Training graphs: 'coconut' (generateProsqa, the real files' statistics) or 'balanced' (generateBalancedProsqa: no mention or in-degree shortcut, 2-6 hops). */
   generator: 'coconut' | 'balanced';
@@ -231,9 +232,9 @@ function checkProsqaData(d: ProsqaData, where: string): void {
     throw new Error(
       `${where} data.curriculumSteps: the depth curriculum orders the balanced generator's graphs (set data.generator to "balanced")`,
     );
-  if (d.reasoning === 'frontier' && d.rendering !== 'symbolic')
+  if (d.reasoning !== 'path' && d.rendering !== 'symbolic')
     throw new Error(
-      `${where} data.reasoning: the frontier trace is written in the symbolic rendering only (set data.rendering to "symbolic")`,
+      `${where} data.reasoning: the ${d.reasoning} trace is written in the symbolic rendering only (set data.rendering to "symbolic")`,
     );
 }
 
@@ -269,7 +270,7 @@ async function prosqaData(d: ProsqaData): Promise<TaskData> {
     };
   const train = english.map((e) => toSymbolicProsqa(e, d.reasoning));
   const test = testEnglish.map((e) => toSymbolicProsqa(e, d.reasoning));
-  // Both written forms, so arms that differ only in `reasoning` share one tokenizer.
+  // Every written form (path, frontier, expansion), so arms that differ only in `reasoning` share one tokenizer.
   const vocabularyFrom = PROSQA_REASONING.flatMap((r) =>
     r === d.reasoning ? train : english.map((e) => toSymbolicProsqa(e, r)),
   );

@@ -1,7 +1,7 @@
 /**
  * Whether written ProsQA reasoning is a path through the question's graph, in the spirit of
  * Coconut's path analysis (Hao et al. 2024, §5 / Fig. 5: correct path, longer path, hallucination,
- * wrong target). Reasoning in the symbolic rendering (lines starting ">" or ":") goes to
+ * wrong target). Reasoning in the symbolic rendering (lines starting ">", ":" or "+") goes to
  * symbolic-reasoning.ts. English steps are the sentences "Name is a X." / "Every X is a Y." before `###`.
  * Verdicts: 'shortest-path' and 'longer-path' (sound: the root person to the target along real
  * edges), 'hallucinated-edge', 'broken-chain', 'wrong-target', 'unparsed', 'empty'.
@@ -10,13 +10,14 @@ import type { Example, ReasoningVerdict } from '../example.js';
 import { prosqaGraph } from './load.js';
 import { checkPathSteps } from './path-check.js';
 import { checkSymbolicReasoning } from './symbolic-reasoning.js';
-import { FRONTIER_MARK, PATH_MARK } from './symbolic.js';
+import { EXPANSION_MARK, FRONTIER_MARK, PATH_MARK } from './symbolic.js';
 
 const STEP = /^(?:Every\s+([A-Za-z]+)|([A-Z][a-z]+))\s+is\s+an?\s+([A-Za-z]+)$/;
 
 export function checkProsqaReasoning(example: Example, reasoning: string): ReasoningVerdict {
   const first = reasoning.trimStart();
-  if (first.startsWith(PATH_MARK) || first.startsWith(FRONTIER_MARK)) return checkSymbolicReasoning(example, reasoning);
+  if ([PATH_MARK, FRONTIER_MARK, EXPANSION_MARK].some((m) => first.startsWith(m)))
+    return checkSymbolicReasoning(example, reasoning);
   const sentences = reasoning
     .split('.')
     .map((s) => s.trim())

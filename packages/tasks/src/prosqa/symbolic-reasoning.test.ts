@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Example } from '../example.js';
+import { generateBalancedProsqa } from './balanced.js';
 import type { ProsqaGraph } from './graph.js';
 import { loadProsqa } from './load.js';
 import { toSymbolicProsqa } from './symbolic.js';
@@ -52,6 +53,48 @@ describe('symbolic ProsQA reasoning check', () => {
     expect(check(': wumpus\n').reason).toBe('wrong-frontier');
     expect(check(': wumpus dragon').reason).toBe('hallucinated-node');
     expect(check(': wumpus rempus\n> wumpus zumpus').reason).toBe('unparsed');
+  });
+
+  it('checks expansion lines against the graph: the next node of the queue, exactly its children, stopping at the option', () => {
+    expect(check('+ Tom wumpus rempus\n+ wumpus zumpus')).toEqual({ ok: true, reason: 'expansion', detail: '2 steps' });
+    // children in another order: the queue follows the written order
+    expect(check('+ Tom rempus wumpus\n+ rempus lorpus\n+ wumpus zumpus')).toEqual({
+      ok: true,
+      reason: 'expansion',
+      detail: '3 steps',
+    });
+    const wrong = (text: string, detail: string) =>
+      expect(check(text)).toEqual({ ok: false, reason: 'wrong-expansion', detail });
+    wrong('+ Tom wumpus rempus\n+ rempus lorpus', 'step 2: expands rempus, but the next node to expand is wumpus');
+    wrong('+ Tom wumpus\n+ wumpus zumpus', "step 1: misses Tom's child rempus");
+    wrong('+ Tom wumpus rempus lorpus\n+ wumpus zumpus', 'step 1: lorpus is not a child of Tom');
+    wrong('+ Tom wumpus rempus', 'step 1: the last step reaches no option');
+    wrong('+ Tom wumpus rempus\n+ wumpus zumpus\n+ rempus lorpus', 'step 2: reaches an option but the trace goes on');
+    expect(check('+ Tom wumpus dragon')).toEqual({
+      ok: false,
+      reason: 'hallucinated-node',
+      detail: 'step 1: dragon is not in the question',
+    });
+    expect(check('+ Tom wumpus rempus\n> wumpus zumpus')).toEqual({
+      ok: false,
+      reason: 'unparsed',
+      detail: 'step 2 "> wumpus zumpus": not "+ u c1 c2 …"',
+    });
+    expect(check('+\n+ wumpus zumpus').reason).toBe('unparsed');
+    expect(check('+Tom wumpus').reason).toBe('unparsed');
+  });
+
+  it('finds the rendered expansion trace sound on every real question (300 valid + 500 test) and 1,000 balanced graphs', async () => {
+    const examples = [
+      ...(await loadProsqa('valid')).examples,
+      ...(await loadProsqa('test')).examples,
+      ...generateBalancedProsqa({ count: 1000, seed: 4 }),
+    ];
+    expect(examples.length).toBe(1800);
+    const verdicts = examples
+      .map((ex) => toSymbolicProsqa(ex, 'expansion'))
+      .map((s) => prosqaTask.checkReasoning!(s, s.steps.join('\n')));
+    expect(verdicts.filter((v) => v.reason !== 'expansion')).toEqual([]);
   });
 
   it("finds every real test question's symbolic path a shortest path and its frontier trace sound", async () => {

@@ -1,41 +1,78 @@
 /**
  * Whether written reasoning in the symbolic rendering (symbolic.ts) is sound against the
- * question's graph. "> u v" lines are ProsQA's path and get the English checker's verdicts
- * (reasoning.ts: 'shortest-path', 'longer-path', 'hallucinated-edge', 'broken-chain',
- * 'wrong-target'); ": …" lines are a frontier trace: 'frontier' when traces.ts' verifier finds
- * nothing wrong, else 'wrong-frontier' with the first problem. Unknown names are
- * 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
+ * question's graph; the first line's mark chooses the form. "> u v" lines are ProsQA's path and get
+ * the English checker's verdicts (reasoning.ts: 'shortest-path', 'longer-path', 'hallucinated-edge',
+ * 'broken-chain', 'wrong-target'); ": …" lines are a frontier trace: 'frontier' when traces.ts'
+ * verifier finds nothing wrong, else 'wrong-frontier' with the first problem; "+ u c1 c2 …" lines
+ * are an expansion trace: 'expansion', else 'wrong-expansion' with the first problem. Unknown
+ * names are 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
  */
 import type { Example, ReasoningVerdict } from '../example.js';
+import type { ProsqaGraph } from './graph.js';
 import { prosqaGraph } from './load.js';
 import { checkPathSteps } from './path-check.js';
-import { FRONTIER_MARK, PATH_MARK, stepNames } from './symbolic.js';
-import { frontierProblems } from './traces.js';
+import { EXPANSION_MARK, FRONTIER_MARK, PATH_MARK, stepNames } from './symbolic.js';
+import { expansionProblems, frontierProblems } from './traces.js';
+
+/** A trace form written as lines of names after one mark, and its verifier. */
+interface TraceForm {
+  mark: string;
+  /** The line's layout, for 'unparsed'. */
+  layout: string;
+  /** The fewest names a line holds. */
+  minNames: number;
+  problems: (g: ProsqaGraph, trace: number[][]) => string[];
+  /** The verdicts (without their detail) of a trace the verifier passes and of one it does not. */
+  sound: { ok: true; reason: string };
+  wrong: { ok: false; reason: string };
+}
+
+const TRACE_FORMS: readonly TraceForm[] = [
+  {
+    mark: FRONTIER_MARK,
+    layout: 'n1 n2 …',
+    minNames: 0,
+    problems: frontierProblems,
+    sound: { ok: true, reason: 'frontier' },
+    wrong: { ok: false, reason: 'wrong-frontier' },
+  },
+  {
+    mark: EXPANSION_MARK,
+    layout: 'u c1 c2 …',
+    minNames: 1,
+    problems: expansionProblems,
+    sound: { ok: true, reason: 'expansion' },
+    wrong: { ok: false, reason: 'wrong-expansion' },
+  },
+];
+
+function checkTrace(g: ProsqaGraph, lines: string[], form: TraceForm): ReasoningVerdict {
+  const id = new Map(g.symbols.map((s, i) => [s, i]));
+  const trace: number[][] = [];
+  for (const [i, line] of lines.entries()) {
+    const names = stepNames(line, form.mark);
+    if (!names || names.length < form.minNames)
+      return { ok: false, reason: 'unparsed', detail: `step ${i + 1} "${line}": not "${form.mark} ${form.layout}"` };
+    const unknown = names.find((s) => !id.has(s));
+    if (unknown !== undefined)
+      return { ok: false, reason: 'hallucinated-node', detail: `step ${i + 1}: ${unknown} is not in the question` };
+    trace.push(names.map((s) => id.get(s)!));
+  }
+  const problems = form.problems(g, trace);
+  return problems.length === 0
+    ? { ...form.sound, detail: `${trace.length} steps` }
+    : { ...form.wrong, detail: problems[0] };
+}
 
 export function checkSymbolicReasoning(example: Example, reasoning: string): ReasoningVerdict {
   const g = prosqaGraph(example);
-  const id = new Map(g.symbols.map((s, i) => [s, i]));
   const lines = reasoning
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
   if (lines.length === 0) return { ok: false, reason: 'empty', detail: 'no steps' };
-  if (lines[0].startsWith(FRONTIER_MARK)) {
-    const trace: number[][] = [];
-    for (const [i, line] of lines.entries()) {
-      const names = stepNames(line, FRONTIER_MARK);
-      if (!names)
-        return { ok: false, reason: 'unparsed', detail: `step ${i + 1} "${line}": not "${FRONTIER_MARK} n1 n2 …"` };
-      const unknown = names.find((s) => !id.has(s));
-      if (unknown !== undefined)
-        return { ok: false, reason: 'hallucinated-node', detail: `step ${i + 1}: ${unknown} is not in the question` };
-      trace.push(names.map((s) => id.get(s)!));
-    }
-    const problems = frontierProblems(g, trace);
-    return problems.length === 0
-      ? { ok: true, reason: 'frontier', detail: `${trace.length} steps` }
-      : { ok: false, reason: 'wrong-frontier', detail: problems[0] };
-  }
+  const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
+  if (form) return checkTrace(g, lines, form);
   return checkPathSteps(
     g,
     lines.map((line, i) => {

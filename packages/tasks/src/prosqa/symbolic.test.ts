@@ -19,8 +19,27 @@ describe('symbolic ProsQA rendering', () => {
     expect(mismatched.map((e) => e.id)).toEqual([]);
   });
 
-  it('keeps the question and answer lossless under the frontier trace too', () => {
-    for (const ex of real) expect(englishFromSymbolic(toSymbolicProsqa(ex, 'frontier'), ex.steps)).toEqual(ex);
+  it('keeps the question and answer lossless under the frontier and expansion traces too', () => {
+    for (const ex of real) {
+      expect(englishFromSymbolic(toSymbolicProsqa(ex, 'frontier'), ex.steps)).toEqual(ex);
+      expect(englishFromSymbolic(toSymbolicProsqa(ex, 'expansion'), ex.steps)).toEqual(ex);
+    }
+  });
+
+  it("writes an expansion line's children in the order the question states their edges", () => {
+    for (const ex of real) {
+      const sym = toSymbolicProsqa(ex, 'expansion');
+      const { edges, root } = parseSymbolicQuestion(sym.question);
+      expect(sym.steps[0].split(' ')[1]).toBe(root);
+      for (const line of sym.steps) {
+        const [u, ...children] = line.split(' ').slice(1);
+        expect(children).toEqual(edges.filter(([a]) => a === u).map(([, b]) => b));
+      }
+    }
+    // test/0 (Sally): the first line is Sally and her children, in sentence order
+    const sally = toSymbolicProsqa(real[300], 'expansion');
+    const first = parseSymbolicQuestion(sally.question).edges.filter(([a]) => a === 'Sally');
+    expect(sally.steps[0]).toBe(`+ Sally ${first.map(([, b]) => b).join(' ')}`);
   });
 
   it('renders an edge as a pair and the question as the person and its two options', () => {
@@ -46,6 +65,7 @@ describe('symbolic ProsQA rendering', () => {
     const train = generateBalancedProsqa({ count: 300, seed: 1 }).flatMap((e) => [
       toSymbolicProsqa(e, 'path'),
       toSymbolicProsqa(e, 'frontier'),
+      toSymbolicProsqa(e, 'expansion'),
     ]);
     const tok = Tokenizer.build(exampleTexts(train)); // what the lab's runTokenizer builds
     for (const ex of real.slice(300, 400)) {
@@ -58,7 +78,7 @@ describe('symbolic ProsQA rendering', () => {
             return [ids[0], s];
           }),
       );
-      for (const reasoning of ['path', 'frontier'] as const) {
+      for (const reasoning of ['path', 'frontier', 'expansion'] as const) {
         const sym = toSymbolicProsqa(ex, reasoning);
         const enc = encodeExample(tok, sym);
         const ids = [...enc.prompt, ...enc.reasoning, ...enc.answer];
@@ -66,6 +86,9 @@ describe('symbolic ProsQA rendering', () => {
         const names = ids.filter((i) => idOf.has(i)).map((i) => idOf.get(i));
         const written = `${sym.question} ${sym.steps.join(' ')} ${sym.answer}`.match(/[A-Za-z]+/g)!;
         expect(names).toEqual(written); // each name in the text is exactly one token, none split or merged
+        // every step line starts with its mark as one token of its own, after the line break
+        const mark = { path: '>', frontier: ':', expansion: '+' }[reasoning];
+        expect(enc.reasoning.filter((i) => tok.tokens[i] === mark).length).toBe(sym.steps.length);
       }
       expect(tok.encode(toSymbolicProsqa(ex).question).length).toBe(3 * g.edges.length + 4);
     }

@@ -9,27 +9,30 @@
  *             (A, B in the English question's order)
  *   path      one step per edge of ProsQA's path: "> u v"
  *   frontier  one step per breadth-first step: ": n1 n2 …" (every node reached so far, traces.ts)
+ *   expansion one step per expanded node: "+ u c1 c2 …" (u and all its children, in the order the
+ *             question states u's edges; traces.ts)
  *   answer    " target" (core writes it after ###)
- * Steps start with a mark (">" or ":") because a line break followed by a space is one
- * whitespace piece, which would glue to the first name. `englishFromSymbolic` reads the text
- * alone (not `meta.graph`) back into the English example; `symbolic.test.ts` checks the round
- * trip on every real file.
+ * Steps start with a mark (">", ":" or "+") because a line break followed by a space is one
+ * whitespace piece, which would glue to the first name; each mark is a punctuation piece of its
+ * own after the line break. `englishFromSymbolic` reads the text alone (not `meta.graph`) back
+ * into the English example; `symbolic.test.ts` checks the round trip on every real file.
  */
 import type { Example } from '../example.js';
 import type { ProsqaGraph } from './graph.js';
 import { questionSentences } from './invariants.js';
 import { prosqaGraph } from './load.js';
 import { isPersonName } from './names.js';
-import { frontierTrace, pathFromSteps } from './traces.js';
+import { expansionTrace, frontierTrace, pathFromSteps } from './traces.js';
 
 export type ProsqaRendering = 'english' | 'symbolic';
-export type ProsqaReasoning = 'path' | 'frontier';
+export type ProsqaReasoning = 'path' | 'frontier' | 'expansion';
 export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic'];
-export const PROSQA_REASONING: readonly ProsqaReasoning[] = ['path', 'frontier'];
+export const PROSQA_REASONING: readonly ProsqaReasoning[] = ['path', 'frontier', 'expansion'];
 
 /** Marks that start a symbolic step line. */
 export const PATH_MARK = '>';
 export const FRONTIER_MARK = ':';
+export const EXPANSION_MARK = '+';
 
 const EDGE = /^(?:Every ([a-z]+)|([A-Z][a-z]+)) is a ([a-z]+)\.$/;
 const ASK = /^Is ([A-Z][a-z]+) a ([a-z]+) or ([a-z]+)\?$/;
@@ -55,20 +58,35 @@ function parseEnglishQuestion(question: string, id: string): Parsed {
 
 const names = (ids: readonly number[], g: ProsqaGraph) => ids.map((v) => ` ${g.symbols[v]}`).join('');
 
+/** The graph with its edges in the question's sentence order (the files' `edges` list is in another order). */
+function inQuestionOrder(g: ProsqaGraph, q: Parsed, id: string): ProsqaGraph {
+  const index = new Map(g.symbols.map((s, i) => [s, i]));
+  const node = (s: string) => {
+    const i = index.get(s);
+    if (i === undefined) throw new Error(`${id}: the question names ${s}, which is not in the graph`);
+    return i;
+  };
+  return { ...g, edges: q.edges.map(([u, v]): [number, number] => [node(u), node(v)]) };
+}
+
+/** The written steps of one form: lines of names after the form's mark. */
+function reasoningSteps(g: ProsqaGraph, q: Parsed, ex: Example, reasoning: ProsqaReasoning): string[] {
+  const path = pathFromSteps(g, ex.steps); // read in every form: it checks the example's steps
+  if (reasoning === 'frontier') return frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
+  if (reasoning === 'expansion')
+    return expansionTrace(inQuestionOrder(g, q, ex.id)).map((line) => `${EXPANSION_MARK}${names(line, g)}`);
+  return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
+}
+
 /** The symbolic example (same id and meta.graph) with the chosen written reasoning. */
 export function toSymbolicProsqa(ex: Example, reasoning: ProsqaReasoning = 'path'): Example {
   const g = prosqaGraph(ex);
   const q = parseEnglishQuestion(ex.question, ex.id);
   const question = `${q.edges.map(([u, v]) => ` ${u} ${v}.`).join('')} ? ${q.root} ${q.options[0]} ${q.options[1]}`;
-  const path = pathFromSteps(g, ex.steps);
-  const steps =
-    reasoning === 'path'
-      ? path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`)
-      : frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
   return {
     ...ex,
     question,
-    steps,
+    steps: reasoningSteps(g, q, ex, reasoning),
     answer: g.symbols[g.target],
     meta: { ...ex.meta, rendering: 'symbolic', reasoning },
   };
@@ -92,8 +110,8 @@ export function parseSymbolicQuestion(question: string, id = 'question'): Parsed
 
 /**
  * The English example a symbolic one renders, read from its text alone: question sentences,
- * ProsQA's path steps ("> u v" lines; frontier traces are rebuilt from the graph the question
- * states, whose path is the original's only when it was a path rendering) and the answer.
+ * ProsQA's path steps ("> u v" lines; frontier and expansion traces are rebuilt from the graph the
+ * question states, whose path is the original's only when it was a path rendering) and the answer.
  */
 export function englishFromSymbolic(sym: Example, englishSteps?: readonly string[]): Example {
   const q = parseSymbolicQuestion(sym.question, sym.id);

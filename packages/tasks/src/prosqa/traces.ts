@@ -1,14 +1,19 @@
 /**
- * Written reasoning over a ProsQA graph, as node ids, in two forms (issue 21):
+ * Written reasoning over a ProsQA graph, as node ids, in three forms (issue 21):
  * - the path: ProsQA's own steps, one edge per step from the queried person to the answer (the
  *   files' `steps`; `pathFromSteps` reads it back from the English sentences);
  * - the frontier trace: breadth-first search from the queried person, step k = every node
  *   reached within k hops (the person excluded), in discovery order (the order of the previous
- *   step, then each listed node's children in the question's edge order), ending at the first step
- *   that reaches an option. The distractor is never reachable (an invariant of the files), so that
- *   option is the target.
- * The verifiers check a trace against the graph alone: every step follows real edges, the
- * frontier trace is complete (lists everything reachable within k hops) and stops where it should.
+ *   step, then each listed node's children in `g.edges`' order — the files' edge list, which is not
+ *   the question's sentence order), ending at the first step that reaches an option;
+ * - the expansion trace: the same search one lookup per step — step k expands the k-th node of the
+ *   queue of discovered nodes (the person first, then nodes in the order they were first written)
+ *   and lists all its children in `g.edges`' order (the symbolic rendering hands it the question's
+ *   edge order), ending at the first step whose children include an option.
+ * The distractor is never reachable (an invariant of the files), so the option reached is the
+ * target. The verifiers check a trace against the graph alone: every step follows real edges, the
+ * frontier trace is complete (lists everything reachable within k hops), the expansion trace
+ * expands the right node and lists exactly its children, and each stops where it should.
  */
 import { childLists, edgeSentence, parentCounts, type ProsqaGraph } from './graph.js';
 
@@ -97,6 +102,83 @@ export function frontierProblems(g: ProsqaGraph, trace: readonly (readonly numbe
     if (hasOption !== (k === trace.length - 1))
       bad.push(hasOption ? `${at}: reaches an option but the trace goes on` : `${at}: the last step reaches no option`);
     prev = step;
+  }
+  if (trace.length === 0) bad.push('the trace is empty');
+  return bad;
+}
+
+/**
+ * The expansion trace: one line per expanded node, [u, ...u's children], breadth-first from the
+ * root in discovery order, until a line's children include an option. Children are listed in
+ * `g.edges`' order, already discovered ones included (a line is the lookup of u's children).
+ */
+export function expansionTrace(g: ProsqaGraph): number[][] {
+  const ch = childLists(g.symbols.length, g.edges);
+  const queue = [g.root];
+  const discovered = new Set(queue);
+  const lines: number[][] = [];
+  for (let i = 0; i < queue.length; i++) {
+    const u = queue[i];
+    lines.push([u, ...ch[u]]);
+    if (ch[u].includes(g.target) || ch[u].includes(g.negTarget)) return lines;
+    for (const v of ch[u]) {
+      if (discovered.has(v)) continue;
+      discovered.add(v);
+      queue.push(v);
+    }
+  }
+  throw new Error(`expansionTrace: no option is reachable from ${g.symbols[g.root]}`);
+}
+
+/**
+ * Problems with an expansion trace (empty when it is right). Each step [u, c1, c2, …] must expand
+ * the next node of the breadth-first queue — the first discovered node not yet expanded, the
+ * person first and then nodes in the order the trace first lists them — and list exactly u's
+ * children, as a set: their order is free, and a reordered line only changes the order in which
+ * the queue expands them (children the step misses still join the queue, after the listed ones, so
+ * one missing child is one problem). The trace stops at the first step whose children include an
+ * option, not earlier and not later.
+ */
+export function expansionProblems(g: ProsqaGraph, trace: readonly (readonly number[])[]): string[] {
+  const ch = childLists(g.symbols.length, g.edges);
+  const bad: string[] = [];
+  const name = (v: number) => g.symbols[v] ?? `#${v}`;
+  const list = (vs: readonly number[]) => vs.map(name).join(', ');
+  const queue = [g.root];
+  const discovered = new Set(queue);
+  const expanded = new Set<number>();
+  for (const [k, line] of trace.entries()) {
+    const at = `step ${k + 1}`;
+    const [u, ...written] = line;
+    if (u === undefined) bad.push(`${at}: expands no node`);
+    else {
+      const next = queue.find((v) => !expanded.has(v));
+      if (u !== next)
+        bad.push(
+          next === undefined
+            ? `${at}: expands ${name(u)}, but every node reached is expanded already`
+            : `${at}: expands ${name(u)}, but the next node to expand is ${name(next)}`,
+        );
+      expanded.add(u);
+      const children = ch[u] ?? [];
+      if (new Set(written).size !== written.length) bad.push(`${at}: lists a child twice`);
+      const invented = written.filter((v) => !children.includes(v));
+      if (invented.length > 0)
+        bad.push(
+          `${at}: ${list(invented)} ${invented.length === 1 ? 'is not a child' : 'are not children'} of ${name(u)}`,
+        );
+      const missing = children.filter((v) => !written.includes(v));
+      if (missing.length > 0)
+        bad.push(`${at}: misses ${name(u)}'s ${missing.length === 1 ? 'child' : 'children'} ${list(missing)}`);
+      for (const v of [...written.filter((c) => children.includes(c)), ...missing]) {
+        if (discovered.has(v)) continue;
+        discovered.add(v);
+        queue.push(v);
+      }
+    }
+    const hasOption = written.includes(g.target) || written.includes(g.negTarget);
+    if (hasOption !== (k === trace.length - 1))
+      bad.push(hasOption ? `${at}: reaches an option but the trace goes on` : `${at}: the last step reaches no option`);
   }
   if (trace.length === 0) bad.push('the trace is empty');
   return bad;
