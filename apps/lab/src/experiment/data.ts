@@ -73,7 +73,7 @@ export interface CountdownData {
   testFile: string;
   /** Fresh instances every step from the seeded generator (train targets; never a test instance's solution). */
   stream: boolean;
-  /** How the reasoning is written: 'steps', 'state' ("a op b=c [left]") or 'search' (a trace with dead ends and "back"). */
+  /** How the reasoning is written: 'steps', 'state' ("a op b=c [left]"), 'search' (dead ends, "back") or 'search-check'. */
   reasoning: CountdownReasoning;
   numberFormat: NumberFormat;
   /** Dead ends a 'search' trace shows before it writes the solution. */
