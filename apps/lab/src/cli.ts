@@ -68,7 +68,8 @@ export async function main(argv: string[]): Promise<number> {
 /**
  * What the CLI prints for an error that ends a command. A bad config, value or file (core's
  * UserError — ConfigError, DataError, a corrupt checkpoint — a plain Error with its own clear
- * message, or an option parseArgs does not know) is one line, no stack; anything else is a bug, and its stack is what a report needs.
+ * message, or an option parseArgs does not know) is one line, no stack; anything else is a bug,
+ * and its stack is what a report needs.
  */
 export function cliErrorText(e: unknown): string {
   if (!(e instanceof Error)) return `telepath: ${String(e)}`;
