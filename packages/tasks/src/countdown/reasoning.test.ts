@@ -6,6 +6,8 @@ import { countdownTask } from './task.js';
 import { verifyTrace } from './trace-check.js';
 
 const N = [3, 4];
+const PLAIN = { maxBacks: 4, writeChecks: false, order: 'closest' } as const;
+const CHECKED = { ...PLAIN, writeChecks: true } as const;
 
 describe('Countdown reasoning formats', () => {
   it('writes the state after every step, the new result first', () => {
@@ -14,13 +16,18 @@ describe('Countdown reasoning formats', () => {
   });
 
   for (const n of N) {
-    it(`every 'state', 'search' and 'search-check' trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
+    it(`every 'state', 'search' and 'search-check' (closest-first and listed) trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
       const base = generateCountdown({ n, count: 1000, seed: 7, split: 'train' });
       let backs = 0;
       for (const ex of base) {
-        for (const reasoning of ['state', 'search', 'search-check'] as const) {
+        for (const [reasoning, searchOrder] of [
+          ['state', 'closest'],
+          ['search', 'closest'],
+          ['search-check', 'closest'],
+          ['search-check', 'listed'],
+        ] as const) {
           for (const numberFormat of ['plain', 'reversed'] as const) {
-            const r = renderCountdown(ex, { reasoning, numberFormat, maxBacks: 4 });
+            const r = renderCountdown(ex, { reasoning, numberFormat, maxBacks: 4, searchOrder });
             const v = countdownTask.checkReasoning!(r, r.steps.join('\n'));
             if (!v.ok) throw new Error(`${ex.id} ${reasoning}/${numberFormat}: ${v.detail}\n${r.steps.join('\n')}`);
             expect(countdownTask.isCorrect(r, `### ${r.answer}`)).toBe(true);
@@ -34,7 +41,7 @@ describe('Countdown reasoning formats', () => {
   }
 
   it('search traces try, hit dead ends, go back, and stay within the budget of dead ends', () => {
-    const { lines } = searchTrace([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], 4);
+    const { lines } = searchTrace([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], { ...PLAIN, maxBacks: 4 });
     expect(lines.filter((l) => l.startsWith('back')).length).toBe(5); // 4 dead ends, then back to the start
     expect(lines[lines.length - 4]).toBe('back [91 80 87 6]');
     expect(lines.slice(-3)).toEqual(['91-80=11 [11 87 6]', '87-6=81 [81 11]', '81+11=92 [92]']);
@@ -43,8 +50,8 @@ describe('Countdown reasoning formats', () => {
 
   it('a search-check trace writes the closest move of every two-number dead end, then goes back; otherwise the same search', () => {
     // 29+11=40 leaves [40 62]: no move makes 44, the closest is 62-40=22; then 62-29=33 [33 11] → 33+11=44.
-    const plain = searchTrace([29, 11, 62], 44, ['62-29=33', '33+11=44'], 4);
-    const checked = searchTrace([29, 11, 62], 44, ['62-29=33', '33+11=44'], 4, true);
+    const plain = searchTrace([29, 11, 62], 44, ['62-29=33', '33+11=44'], { ...PLAIN, maxBacks: 4 });
+    const checked = searchTrace([29, 11, 62], 44, ['62-29=33', '33+11=44'], { ...CHECKED, maxBacks: 4 });
     expect(checked.solution).toEqual(plain.solution);
     const dead = plain.lines.filter((l) => l.startsWith('back')).length;
     expect(dead).toBeGreaterThan(0);
@@ -59,7 +66,7 @@ describe('Countdown reasoning formats', () => {
     // Over many instances: each dead end's check line is the closest result of its pair, never the target.
     for (const e of generateCountdown({ n: 3, count: 300, seed: 5, split: 'train' })) {
       const m = e.meta as CountdownMeta;
-      const t = searchTrace(m.nums, m.target, e.steps, 12, true);
+      const t = searchTrace(m.nums, m.target, e.steps, { ...CHECKED, maxBacks: 12 });
       expect(t.lines.filter((l) => / \[\d+\]$/.test(l)).length).toBe(
         t.lines.filter((l) => l.startsWith('back')).length + 1,
       );
@@ -67,21 +74,56 @@ describe('Countdown reasoning formats', () => {
     }
   });
 
+  it('a listed search tries the moves of a state in SoS order (pairs left to right, + * - /), each after the last one tried', () => {
+    const listed = { ...CHECKED, order: 'listed' } as const;
+    expect(searchTrace([29, 11, 62], 44, ['62-29=33', '33+11=44'], listed).lines).toEqual([
+      '29+11=40 [40 62]',
+      '62-40=22 [22]',
+      'back [29 11 62]',
+      '29*11=319 [319 62]',
+      '319-62=257 [257]', // the closest of 381, 19778, 257
+      'back [29 11 62]',
+      '29-11=18 [18 62]',
+      '62-18=44 [44]',
+    ]);
+    // Over many instances: at each state the tries are a prefix of its listed moves, in order.
+    for (const e of generateCountdown({ n: 4, count: 200, seed: 9, split: 'train' })) {
+      const m = e.meta as CountdownMeta;
+      if (new Set(m.nums).size < m.nums.length) continue; // a repeated number makes a step's pair ambiguous
+      const t = searchTrace(m.nums, m.target, e.steps, { ...listed, maxBacks: 1000 }); // never out of budget
+      expect(verifyTrace(m.nums, m.target, t.lines, 'sos').ok).toBe(true);
+      const first = t.lines.filter((l, i) => i === 0 || t.lines[i - 1] === `back [${m.nums.join(' ')}]`);
+      const tried = first.map((l) => l.split(' [')[0]);
+      const pairs: string[] = [];
+      for (let i = 0; i < m.nums.length; i++)
+        for (let j = i + 1; j < m.nums.length; j++) pairs.push(`${m.nums[i]} ${m.nums[j]}`);
+      const order = tried.map((step) => {
+        const [, a, op, b] = /^(\d+)([-+*/])(\d+)=/.exec(step)!;
+        const pair = pairs.findIndex((p) => p === `${a} ${b}` || p === `${b} ${a}`);
+        return pair * 4 + '+*-/'.indexOf(op);
+      });
+      expect(order).toEqual([...order].sort((x, y) => x - y));
+      expect(new Set(order).size).toBe(order.length);
+    }
+  });
+
   it("a search trace's answer is the expression of the path it found, not SoS's first solution", () => {
     // SoS finds 32+2=34, 44-34=10 first; the closest-first search finds 44-32=12, 12-2=10.
-    const t = searchTrace([32, 2, 44], 10, ['32+2=34', '44-34=10'], 4);
+    const t = searchTrace([32, 2, 44], 10, ['32+2=34', '44-34=10'], { ...PLAIN, maxBacks: 4 });
     expect(t.lines).toEqual(['44-32=12 [12 2]', '12-2=10 [10]']);
     expect(t.solution).toEqual(['44-32=12', '12-2=10']);
     const [ex] = generateCountdown({ n: 3, count: 1, seed: 0, split: 'train' });
     expect(ex.answer).toBe('44-(32+2)');
-    expect(renderCountdown(ex, { reasoning: 'search', numberFormat: 'plain', maxBacks: 4 }).answer).toBe('44-32-2');
+    expect(
+      renderCountdown(ex, { reasoning: 'search', numberFormat: 'plain', maxBacks: 4, searchOrder: 'closest' }).answer,
+    ).toBe('44-32-2');
     // Over many instances: the answer always rebuilds from the trace's last path, within or past the budget.
     let differs = 0;
     for (const e of generateCountdown({ n: 4, count: 300, seed: 3, split: 'train' })) {
       const m = e.meta as CountdownMeta;
       for (const maxBacks of [0, 4, 100]) {
-        const tr = searchTrace(m.nums, m.target, e.steps, maxBacks);
-        const r = renderCountdown(e, { reasoning: 'search', numberFormat: 'plain', maxBacks });
+        const tr = searchTrace(m.nums, m.target, e.steps, { ...PLAIN, maxBacks });
+        const r = renderCountdown(e, { reasoning: 'search', numberFormat: 'plain', maxBacks, searchOrder: 'closest' });
         expect(r.answer).toBe(stepsToExpression(m.nums, tr.solution));
         expect(tr.lines).toContain(`${tr.solution[tr.solution.length - 1]} [${m.target}]`);
         if (r.answer !== e.answer) differs++;
@@ -115,7 +157,12 @@ describe('Countdown reasoning formats', () => {
     expect(reverseDigitRuns('Make 120 from 7 45.')).toBe('Make 021 from 7 54.');
     expect(reverseDigitRuns(reverseDigitRuns('91-80=11 [11 87 6]'))).toBe('91-80=11 [11 87 6]');
     const [ex] = generateCountdown({ n: 3, count: 1, seed: 1, split: 'train' });
-    const r = renderCountdown(ex, { reasoning: 'state', numberFormat: 'reversed', maxBacks: 4 });
+    const r = renderCountdown(ex, {
+      reasoning: 'state',
+      numberFormat: 'reversed',
+      maxBacks: 4,
+      searchOrder: 'closest',
+    });
     const m = r.meta as CountdownMeta;
     expect(r.question).toBe(reverseDigitRuns(ex.question));
     expect(countdownTask.isCorrect(r, `### ${r.answer}`)).toBe(true);

@@ -12,6 +12,10 @@
  *             the closest move ("40+26=66 [66]") before going back. The closest result is the target
  *             whenever any move reaches it, so that one written line is the whole check "does an
  *             operation on these two numbers give the target?", which 'search' leaves implicit.
+ * Both searches try moves closest-first by default; with `searchOrder` 'listed' they try them in
+ * the order the moves are listed instead (pairs left to right by position in the state, then
+ * + * - /, as SoS enumerates them), so after a "back" the next try is the successor of the last one
+ * written at that state, and the model need not rank every move nor remember which it has tried.
  * And how numbers are written: 'plain' ("120") or 'reversed' (least significant digit first,
  * "021"), the order in which carries propagate. Reversing every run of digits is its own inverse,
  * so the checker reads a reversed text by reversing it again (`readNumbers`).
@@ -25,15 +29,24 @@ export type CountdownReasoning = 'steps' | 'state' | 'search' | 'search-check';
 export const COUNTDOWN_REASONING: readonly CountdownReasoning[] = ['steps', 'state', 'search', 'search-check'];
 export type NumberFormat = 'plain' | 'reversed';
 export const NUMBER_FORMATS: readonly NumberFormat[] = ['plain', 'reversed'];
+/** The order a search trace tries the moves on a state in (see the module comment). */
+export type SearchOrder = 'closest' | 'listed';
+export const SEARCH_ORDERS: readonly SearchOrder[] = ['closest', 'listed'];
 
 export interface RenderOptions {
   reasoning: CountdownReasoning;
   numberFormat: NumberFormat;
   /** Dead ends a search trace shows before it returns to the start and writes the solution. */
   maxBacks: number;
+  searchOrder: SearchOrder;
 }
 
-export const DEFAULT_RENDER_OPTIONS: RenderOptions = { reasoning: 'steps', numberFormat: 'plain', maxBacks: 4 };
+export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
+  reasoning: 'steps',
+  numberFormat: 'plain',
+  maxBacks: 4,
+  searchOrder: 'closest',
+};
 
 /** Reverses every run of digits ("120+7" → "021+7"); applying it twice gives the text back. */
 export function reverseDigitRuns(text: string): string {
@@ -72,25 +85,32 @@ interface Move {
   next: number[];
 }
 
-/** Every SoS move on a state, closest result to the target first (ties: SoS order). */
-function movesByCloseness(xs: readonly number[], target: number): Move[] {
-  const out: (Move & { d: number; k: number })[] = [];
+/** Every SoS move on a state in SoS order: pairs left to right by position, then + * - /. */
+function listedMoves(xs: readonly number[]): Move[] {
+  const out: Move[] = [];
   for (let i = 0; i < xs.length; i++) {
     for (let j = i + 1; j < xs.length; j++) {
       for (const [l, op, r, c] of sosMoves(xs[i], xs[j])) {
         const next = [c, ...xs.filter((_, k) => k !== i && k !== j)];
         const step = formatStep(rat(l), op, rat(r), rat(c));
-        out.push({
-          line: `${step} ${state(next)}`,
-          step,
-          next,
-          d: Math.abs(c - target),
-          k: out.length,
-        });
+        out.push({ line: `${step} ${state(next)}`, step, next });
       }
     }
   }
-  return out.sort((a, b) => a.d - b.d || a.k - b.k);
+  return out;
+}
+
+/** Every SoS move on a state, closest result to the target first (ties: SoS order; the sort is stable). */
+function movesByCloseness(xs: readonly number[], target: number): Move[] {
+  return listedMoves(xs).sort((a, b) => Math.abs(a.next[0] - target) - Math.abs(b.next[0] - target));
+}
+
+export interface SearchOptions {
+  /** Dead ends shown before the trace goes back to the start and writes the solution. */
+  maxBacks: number;
+  /** Write the closest move of every two-number dead end (the 'search-check' trace). */
+  writeChecks: boolean;
+  order: SearchOrder;
 }
 
 /**
@@ -103,8 +123,7 @@ export function searchTrace(
   nums: readonly number[],
   target: number,
   solution: readonly string[],
-  maxBacks: number,
-  writeChecks = false,
+  { maxBacks, writeChecks, order }: SearchOptions,
 ): { lines: string[]; solution: string[] } {
   const lines: string[] = [];
   const path: string[] = []; // bare steps from the start to the current state
@@ -120,7 +139,7 @@ export function searchTrace(
       return hit;
     }
     let tried = 0;
-    for (const m of movesByCloseness(xs, target)) {
+    for (const m of order === 'listed' ? listedMoves(xs) : movesByCloseness(xs, target)) {
       if (tried++ > 0) {
         if (backs >= maxBacks) return 'budget';
         backs++;
@@ -146,7 +165,11 @@ export function renderCountdown(ex: Example, o: RenderOptions): Example {
   const m = ex.meta as CountdownMeta;
   const search =
     o.reasoning === 'search' || o.reasoning === 'search-check'
-      ? searchTrace(m.nums, m.target, ex.steps, o.maxBacks, o.reasoning === 'search-check')
+      ? searchTrace(m.nums, m.target, ex.steps, {
+          maxBacks: o.maxBacks,
+          writeChecks: o.reasoning === 'search-check',
+          order: o.searchOrder,
+        })
       : undefined;
   const steps = search ? search.lines : o.reasoning === 'state' ? stateLines(m.nums, ex.steps) : ex.steps;
   // A search ends on the path it found, so its answer is that path's expression, not SoS's.

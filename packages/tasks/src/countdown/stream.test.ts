@@ -9,6 +9,7 @@ const OPTS: CountdownStreamOptions = {
   reasoning: 'state',
   numberFormat: 'plain',
   maxBacks: 4,
+  searchOrder: 'closest',
   warmupShare: 0.25,
   warmupSteps: 10,
 };
