@@ -54,6 +54,7 @@ export { checkProsqaReasoning } from './prosqa/reasoning.js';
 export { PROSQA_PERSON_NAMES, PROSQA_CONCEPT_NAMES } from './prosqa/names.js';
 export {
   toSymbolicProsqa,
+  renderProsqa,
   englishFromSymbolic,
   parseSymbolicQuestion,
   PROSQA_RENDERINGS,
@@ -62,6 +63,7 @@ export {
   FRONTIER_MARK,
   EXPANSION_MARK,
   type ProsqaRendering,
+  type SymbolicLayout,
   type ProsqaReasoning,
 } from './prosqa/symbolic.js';
 export {

@@ -29,7 +29,7 @@ import {
   parseProsqaJson,
   prosqaTask,
   renderCountdown,
-  toSymbolicProsqa,
+  renderProsqa,
   type Task,
 } from '@telepath/tasks';
 import { DEFAULT_PROSQA_DATA, type CountdownData, type ProsqaData } from '../experiment/data.js';
@@ -200,7 +200,7 @@ async function loadEvalFile(
       const { rendering, reasoning } = { ...DEFAULT_PROSQA_DATA, ...(data as Partial<ProsqaData>) };
       const examples = parseProsqaJson(text, file, `file:${path.basename(file)}`, []);
       return {
-        examples: rendering === 'symbolic' ? examples.map((e) => toSymbolicProsqa(e, reasoning)) : examples,
+        examples: examples.map((e) => renderProsqa(e, rendering, reasoning)),
         task: prosqaTask,
       };
     }

@@ -44,16 +44,16 @@ describe('GSM8K data.vocabMinCount', () => {
 describe('ProsQA rendering, reasoning and generator', () => {
   it('rejects unknown choices and a frontier or expansion trace in English, naming the key', () => {
     expect(() => parseData('prosqa', { rendering: 'latin' }, 'p.json')).toThrow(
-      'p.json data.rendering: expected one of english, symbolic, got "latin"',
+      'p.json data.rendering: expected one of english, symbolic, grouped, got "latin"',
     );
     expect(() => parseData('prosqa', { generator: 'other' }, 'p.json')).toThrow(
       /p.json data.generator: expected one of coconut, balanced/,
     );
     expect(() => parseData('prosqa', { reasoning: 'frontier' }, 'p.json')).toThrow(
-      /data.reasoning: the frontier trace is written in the symbolic rendering only/,
+      /data.reasoning: the frontier trace is written in the symbolic renderings only/,
     );
     expect(() => parseData('prosqa', { reasoning: 'expansion' }, 'p.json')).toThrow(
-      /data.reasoning: the expansion trace is written in the symbolic rendering only/,
+      /data.reasoning: the expansion trace is written in the symbolic renderings only/,
     );
   });
 
@@ -92,6 +92,22 @@ describe('ProsQA rendering, reasoning and generator', () => {
     expect(tokens[1]).toEqual(tokens[0]);
     expect(tokens[2]).toEqual(tokens[0]);
     expect(tokens[0]).toEqual(expect.arrayContaining(['>', ':', '+'])); // every form's line mark
+    // The grouped rendering: the same graphs and traces, each node's edges together in the question.
+    const grouped = await loadTaskData(
+      'prosqa',
+      parseData(
+        'prosqa',
+        { trainCount: 40, testLimit: 3, rendering: 'grouped', generator: 'balanced', reasoning: 'expansion' },
+        'p.json',
+      ),
+    );
+    expect(grouped.train.map((e) => e.steps)).toEqual(expansion.train.map((e) => e.steps));
+    expect(grouped.test[0].question).toMatch(/^ [A-Za-z]+: [a-z]+/);
+    expect(grouped.test[0].question.endsWith(' ? Sally hilpus sterpus')).toBe(true);
+    expect(Object.keys(grouped.hashes)).toEqual([
+      'prosqa-balanced-grouped-expansion/train',
+      'prosqa-grouped-expansion/test',
+    ]);
   });
 
   it('draws training batches along the depth curriculum (2 hops first, all depths from curriculumSteps on), reproducibly', async () => {

@@ -15,7 +15,7 @@ import {
   PROSQA_REASONING,
   PROSQA_RENDERINGS,
   prosqaTask,
-  toSymbolicProsqa,
+  renderProsqa,
   type ProsqaReasoning,
   type ProsqaRendering,
   type Task,
@@ -63,7 +63,8 @@ export interface ProsqaData {
   seed: number;
   testSplit: 'valid' | 'test';
   testLimit: number;
-  /** 'english' (the files' sentences) or 'symbolic' (one token per name, an edge as a pair: @telepath/tasks symbolic.ts). */
+  /** 'english' (the files' sentences), 'symbolic' (one token per name, an edge as a pair: @telepath/tasks symbolic.ts)
+   *  or 'grouped' (symbolic, each node's edges together: " u: v1 v2."). */
   rendering: ProsqaRendering;
   /** Written reasoning: 'path' (ProsQA's own), or a breadth-first trace (symbolic rendering only): 'frontier'
    *  (the set reached so far per step) or 'expansion' (one node and all its children per step). */
@@ -154,9 +155,9 @@ function checkProsqaData(d: ProsqaData, where: string): void {
     throw new Error(
       `${where} data.curriculumSteps: the depth curriculum orders the balanced generator's graphs (set data.generator to "balanced")`,
     );
-  if (d.reasoning !== 'path' && d.rendering !== 'symbolic')
+  if (d.reasoning !== 'path' && d.rendering === 'english')
     throw new Error(
-      `${where} data.reasoning: the ${d.reasoning} trace is written in the symbolic rendering only (set data.rendering to "symbolic")`,
+      `${where} data.reasoning: the ${d.reasoning} trace is written in the symbolic renderings only (set data.rendering to "symbolic" or "grouped")`,
     );
 }
 
@@ -171,7 +172,7 @@ async function prosqaData(d: ProsqaData): Promise<TaskData> {
       : generateProsqa({ count: d.trainCount, seed: d.seed, exclude });
   const testEnglish = limit(d.testSplit === 'test' ? realTest : valid, d.testLimit);
   const generated = d.generator === 'balanced' ? 'prosqa-balanced' : 'prosqa-generated';
-  const tag = d.rendering === 'english' ? '' : `-symbolic-${d.reasoning}`;
+  const tag = d.rendering === 'english' ? '' : `-${d.rendering}-${d.reasoning}`;
   const hashesOf = (train: Example[], test: Example[]) => ({
     [`${generated}${tag}/train`]: examplesSha256(train),
     [`prosqa${tag}/${d.testSplit}`]: examplesSha256(test),
@@ -190,13 +191,12 @@ async function prosqaData(d: ProsqaData): Promise<TaskData> {
       validation: validEnglish,
       ...curriculum(english),
     };
-  const train = english.map((e) => toSymbolicProsqa(e, d.reasoning));
-  const test = testEnglish.map((e) => toSymbolicProsqa(e, d.reasoning));
+  const render = (xs: Example[], reasoning: ProsqaReasoning) => xs.map((e) => renderProsqa(e, d.rendering, reasoning));
+  const train = render(english, d.reasoning);
+  const test = render(testEnglish, d.reasoning);
   // Every written form (path, frontier, expansion), so arms that differ only in `reasoning` share one tokenizer.
-  const vocabularyFrom = PROSQA_REASONING.flatMap((r) =>
-    r === d.reasoning ? train : english.map((e) => toSymbolicProsqa(e, r)),
-  );
-  const validation = validEnglish.map((e) => toSymbolicProsqa(e, d.reasoning));
+  const vocabularyFrom = PROSQA_REASONING.flatMap((r) => (r === d.reasoning ? train : render(english, r)));
+  const validation = render(validEnglish, d.reasoning);
   return {
     task: prosqaTask,
     train,

@@ -12,6 +12,11 @@
  *   expansion one step per expanded node: "+ u c1 c2 …" (u and all its children, in the order the
  *             question states u's edges; traces.ts)
  *   answer    " target" (core writes it after ###)
+ * The 'grouped' rendering is the same but for the question: each node's edges together, " u: v1 v2.",
+ * the nodes in the order the English question first states one of their edges and each node's
+ * children in sentence order, then " ? root A B". Reading a node's children is then copying one
+ * contiguous span, the lookup a step of the expansion trace makes. It keeps the graph and each
+ * node's child order but not the order of the sentences, so it does not round-trip to the English.
  * Steps start with a mark (">", ":" or "+") because a line break followed by a space is one
  * whitespace piece, which would glue to the first name; each mark is a punctuation piece of its
  * own after the line break. `englishFromSymbolic` reads the text alone (not `meta.graph`) back
@@ -24,9 +29,11 @@ import { prosqaGraph } from './load.js';
 import { isPersonName } from './names.js';
 import { expansionTrace, frontierTrace, pathFromSteps } from './traces.js';
 
-export type ProsqaRendering = 'english' | 'symbolic';
+export type ProsqaRendering = 'english' | 'symbolic' | 'grouped';
 export type ProsqaReasoning = 'path' | 'frontier' | 'expansion';
-export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic'];
+export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic', 'grouped'];
+/** How a symbolic question lists the edges: one pair per sentence, or each node's edges together. */
+export type SymbolicLayout = 'pairs' | 'grouped';
 export const PROSQA_REASONING: readonly ProsqaReasoning[] = ['path', 'frontier', 'expansion'];
 
 /** Marks that start a symbolic step line. */
@@ -78,18 +85,36 @@ function reasoningSteps(g: ProsqaGraph, q: Parsed, ex: Example, reasoning: Prosq
   return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
 }
 
-/** The symbolic example (same id and meta.graph) with the chosen written reasoning. */
-export function toSymbolicProsqa(ex: Example, reasoning: ProsqaReasoning = 'path'): Example {
+/** The edges as " u v." per sentence, or (grouped) " u: v1 v2." per node in order of its first sentence. */
+function edgeText(edges: readonly [string, string][], layout: SymbolicLayout): string {
+  if (layout === 'pairs') return edges.map(([u, v]) => ` ${u} ${v}.`).join('');
+  const children = new Map<string, string[]>(); // insertion order: each node's first sentence
+  for (const [u, v] of edges) children.set(u, [...(children.get(u) ?? []), v]);
+  return [...children].map(([u, vs]) => ` ${u}:${vs.map((v) => ` ${v}`).join('')}.`).join('');
+}
+
+/** The symbolic example (same id and meta.graph) with the chosen written reasoning and question layout. */
+export function toSymbolicProsqa(
+  ex: Example,
+  reasoning: ProsqaReasoning = 'path',
+  layout: SymbolicLayout = 'pairs',
+): Example {
   const g = prosqaGraph(ex);
   const q = parseEnglishQuestion(ex.question, ex.id);
-  const question = `${q.edges.map(([u, v]) => ` ${u} ${v}.`).join('')} ? ${q.root} ${q.options[0]} ${q.options[1]}`;
+  const question = `${edgeText(q.edges, layout)} ? ${q.root} ${q.options[0]} ${q.options[1]}`;
   return {
     ...ex,
     question,
     steps: reasoningSteps(g, q, ex, reasoning),
     answer: g.symbols[g.target],
-    meta: { ...ex.meta, rendering: 'symbolic', reasoning },
+    meta: { ...ex.meta, rendering: layout === 'pairs' ? 'symbolic' : 'grouped', reasoning },
   };
+}
+
+/** The example in a rendering: the English as it is, or symbolic (pairs or grouped) with the written reasoning. */
+export function renderProsqa(ex: Example, rendering: ProsqaRendering, reasoning: ProsqaReasoning): Example {
+  if (rendering === 'english') return ex;
+  return toSymbolicProsqa(ex, reasoning, rendering === 'grouped' ? 'grouped' : 'pairs');
 }
 
 /** Names of a symbolic step line after its mark, or null when the line does not start with it. */
@@ -100,11 +125,27 @@ export function stepNames(line: string, mark: string): string[] | null {
   return rest.split(' ').slice(1);
 }
 
-/** Parses a symbolic question text: edges as name pairs, the asked person and the options. */
+/**
+ * Parses a symbolic question text, either layout: edges as name pairs (a grouped question's grouped
+ * by node, each node's children in order), the asked person and the options.
+ */
 export function parseSymbolicQuestion(question: string, id = 'question'): Parsed {
-  const m = /^((?: [A-Za-z]+ [a-z]+\.)*) \? ([A-Z][a-z]+) ([a-z]+) ([a-z]+)$/.exec(question);
-  if (!m) throw new Error(`${id}: not a symbolic ProsQA question (" u v." per edge, then " ? Name A B")`);
-  const edges = [...m[1].matchAll(/ ([A-Za-z]+) ([a-z]+)\./g)].map((e): [string, string] => [e[1], e[2]]);
+  const ask = / \? ([A-Z][a-z]+) ([a-z]+) ([a-z]+)$/;
+  const pairs = new RegExp(`^((?: [A-Za-z]+ [a-z]+\\.)*)${ask.source}`).exec(question);
+  const grouped = pairs ? null : new RegExp(`^((?: [A-Za-z]+:(?: [a-z]+)+\\.)*)${ask.source}`).exec(question);
+  const m = pairs ?? grouped;
+  if (!m)
+    throw new Error(
+      `${id}: not a symbolic ProsQA question (" u v." per edge or " u: v1 v2." per node, then " ? Name A B")`,
+    );
+  const edges = pairs
+    ? [...m[1].matchAll(/ ([A-Za-z]+) ([a-z]+)\./g)].map((e): [string, string] => [e[1], e[2]])
+    : [...m[1].matchAll(/ ([A-Za-z]+):((?: [a-z]+)+)\./g)].flatMap((g) =>
+        g[2]
+          .split(' ')
+          .slice(1)
+          .map((v): [string, string] => [g[1], v]),
+      );
   return { edges, root: m[2], options: [m[3], m[4]] };
 }
 
