@@ -1,0 +1,39 @@
+/**
+ * `npm run -w @telepath/tasks search-stats -- FILE... [--json]`: what a model's written Countdown
+ * searches look like, per samples.jsonl (countdown/search-stats.ts).
+ */
+import { parseArgs } from 'node:util';
+import { formatSearchStats, readSearchSamples, searchStats } from '../countdown/search-stats.js';
+
+const HELP = `Usage: npm run -w @telepath/tasks search-stats -- FILE... [--json]
+
+Reads the generations of a Countdown run (its samples.jsonl, one JSON object per line with "text",
+"correct" and the checker's "reasoning": {"reason"}) and prints, per file: accuracy and sound share,
+accuracy by the number of dead ends the written search shows ("back" lines: 0, 1, 2, 3-5, 6+),
+how many traces write a line twice, and the checker's verdicts.
+
+Options:
+  --json   one JSON object on stdout, file → stats
+  --help   this text`;
+
+function main(): void {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, help: { type: 'boolean' } },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  if (positionals.length === 0) throw new Error('search-stats: name at least one samples.jsonl (--help)');
+  const stats = positionals.map((f) => [f, searchStats(readSearchSamples(f))] as const);
+  if (values.json) console.log(JSON.stringify(Object.fromEntries(stats), null, 2));
+  else console.log(stats.map(([f, s]) => formatSearchStats(f, s)).join('\n\n'));
+}
+
+try {
+  main();
+} catch (e) {
+  console.error(`search-stats: ${(e as Error).message}`);
+  process.exit(1);
+}

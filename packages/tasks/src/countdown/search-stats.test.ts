@@ -1,0 +1,67 @@
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateCountdown } from './generate.js';
+import { renderCountdown } from './reasoning.js';
+import { readSearchSamples, searchStats } from './search-stats.js';
+import { countdownTask } from './task.js';
+
+describe('Countdown search stats', () => {
+  it('buckets generations by the dead ends they write and counts repeated lines and verdicts', () => {
+    const gold = generateCountdown({ n: 3, count: 300, seed: 2, split: 'train' }).map((ex) => {
+      const r = renderCountdown(ex, {
+        reasoning: 'search-check',
+        numberFormat: 'reversed',
+        maxBacks: 12,
+        searchOrder: 'closest',
+      });
+      const text = `${r.steps.join('\n')}\n### ${r.answer}`;
+      return { text, correct: true, reason: countdownTask.checkReasoning!(r, r.steps.join('\n')).reason };
+    });
+    const s = searchStats(gold);
+    expect(s.total).toBe(300);
+    expect(s.sound).toBe(300);
+    expect(s.reasons).toEqual({ ok: 300 });
+    expect(s.byDeadEnds.reduce((a, b) => a + b.count, 0)).toBe(300);
+    const backs = gold.map((g) => g.text.split('\n').filter((l) => l.startsWith('back')).length);
+    expect(s.byDeadEnds[0].count).toBe(backs.filter((b) => b === 0).length);
+    expect(s.byDeadEnds[3].count).toBe(backs.filter((b) => b >= 3 && b <= 5).length);
+    expect(s.byDeadEnds.slice(1).some((b) => b.count > 0)).toBe(true);
+    const looping = '29+11=40 [40 62]\n62-40=22 [22]\nback [29 11 62]\n29+11=40 [40 62]\n### 29+11';
+    const t = searchStats([
+      { text: looping, correct: false, reason: 'unused-numbers' },
+      { text: '62-18=44 [44]\n### 62-18', correct: true },
+    ]);
+    expect(t).toMatchObject({ total: 2, correct: 1, sound: 0, repeatLine: 1, repeatLineCorrect: 0 });
+    expect(t.byDeadEnds.map((b) => [b.count, b.correct])).toEqual([
+      [1, 1],
+      [1, 0],
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
+    expect(t.reasons).toEqual({ 'unused-numbers': 1 });
+  });
+
+  it('reads samples.jsonl, naming the file and line of a bad row, and runs from the command line', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'telepath-search-stats-'));
+    const file = path.join(dir, 'samples.jsonl');
+    const row = { id: 'x', text: '62-18=44 [44]\n### 62-18', correct: true, reasoning: { ok: true, reason: 'ok' } };
+    await fs.writeFile(file, `${JSON.stringify(row)}\n`);
+    expect(readSearchSamples(file)).toEqual([{ text: row.text, correct: true, reason: 'ok' }]);
+    const cli = path.resolve(import.meta.dirname, '../cli/search-stats.ts');
+    const tsx = path.resolve(import.meta.dirname, '../../../../node_modules/.bin/tsx');
+    expect(execFileSync(tsx, [cli, '--help'], { encoding: 'utf8' })).toMatch(
+      /^Usage: npm run -w @telepath\/tasks search-stats/,
+    );
+    expect(JSON.parse(execFileSync(tsx, [cli, file, '--json'], { encoding: 'utf8' }))[file]).toMatchObject({
+      total: 1,
+      correct: 1,
+      sound: 1,
+    });
+    await fs.appendFile(file, '{"text": 3}\n');
+    expect(() => readSearchSamples(file)).toThrow(/samples\.jsonl:2: expected a sample with "text"/);
+  });
+});
