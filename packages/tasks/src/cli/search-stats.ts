@@ -10,7 +10,9 @@ const HELP = `Usage: npm run -w @telepath/tasks search-stats -- FILE... [--json]
 Reads the generations of a Countdown run (its samples.jsonl, one JSON object per line with "text",
 "correct" and the checker's "reasoning": {"reason"}) and prints, per file: accuracy and sound share,
 accuracy by the number of dead ends the written search shows ("back" lines: 0, 1, 2, 3-5, 6+),
-how many traces write a line twice, and the checker's verdicts.
+how many traces write a line twice, and the checker's verdicts. When the run's config.resolved.json
+is beside the file and its data.reasoning is a search, also accuracy by the dead ends of each
+question's full search (rebuilt in the run's number format and search order).
 
 Options:
   --json   one JSON object on stdout, file → stats

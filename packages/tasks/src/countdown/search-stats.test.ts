@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCountdown } from './generate.js';
 import { renderCountdown } from './reasoning.js';
-import { readSearchSamples, searchStats } from './search-stats.js';
+import { goldDeadEnds, readSearchSamples, searchStats } from './search-stats.js';
 import { countdownTask } from './task.js';
 
 describe('Countdown search stats', () => {
@@ -43,6 +43,24 @@ describe('Countdown search stats', () => {
       [0, 0],
     ]);
     expect(t.reasons).toEqual({ 'unused-numbers': 1 });
+    expect(t.byGoldDeadEnds.every((b) => b.count === 0)).toBe(true); // no sample knew its full search
+  });
+
+  it("rebuilds a question's full search in the run's number format and search order", () => {
+    // Listed: 29+11=40 and 29*11=319 are dead ends before 29-11=18 (reasoning.test.ts).
+    expect(goldDeadEnds('Make 44 from 29 11 62.', 'plain', 'listed')).toBe(2);
+    expect(goldDeadEnds('Make 44 from 92 11 26.', 'reversed', 'listed')).toBe(2); // 29 11 62 written reversed
+    expect(goldDeadEnds('Make 44 from 29 11 62.', 'plain', 'closest')).toBe(2); // 40 and 51 are closer than 33
+    expect(goldDeadEnds('not a question', 'plain', 'closest')).toBeNull();
+    let differ = 0;
+    for (const e of generateCountdown({ n: 3, count: 100, seed: 4, split: 'val' }))
+      for (const searchOrder of ['closest', 'listed'] as const) {
+        const r = renderCountdown(e, { reasoning: 'search', numberFormat: 'reversed', maxBacks: 12, searchOrder });
+        const written = r.steps.filter((l) => l.startsWith('back')).length;
+        expect(goldDeadEnds(r.question, 'reversed', searchOrder)).toBe(written);
+        if (searchOrder === 'listed' && written !== goldDeadEnds(r.question, 'reversed', 'closest')) differ++;
+      }
+    expect(differ).toBeGreaterThan(20);
   });
 
   it('reads samples.jsonl, naming the file and line of a bad row, and runs from the command line', async () => {
@@ -61,6 +79,11 @@ describe('Countdown search stats', () => {
       correct: 1,
       sound: 1,
     });
+    // Beside the run's config, each sample also gets its question's full search.
+    const config = { data: { reasoning: 'search-check', numberFormat: 'reversed', searchOrder: 'listed' } };
+    await fs.writeFile(path.join(dir, 'config.resolved.json'), JSON.stringify(config));
+    await fs.writeFile(file, `${JSON.stringify({ ...row, question: 'Make 44 from 92 11 26.' })}\n`);
+    expect(readSearchSamples(file)).toEqual([{ text: row.text, correct: true, reason: 'ok', goldDeadEnds: 2 }]);
     await fs.appendFile(file, '{"text": 3}\n');
     expect(() => readSearchSamples(file)).toThrow(/samples\.jsonl:2: expected a sample with "text"/);
   });

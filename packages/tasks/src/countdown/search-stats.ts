@@ -1,20 +1,26 @@
 /**
  * What a model's written Countdown searches look like, from its generations (a run's
- * samples.jsonl): accuracy by how many dead ends the search wrote ("back" lines), how many traces
- * write one line twice (a try repeated), and the checker's verdicts. The search traces of
- * reasoning.ts are what it reads; plain or state-carrying chains count as searches with no dead end.
+ * samples.jsonl): accuracy by how many dead ends the search wrote ("back" lines) and by how many
+ * the full search of that question has (the trace it was trained to write, rebuilt from the
+ * question), how many traces write one line twice (a try repeated), and the checker's verdicts.
+ * The search traces of reasoning.ts are what it reads; plain or state-carrying chains count as
+ * searches with no dead end.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { readNumbers, searchTrace, type NumberFormat, type SearchOrder } from './reasoning.js';
 
 /** One scored generation: its text (reasoning, then "###" and the answer), whether it was right, the checker's reason. */
 export interface SearchSample {
   text: string;
   correct: boolean;
   reason?: string;
+  /** Dead ends of the full search of its question (`goldDeadEnds`), where known. */
+  goldDeadEnds?: number;
 }
 
 export interface DeadEndBucket {
-  /** "0", "1", "2", "3-5", "6+": dead ends written. */
+  /** "0", "1", "2", "3-5", "6+": dead ends. */
   deadEnds: string;
   count: number;
   correct: number;
@@ -25,7 +31,10 @@ export interface SearchStats {
   correct: number;
   /** Traces the checker passed. */
   sound: number;
+  /** By the dead ends the generation wrote. */
   byDeadEnds: DeadEndBucket[];
+  /** By the dead ends of its question's full search (only samples that know it). */
+  byGoldDeadEnds: DeadEndBucket[];
   /** Traces that write a line twice, and of those the right ones. */
   repeatLine: number;
   repeatLineCorrect: number;
@@ -40,6 +49,8 @@ const BUCKETS: [string, (n: number) => boolean][] = [
   ['3-5', (n) => n >= 3 && n <= 5],
   ['6+', (n) => n >= 6],
 ];
+const emptyBuckets = (): DeadEndBucket[] => BUCKETS.map(([deadEnds]) => ({ deadEnds, count: 0, correct: 0 }));
+const bucketOf = (bs: DeadEndBucket[], n: number) => bs[BUCKETS.findIndex(([, has]) => has(n))];
 
 /** The reasoning lines of a generation: everything before "###", one per line, blanks dropped. */
 export function reasoningLines(text: string): string[] {
@@ -50,30 +61,41 @@ export function reasoningLines(text: string): string[] {
     .filter((l) => l !== '');
 }
 
+/**
+ * Dead ends of the full search of a question ("Make T from a b c.", in its number format): the
+ * search trace with no budget, tried in `order`. Null when the text is not such a question.
+ */
+export function goldDeadEnds(question: string, format: NumberFormat, order: SearchOrder): number | null {
+  const m = /^Make (\d+) from ((?:\d+ )*\d+)\.$/.exec(readNumbers(question.trim(), format));
+  if (!m) return null;
+  const nums = m[2].split(' ').map(Number);
+  const { lines } = searchTrace(nums, Number(m[1]), [], { maxBacks: Infinity, writeChecks: false, order });
+  return lines.filter((l) => l.startsWith('back')).length;
+}
+
 export function searchStats(samples: readonly SearchSample[]): SearchStats {
-  const byDeadEnds = BUCKETS.map(([deadEnds]) => ({ deadEnds, count: 0, correct: 0 }));
   const out: SearchStats = {
     total: 0,
     correct: 0,
     sound: 0,
-    byDeadEnds,
+    byDeadEnds: emptyBuckets(),
+    byGoldDeadEnds: emptyBuckets(),
     repeatLine: 0,
     repeatLineCorrect: 0,
     reasons: {},
   };
+  const count = (b: DeadEndBucket, correct: boolean) => {
+    b.count++;
+    if (correct) b.correct++;
+  };
   for (const s of samples) {
     const lines = reasoningLines(s.text);
-    const deadEnds = lines.filter((l) => l.startsWith('back')).length;
-    const bucket = byDeadEnds[BUCKETS.findIndex(([, has]) => has(deadEnds))];
     const tries = lines.filter((l) => !l.startsWith('back'));
-    const repeats = new Set(tries).size < tries.length;
     out.total++;
-    bucket.count++;
-    if (s.correct) {
-      out.correct++;
-      bucket.correct++;
-    }
-    if (repeats) {
+    if (s.correct) out.correct++;
+    count(bucketOf(out.byDeadEnds, lines.length - tries.length), s.correct);
+    if (s.goldDeadEnds !== undefined) count(bucketOf(out.byGoldDeadEnds, s.goldDeadEnds), s.correct);
+    if (new Set(tries).size < tries.length) {
       out.repeatLine++;
       if (s.correct) out.repeatLineCorrect++;
     }
@@ -89,31 +111,48 @@ const pct = (k: number, n: number) => (n ? `${((100 * k) / n).toFixed(1)} %` : '
 
 /** A readable summary of one file's stats. */
 export function formatSearchStats(name: string, s: SearchStats): string {
-  const rows = s.byDeadEnds.map(
-    (b) => `  ${b.deadEnds.padEnd(4)} ${String(b.count).padStart(6)}  ${pct(b.correct, b.count)}`,
-  );
+  const withGold = s.byGoldDeadEnds.some((b) => b.count > 0);
+  const rows = s.byDeadEnds.map((b, i) => {
+    const g = s.byGoldDeadEnds[i];
+    const gold = withGold ? `   ${String(g.count).padStart(6)}  ${pct(g.correct, g.count).padStart(7)}` : '';
+    return `  ${b.deadEnds.padEnd(9)} ${String(b.count).padStart(6)}  ${pct(b.correct, b.count).padStart(7)}${gold}`;
+  });
   const reasons = Object.entries(s.reasons)
     .sort((a, b) => b[1] - a[1])
     .map(([r, n]) => `${r} ${n}`)
     .join(', ');
   return [
     `${name}: ${s.total} generations, ${pct(s.correct, s.total)} right, ${pct(s.sound, s.total)} sound`,
-    `  dead ends written  count  right`,
+    `  dead ends   written    right${withGold ? '   full search  right' : ''}`,
     ...rows,
     `  a line written twice: ${s.repeatLine} (${pct(s.repeatLineCorrect, s.repeatLine)} of them right)`,
     `  checker: ${reasons || '–'}`,
   ].join('\n');
 }
 
-/** The samples of one samples.jsonl; a line that is not such a sample is an error naming the file and line. */
+/**
+ * The samples of one samples.jsonl; a line that is not such a sample is an error naming the file
+ * and line. When the run's config.resolved.json beside it writes a search ('search' or
+ * 'search-check'), each sample also gets its question's full-search dead ends, in the run's number
+ * format and search order.
+ */
 export function readSearchSamples(file: string): SearchSample[] {
   const text = readFileSync(file, 'utf8');
+  const configFile = path.join(path.dirname(file), 'config.resolved.json');
+  const data = existsSync(configFile)
+    ? (
+        JSON.parse(readFileSync(configFile, 'utf8')) as {
+          data?: { reasoning?: string; numberFormat?: NumberFormat; searchOrder?: SearchOrder };
+        }
+      ).data
+    : undefined;
+  const search = data?.reasoning === 'search' || data?.reasoning === 'search-check';
   return text
     .split('\n')
     .map((line, i) => [line, i + 1] as const)
     .filter(([line]) => line.trim() !== '')
     .map(([line, n]) => {
-      let row: { text?: unknown; correct?: unknown; reasoning?: { reason?: unknown } };
+      let row: { text?: unknown; correct?: unknown; question?: unknown; reasoning?: { reason?: unknown } };
       try {
         row = JSON.parse(line);
       } catch {
@@ -122,6 +161,15 @@ export function readSearchSamples(file: string): SearchSample[] {
       if (typeof row.text !== 'string' || typeof row.correct !== 'boolean')
         throw new Error(`${file}:${n}: expected a sample with "text" (string) and "correct" (boolean)`);
       const reason = row.reasoning?.reason;
-      return { text: row.text, correct: row.correct, ...(typeof reason === 'string' ? { reason } : {}) };
+      const gold =
+        search && typeof row.question === 'string'
+          ? goldDeadEnds(row.question, data?.numberFormat ?? 'plain', data?.searchOrder ?? 'closest')
+          : null;
+      return {
+        text: row.text,
+        correct: row.correct,
+        ...(typeof reason === 'string' ? { reason } : {}),
+        ...(gold !== null ? { goldDeadEnds: gold } : {}),
+      };
     });
 }
