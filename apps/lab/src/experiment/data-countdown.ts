@@ -43,7 +43,7 @@ export interface CountdownData {
   numberFormat: NumberFormat;
   /** Dead ends a 'search' trace shows before it writes the solution. */
   searchBacks: number;
-  /** The order a search trace tries moves in: 'closest' result first, or 'listed' (pairs left to right, then + * - /). */
+  /** The order a search trace tries moves in: 'closest' result first, 'listed' (pairs left to right, then + * - /), or 'products-last' (listed, products of two numbers ≥ 10 last). */
   searchOrder: SearchOrder;
   /** Share of each batch that is "a op b=" → "c" facts during the first `warmupSteps` steps (every arm alike). */
   warmupShare: number;

@@ -16,7 +16,7 @@ describe('Countdown reasoning formats', () => {
   });
 
   for (const n of N) {
-    it(`every 'state', 'search' and 'search-check' (closest-first and listed) trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
+    it(`every 'state', 'search' and 'search-check' (closest-first, listed and products-last) trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
       const base = generateCountdown({ n, count: 1000, seed: 7, split: 'train' });
       let backs = 0;
       for (const ex of base) {
@@ -25,6 +25,7 @@ describe('Countdown reasoning formats', () => {
           ['search', 'closest'],
           ['search-check', 'closest'],
           ['search-check', 'listed'],
+          ['search-check', 'products-last'],
         ] as const) {
           for (const numberFormat of ['plain', 'reversed'] as const) {
             const r = renderCountdown(ex, { reasoning, numberFormat, maxBacks: 4, searchOrder });
@@ -105,6 +106,50 @@ describe('Countdown reasoning formats', () => {
       expect(order).toEqual([...order].sort((x, y) => x - y));
       expect(new Set(order).size).toBe(order.length);
     }
+  });
+
+  it('a products-last search tries the listed moves, every product of two numbers ≥ 10 after all the others', () => {
+    const productsLast = { ...CHECKED, order: 'products-last' } as const;
+    // The listed search above wrote 29*11=319 second; here it waits behind every other move.
+    expect(searchTrace([29, 11, 62], 44, ['62-29=33', '33+11=44'], productsLast).lines).toEqual([
+      '29+11=40 [40 62]',
+      '62-40=22 [22]',
+      'back [29 11 62]',
+      '29-11=18 [18 62]',
+      '62-18=44 [44]',
+    ]);
+    // A product with a one-digit factor keeps its listed place: 7*11 is tried second.
+    expect(searchTrace([7, 11, 60], 17, ['7*11=77', '77-60=17'], productsLast).lines).toEqual([
+      '7+11=18 [18 60]',
+      '60-18=42 [42]',
+      'back [7 11 60]',
+      '7*11=77 [77 60]',
+      '77-60=17 [17]',
+    ]);
+    // Over many instances: at each state the tries follow the listed order within each group, and
+    // no long product comes before a move that is not one.
+    const isLong = (step: string) => /^(\d\d+)\*(\d\d+)=/.test(step);
+    let longTried = 0;
+    for (const e of generateCountdown({ n: 4, count: 200, seed: 9, split: 'train' })) {
+      const m = e.meta as CountdownMeta;
+      if (new Set(m.nums).size < m.nums.length) continue; // a repeated number makes a step's pair ambiguous
+      const t = searchTrace(m.nums, m.target, e.steps, { ...productsLast, maxBacks: 1000 });
+      expect(verifyTrace(m.nums, m.target, t.lines, 'sos').ok).toBe(true);
+      const tried = t.lines
+        .filter((l, i) => i === 0 || t.lines[i - 1] === `back [${m.nums.join(' ')}]`)
+        .map((l) => l.split(' [')[0]);
+      const pairs: string[] = [];
+      for (let i = 0; i < m.nums.length; i++)
+        for (let j = i + 1; j < m.nums.length; j++) pairs.push(`${m.nums[i]} ${m.nums[j]}`);
+      const rank = tried.map((step) => {
+        const [, a, op, b] = /^(\d+)([-+*/])(\d+)=/.exec(step)!;
+        const pair = pairs.findIndex((p) => p === `${a} ${b}` || p === `${b} ${a}`);
+        return (isLong(step) ? 1000 : 0) + pair * 4 + '+*-/'.indexOf(op);
+      });
+      expect(rank).toEqual([...rank].sort((x, y) => x - y));
+      longTried += tried.filter(isLong).length;
+    }
+    expect(longTried).toBeGreaterThan(0); // the long products are tried, last
   });
 
   it("a search trace's answer is the expression of the path it found, not SoS's first solution", () => {

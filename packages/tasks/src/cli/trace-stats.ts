@@ -1,0 +1,78 @@
+/**
+ * `npm run -w @telepath/tasks trace-stats -- [options]`: the Countdown search traces of every search
+ * order side by side, before any training (countdown/trace-stats.ts).
+ */
+import { parseArgs } from 'node:util';
+import { NUMBER_FORMATS, SEARCH_ORDERS, type NumberFormat } from '../countdown/reasoning.js';
+import { isCountdownSize } from '../countdown/generate.js';
+import { formatTraceStats, traceStats } from '../countdown/trace-stats.js';
+
+const HELP = `Usage: npm run -w @telepath/tasks trace-stats -- [options]
+
+Generates Countdown training instances and writes each as a search trace in every search order
+(${SEARCH_ORDERS.join(', ')}), then prints per order: dead ends per trace, length in characters
+(question, lines and answer), the share that runs out of the dead-end budget, and how often a trace
+multiplies two numbers >= 10.
+
+Options:
+  --n N            numbers per instance, 2..6 (default 3)
+  --count N        instances (default 2000)
+  --seed N         generator seed (default 7)
+  --backs N        dead ends before the trace writes the solution (default 12)
+  --plain          search traces without the check line of each two-number dead end ('search'; default 'search-check')
+  --format F       number format for the lengths: ${NUMBER_FORMATS.join(' | ')} (default reversed)
+  --json           one JSON array on stdout
+  --help           this text`;
+
+function int(name: string, v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (!/^\d+$/.test(v)) throw new Error(`--${name} expects a non-negative integer, got "${v}"`);
+  return Number(v);
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      n: { type: 'string' },
+      count: { type: 'string' },
+      seed: { type: 'string' },
+      backs: { type: 'string' },
+      plain: { type: 'boolean' },
+      format: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const n = int('n', values.n, 3);
+  if (!isCountdownSize(n)) throw new Error(`--n expects 2..6, got ${n}`);
+  const format = (values.format ?? 'reversed') as NumberFormat;
+  if (!NUMBER_FORMATS.includes(format))
+    throw new Error(`--format expects ${NUMBER_FORMATS.join(' or ')}, got "${format}"`);
+  const base = {
+    n,
+    count: int('count', values.count, 2000),
+    seed: int('seed', values.seed, 7),
+    maxBacks: int('backs', values.backs, 12),
+    reasoning: values.plain ? 'search' : 'search-check',
+    numberFormat: format,
+  } as const;
+  const stats = SEARCH_ORDERS.map((order) => traceStats({ ...base, order }));
+  if (values.json) console.log(JSON.stringify(stats, null, 2));
+  else {
+    console.log(
+      `Countdown-${n}, ${base.count} instances (seed ${base.seed}), ${base.reasoning}, budget ${base.maxBacks} dead ends`,
+    );
+    for (const s of stats) console.log(formatTraceStats(s));
+  }
+}
+
+try {
+  main();
+} catch (e) {
+  console.error(`trace-stats: ${(e as Error).message}`);
+  process.exit(1);
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { generateCountdown, type CountdownMeta } from './generate.js';
+import { searchTrace } from './reasoning.js';
+import { traceStats } from './trace-stats.js';
+
+const BASE = { n: 3, count: 300, seed: 7, reasoning: 'search-check', maxBacks: 12, numberFormat: 'reversed' } as const;
+
+describe('Countdown trace statistics', () => {
+  it('counts the dead ends of the full search when the budget is never reached', () => {
+    const s = traceStats({ ...BASE, order: 'listed' });
+    let backs = 0;
+    for (const e of generateCountdown({ n: 3, count: 300, seed: 7, split: 'train' })) {
+      const m = e.meta as CountdownMeta;
+      const t = searchTrace(m.nums, m.target, e.steps, { maxBacks: Infinity, writeChecks: true, order: 'listed' });
+      backs += t.lines.filter((l) => l.startsWith('back')).length;
+    }
+    expect(s.outOfBudget).toBe(0);
+    expect(s.deadEnds).toBeCloseTo(backs / 300, 10);
+    expect(s.maxChars).toBeGreaterThanOrEqual(s.meanChars);
+  });
+
+  it('with no budget every search that meets a dead end runs out, and shows none', () => {
+    const full = traceStats({ ...BASE, order: 'closest' });
+    const none = traceStats({ ...BASE, order: 'closest', maxBacks: 0 });
+    expect(none.deadEnds).toBe(0);
+    expect(none.outOfBudget).toBeGreaterThan(0.3);
+    expect(none.outOfBudget).toBeLessThan(1);
+    expect(none.meanChars).toBeLessThan(full.meanChars);
+  });
+
+  it('the products-last order writes a long product in far fewer traces than the listed order', () => {
+    const listed = traceStats({ ...BASE, order: 'listed' });
+    const last = traceStats({ ...BASE, order: 'products-last' });
+    expect(listed.withLongProduct).toBeGreaterThan(0.4);
+    expect(last.withLongProduct).toBeLessThan(0.05);
+    expect(last.longProducts).toBeLessThan(listed.longProducts);
+  });
+});

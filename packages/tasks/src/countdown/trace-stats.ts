@@ -1,0 +1,85 @@
+/**
+ * What the Countdown search traces a model is trained on look like, before any training: per search
+ * order, over generated instances, the dead ends per trace, its length in characters (question,
+ * lines and answer, as exampleChars counts them), the share that runs out of the dead-end budget,
+ * and how often a trace writes a product of two numbers ≥ 10 (the arithmetic small models get
+ * wrong). The numbers behind an arm's choice of order and context length.
+ */
+import { generateCountdown } from './generate.js';
+import { renderCountdown, type CountdownReasoning, type NumberFormat, type SearchOrder } from './reasoning.js';
+import { exampleChars } from './stream.js';
+
+export interface TraceStatsOptions {
+  n: number;
+  count: number;
+  seed: number;
+  reasoning: CountdownReasoning;
+  order: SearchOrder;
+  maxBacks: number;
+  numberFormat: NumberFormat;
+}
+
+export interface TraceStats {
+  order: SearchOrder;
+  count: number;
+  /** Mean dead ends ("back" lines other than the return to the start when the budget ran out). */
+  deadEnds: number;
+  meanChars: number;
+  maxChars: number;
+  /** Share of traces that used up the budget and wrote the solution after going back to the start. */
+  outOfBudget: number;
+  /** Mean lines per trace that multiply two numbers ≥ 10. */
+  longProducts: number;
+  /** Share of traces with at least one such line. */
+  withLongProduct: number;
+}
+
+const LONG_PRODUCT = /^(\d\d+)\*(\d\d+)=/;
+
+export function traceStats(o: TraceStatsOptions): TraceStats {
+  const examples = generateCountdown({ n: o.n, count: o.count, seed: o.seed, split: 'train' });
+  let deadEnds = 0;
+  let chars = 0;
+  let maxChars = 0;
+  let outOfBudget = 0;
+  let longProducts = 0;
+  let withLongProduct = 0;
+  for (const ex of examples) {
+    const opts = { reasoning: o.reasoning, numberFormat: 'plain', maxBacks: o.maxBacks, searchOrder: o.order } as const;
+    const r = renderCountdown(ex, opts);
+    const c = exampleChars(
+      o.numberFormat === 'plain' ? r : renderCountdown(ex, { ...opts, numberFormat: o.numberFormat }),
+    );
+    chars += c;
+    maxChars = Math.max(maxChars, c);
+    const backs = r.steps.filter((l) => l.startsWith('back')).length;
+    const over = backs > o.maxBacks; // the budget's dead ends, then one more "back" to the start
+    if (over) outOfBudget++;
+    deadEnds += over ? backs - 1 : backs;
+    const products = r.steps.filter((l) => LONG_PRODUCT.test(l)).length;
+    longProducts += products;
+    if (products > 0) withLongProduct++;
+  }
+  const k = examples.length;
+  return {
+    order: o.order,
+    count: k,
+    deadEnds: deadEnds / k,
+    meanChars: chars / k,
+    maxChars,
+    outOfBudget: outOfBudget / k,
+    longProducts: longProducts / k,
+    withLongProduct: withLongProduct / k,
+  };
+}
+
+export function formatTraceStats(s: TraceStats): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+  return [
+    `${s.order.padEnd(14)}`,
+    `dead ends ${s.deadEnds.toFixed(2)}`,
+    `chars ${s.meanChars.toFixed(0)} (max ${s.maxChars})`,
+    `out of budget ${pct(s.outOfBudget)}`,
+    `long products ${s.longProducts.toFixed(2)}/trace, in ${pct(s.withLongProduct)}`,
+  ].join('  ');
+}
