@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCountdown } from './generate.js';
 import { renderCountdown } from './reasoning.js';
-import { goldDeadEnds, readSearchSamples, searchStats } from './search-stats.js';
+import { firstWrongLine, goldDeadEnds, readSearchSamples, searchStats } from './search-stats.js';
 import { countdownTask } from './task.js';
 
 describe('Countdown search stats', () => {
@@ -83,8 +83,37 @@ describe('Countdown search stats', () => {
     const config = { data: { reasoning: 'search-check', numberFormat: 'reversed', searchOrder: 'listed' } };
     await fs.writeFile(path.join(dir, 'config.resolved.json'), JSON.stringify(config));
     await fs.writeFile(file, `${JSON.stringify({ ...row, question: 'Make 44 from 92 11 26.' })}\n`);
-    expect(readSearchSamples(file)).toEqual([{ text: row.text, correct: true, reason: 'ok', goldDeadEnds: 2 }]);
+    // The text comes back in plain digits, read in the run's number format.
+    expect(readSearchSamples(file)).toEqual([
+      { text: '26-81=44 [44]\n### 26-81', correct: true, reason: 'ok', goldDeadEnds: 2 },
+    ]);
     await fs.appendFile(file, '{"text": 3}\n');
     expect(() => readSearchSamples(file)).toThrow(/samples\.jsonl:2: expected a sample with "text"/);
+    await fs.writeFile(path.join(dir, 'config.resolved.json'), '{"data": ');
+    expect(() => readSearchSamples(file)).toThrow(/config\.resolved\.json: not JSON/);
+  });
+
+  it('finds the first line with wrong arithmetic, its operation and whether it is the last line', () => {
+    expect(firstWrongLine(['29+11=40 [40 62]', '62-40=22 [22]', 'back [29 11 62]', '29-11=18 [18 62]'])).toBeNull();
+    expect(firstWrongLine(['29*11=329 [329 62]', '329-62=267 [267]', 'back [29 11 62]', '62-18=44 [44]'])).toEqual({
+      op: '*',
+      last: false,
+    });
+    expect(firstWrongLine(['29-11=18 [18 62]', '62-18=45 [45]'])).toEqual({ op: '-', last: true });
+    expect(firstWrongLine(['84/4=21', '21/4=5'])).toEqual({ op: '/', last: true }); // 5 × 4 is not 21
+    expect(firstWrongLine(['garbled', '3+4=8'])).toEqual({ op: '+', last: true });
+    const s = searchStats([
+      {
+        text: '29*11=329 [329 62]\n329-62=267 [267]\nback [29 11 62]\n29-11=18 [18 62]\n62-18=44 [44]\n### 62-(29-11)',
+        correct: true,
+      },
+      { text: '29*11=318 [318 62]\n### 29*11-62', correct: false },
+      { text: '29-11=18 [18 62]\n62-18=45 [45]\n### 62-(29-11)', correct: false },
+      { text: '29-11=18 [18 62]\n62-18=44 [44]\n### 62-(29-11)', correct: true },
+    ]);
+    expect(s.firstWrong).toEqual({
+      '*': { beforeLast: 1, beforeLastRight: 1, last: 1 },
+      '-': { beforeLast: 0, beforeLastRight: 0, last: 1 },
+    });
   });
 });

@@ -2,7 +2,8 @@
  * What a model's written Countdown searches look like, from its generations (a run's
  * samples.jsonl): accuracy by how many dead ends the search wrote ("back" lines) and by how many
  * the full search of that question has (the trace it was trained to write, rebuilt from the
- * question), how many traces write one line twice (a try repeated), and the checker's verdicts.
+ * question), how many traces write one line twice (a try repeated), the checker's verdicts, and
+ * the operation of each trace's first line with wrong arithmetic (before its last line or on it).
  * The search traces of reasoning.ts are what it reads; plain or state-carrying chains count as
  * searches with no dead end.
  */
@@ -10,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readNumbers, searchTrace, type NumberFormat, type SearchOrder } from './reasoning.js';
 
-/** One scored generation: its text (reasoning, then "###" and the answer), whether it was right, the checker's reason. */
+/** One scored generation: its text in plain digits (reasoning, then "###" and the answer), whether it was right, the checker's reason. */
 export interface SearchSample {
   text: string;
   correct: boolean;
@@ -40,6 +41,15 @@ export interface SearchStats {
   repeatLineCorrect: number;
   /** The checker's verdicts ('ok', 'wrong-arithmetic', …), by count. */
   reasons: Record<string, number>;
+  /** Traces with a line whose arithmetic is wrong, by the operation of the first such line. */
+  firstWrong: Record<string, WrongLineCount>;
+}
+
+/** Traces whose first wrong line has one operation: before the trace's last line (and of those the right answers), or the last line. */
+export interface WrongLineCount {
+  beforeLast: number;
+  beforeLastRight: number;
+  last: number;
 }
 
 const BUCKETS: [string, (n: number) => boolean][] = [
@@ -59,6 +69,24 @@ export function reasoningLines(text: string): string[] {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
+}
+
+const STEP_LINE = /^(\d+)([-+*/])(\d+)=(\d+)(?: \[[\d ]*\])?$/;
+
+/**
+ * The first reasoning line (plain digits) whose arithmetic is wrong, "a op b=c" with c not a op b,
+ * as its operation and whether it is the last line; null when every such line is right. Lines of
+ * other shapes ("back [..]", text the model garbled) are not arithmetic and are passed over.
+ */
+export function firstWrongLine(lines: readonly string[]): { op: string; last: boolean } | null {
+  for (const [i, line] of lines.entries()) {
+    const m = STEP_LINE.exec(line);
+    if (!m) continue;
+    const [a, b, c] = [Number(m[1]), Number(m[3]), Number(m[4])];
+    const right = { '+': a + b === c, '-': a - b === c, '*': a * b === c, '/': b !== 0 && b * c === a }[m[2]];
+    if (!right) return { op: m[2], last: i === lines.length - 1 };
+  }
+  return null;
 }
 
 /**
@@ -83,6 +111,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     repeatLine: 0,
     repeatLineCorrect: 0,
     reasons: {},
+    firstWrong: {},
   };
   const count = (b: DeadEndBucket, correct: boolean) => {
     b.count++;
@@ -103,6 +132,15 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
       out.reasons[s.reason] = (out.reasons[s.reason] ?? 0) + 1;
       if (s.reason === 'ok') out.sound++;
     }
+    const wrong = firstWrongLine(lines);
+    if (wrong) {
+      const c = (out.firstWrong[wrong.op] ??= { beforeLast: 0, beforeLastRight: 0, last: 0 });
+      if (wrong.last) c.last++;
+      else {
+        c.beforeLast++;
+        if (s.correct) c.beforeLastRight++;
+      }
+    }
   }
   return out;
 }
@@ -121,31 +159,47 @@ export function formatSearchStats(name: string, s: SearchStats): string {
     .sort((a, b) => b[1] - a[1])
     .map(([r, n]) => `${r} ${n}`)
     .join(', ');
+  const wrong = Object.entries(s.firstWrong)
+    .map(
+      ([op, c]) => `${op} ${c.beforeLast} before the last line (${c.beforeLastRight} of them right), ${c.last} on it`,
+    )
+    .join('; ');
   return [
     `${name}: ${s.total} generations, ${pct(s.correct, s.total)} right, ${pct(s.sound, s.total)} sound`,
     `  dead ends   written    right${withGold ? '   full search  right' : ''}`,
     ...rows,
     `  a line written twice: ${s.repeatLine} (${pct(s.repeatLineCorrect, s.repeatLine)} of them right)`,
     `  checker: ${reasons || '–'}`,
+    `  first wrong arithmetic: ${wrong || 'none'}`,
   ].join('\n');
 }
 
+interface RunData {
+  reasoning?: string;
+  numberFormat?: NumberFormat;
+  searchOrder?: SearchOrder;
+}
+
+/** The data settings of the run beside a samples file (its config.resolved.json), if there is one. */
+function runDataBeside(file: string): RunData | undefined {
+  const configFile = path.join(path.dirname(file), 'config.resolved.json');
+  if (!existsSync(configFile)) return undefined;
+  try {
+    return (JSON.parse(readFileSync(configFile, 'utf8')) as { data?: RunData }).data;
+  } catch (e) {
+    throw new Error(`${configFile}: not JSON (${(e as Error).message})`);
+  }
+}
+
 /**
- * The samples of one samples.jsonl; a line that is not such a sample is an error naming the file
- * and line. When the run's config.resolved.json beside it writes a search ('search' or
- * 'search-check'), each sample also gets its question's full-search dead ends, in the run's number
- * format and search order.
+ * The samples of one samples.jsonl, their text in plain digits (read in the run's number format);
+ * a line that is not such a sample is an error naming the file and line. When the run's
+ * config.resolved.json beside it writes a search ('search' or 'search-check'), each sample also
+ * gets its question's full-search dead ends, in the run's number format and search order.
  */
 export function readSearchSamples(file: string): SearchSample[] {
   const text = readFileSync(file, 'utf8');
-  const configFile = path.join(path.dirname(file), 'config.resolved.json');
-  const data = existsSync(configFile)
-    ? (
-        JSON.parse(readFileSync(configFile, 'utf8')) as {
-          data?: { reasoning?: string; numberFormat?: NumberFormat; searchOrder?: SearchOrder };
-        }
-      ).data
-    : undefined;
+  const data = runDataBeside(file);
   const search = data?.reasoning === 'search' || data?.reasoning === 'search-check';
   return text
     .split('\n')
@@ -166,7 +220,7 @@ export function readSearchSamples(file: string): SearchSample[] {
           ? goldDeadEnds(row.question, data?.numberFormat ?? 'plain', data?.searchOrder ?? 'closest')
           : null;
       return {
-        text: row.text,
+        text: readNumbers(row.text, data?.numberFormat),
         correct: row.correct,
         ...(typeof reason === 'string' ? { reason } : {}),
         ...(gold !== null ? { goldDeadEnds: gold } : {}),
