@@ -117,7 +117,9 @@ describe('Countdown data generated on the fly', () => {
     );
     expect(bad({ nn: 3 })).toThrow(/unknown config key "nn"/);
     expect(bad({ warmupShare: 2 })).toThrow(/data.warmupShare: expected a share in 0..1/);
-    expect(bad({ searchOrder: 'random' })).toThrow(/data.searchOrder: expected one of closest, listed, got "random"/);
+    expect(bad({ searchOrder: 'random' })).toThrow(
+      /data.searchOrder: expected one of closest, listed, products-last, got "random"/,
+    );
   });
 
   it('trains an arm on the stream end to end, recording its own data settings', async () => {
