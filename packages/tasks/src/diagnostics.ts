@@ -70,6 +70,7 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   'wrong-frontier': 'broken-chain', // a frontier step that is not the set reached so far
   'wrong-expansion': 'broken-chain', // an expansion step of the wrong node, with wrong children, or a wrong stop
   'broken-chain': 'broken-chain',
+  'wrong-judgement': 'broken-chain', // a Countdown move marked a dead end (" x") whose state has a solution
   'unused-numbers': 'misses-target',
   'wrong-value': 'misses-target',
   'wrong-target': 'misses-target',

@@ -20,6 +20,7 @@ Options:
   --seed N         generator seed (default 7)
   --backs N        dead ends before the trace writes the solution (default 12)
   --plain          search traces without the check line of each two-number dead end ('search'; default 'search-check')
+  --judged         'search-judged': moves into a three-number state with no solution marked " x", not entered
   --format F       number format for the lengths: ${NUMBER_FORMATS.join(' | ')} (default reversed)
   --json           one JSON array on stdout
   --help           this text`;
@@ -38,6 +39,7 @@ function main(): void {
       seed: { type: 'string' },
       backs: { type: 'string' },
       plain: { type: 'boolean' },
+      judged: { type: 'boolean' },
       format: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -47,6 +49,7 @@ function main(): void {
     console.log(HELP);
     return;
   }
+  if (values.plain && values.judged) throw new Error('--plain and --judged are two different traces: name one');
   const n = int('n', values.n, 3);
   if (!isCountdownSize(n)) throw new Error(`--n expects 2..6, got ${n}`);
   const format = (values.format ?? 'reversed') as NumberFormat;
@@ -57,7 +60,7 @@ function main(): void {
     count: int('count', values.count, 2000),
     seed: int('seed', values.seed, 7),
     maxBacks: int('backs', values.backs, 12),
-    reasoning: values.plain ? 'search' : 'search-check',
+    reasoning: values.plain ? 'search' : values.judged ? 'search-judged' : 'search-check',
     numberFormat: format,
   } as const;
   const stats = SEARCH_ORDERS.map((order) => traceStats({ ...base, order }));

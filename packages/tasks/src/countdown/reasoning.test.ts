@@ -3,6 +3,7 @@ import { generateCountdown, type CountdownMeta } from './generate.js';
 import { stepsToExpression } from './format.js';
 import { renderCountdown, reverseDigitRuns, searchTrace, stateLines } from './reasoning.js';
 import { countdownTask } from './task.js';
+import { sosFirstSolution } from './sos-dfs.js';
 import { verifyTrace } from './trace-check.js';
 
 const N = [3, 4];
@@ -16,7 +17,7 @@ describe('Countdown reasoning formats', () => {
   });
 
   for (const n of N) {
-    it(`every 'state', 'search' and 'search-check' (closest-first, listed and products-last) trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
+    it(`every 'state', 'search' and 'search-check' (closest-first, listed and products-last), and 'search-judged' trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
       const base = generateCountdown({ n, count: 1000, seed: 7, split: 'train' });
       let backs = 0;
       for (const ex of base) {
@@ -26,6 +27,8 @@ describe('Countdown reasoning formats', () => {
           ['search-check', 'closest'],
           ['search-check', 'listed'],
           ['search-check', 'products-last'],
+          ['search-judged', 'closest'],
+          ['search-judged', 'products-last'],
         ] as const) {
           for (const numberFormat of ['plain', 'reversed'] as const) {
             const r = renderCountdown(ex, { reasoning, numberFormat, maxBacks: 4, searchOrder });
@@ -150,6 +153,51 @@ describe('Countdown reasoning formats', () => {
       longTried += tried.filter(isLong).length;
     }
     expect(longTried).toBeGreaterThan(0); // the long products are tried, last
+  });
+
+  it('a judged search marks moves into unsolvable three-number states " x" without entering them', () => {
+    const judged = { ...CHECKED, order: 'products-last', judge: true, maxBacks: 12 } as const;
+    expect(searchTrace([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], judged)).toEqual({
+      lines: ['91+80=171 [171 87 6] x', '91-80=11 [11 87 6]', '11+87=98 [98 6]', '98-6=92 [92]'],
+      solution: ['91-80=11', '11+87=98', '98-6=92'],
+    });
+    // At n = 3 nothing is judged: the trace is search-check's.
+    for (const e of generateCountdown({ n: 3, count: 200, seed: 5, split: 'train' })) {
+      const m = e.meta as CountdownMeta;
+      expect(searchTrace(m.nums, m.target, e.steps, judged)).toEqual(
+        searchTrace(m.nums, m.target, e.steps, { ...judged, judge: false }),
+      );
+    }
+    // At n = 4: every judged state has no solution, every entered one at the top has one, and the
+    // search never runs out of its 12 dead ends, so it never jumps to a solution it did not find.
+    let marks = 0;
+    for (const e of generateCountdown({ n: 4, count: 200, seed: 9, split: 'train' })) {
+      const m = e.meta as CountdownMeta;
+      const t = searchTrace(m.nums, m.target, e.steps, judged);
+      expect(t.lines).not.toContain(`back [${m.nums.join(' ')}]`);
+      for (const l of t.lines.filter((x) => x.endsWith(' x'))) {
+        const state = /\[([\d ]+)\] x$/.exec(l)![1].split(' ').map(Number);
+        expect(state).toHaveLength(3);
+        expect(sosFirstSolution(state, m.target)).toBeNull();
+        marks++;
+      }
+      expect(verifyTrace(m.nums, m.target, t.lines, 'sos').ok).toBe(true);
+    }
+    expect(marks).toBeGreaterThan(400);
+  });
+
+  it('the checker rejects a judged move whose state has a solution, and checks its arithmetic', () => {
+    // [11 87 6] reaches 92 (11+87=98, 98-6=92), so it may not be marked a dead end.
+    const wrong = verifyTrace([91, 80, 87, 6], 92, ['91-80=11 [11 87 6] x', '91+80=171 [171 87 6]'], 'sos');
+    expect(wrong).toMatchObject({ ok: false, reason: 'wrong-judgement' });
+    expect(wrong.detail).toMatch(/\[11 87 6\] reaches 92/);
+    expect(verifyTrace([91, 80, 87, 6], 92, ['91+80=170 [170 87 6] x'], 'sos')).toMatchObject({
+      reason: 'wrong-arithmetic',
+    });
+    expect(verifyTrace([91, 80, 87, 6], 92, ['91+80=171 [171 87] x'], 'sos')).toMatchObject({ reason: 'wrong-state' });
+    const right = ['91+80=171 [171 87 6] x', '91-80=11 [11 87 6]', '11+87=98 [98 6]', '98-6=92 [92]'];
+    expect(verifyTrace([91, 80, 87, 6], 92, right, 'sos').ok).toBe(true);
+    expect(verifyTrace([91, 80, 87, 6], 92, right, 'all-numbers')).toMatchObject({ reason: 'wrong-judgement' });
   });
 
   it("a search trace's answer is the expression of the path it found, not SoS's first solution", () => {

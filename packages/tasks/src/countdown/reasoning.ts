@@ -12,6 +12,11 @@
  *             the closest move ("40+26=66 [66]") before going back. The closest result is the target
  *             whenever any move reaches it, so that one written line is the whole check "does an
  *             operation on these two numbers give the target?", which 'search' leaves implicit.
+ * - 'search-judged': 'search-check', and a move from four or more numbers into a three-number state
+ *             that has no solution is written with " x" ("29*11=319 [319 62 5] x") and not entered:
+ *             the model judges a small state at a glance instead of searching it in writing. At
+ *             n = 3 it is 'search-check'; at n = 4 it keeps the written search to one three-number
+ *             state, short enough for the context (trace-stats.ts).
  * Both searches try moves closest-first by default; with `searchOrder` 'listed' they try them in
  * the order the moves are listed instead (pairs left to right by position in the state, then
  * + * - /, as SoS enumerates them), so after a "back" the next try is the successor of the last one
@@ -27,9 +32,18 @@ import type { Example } from '../example.js';
 import type { CountdownMeta } from './generate.js';
 import { stepsToExpression } from './format.js';
 import { formatStep, rat, sosMoves } from './rules.js';
+import { sosFirstSolution } from './sos-dfs.js';
 
-export type CountdownReasoning = 'steps' | 'state' | 'search' | 'search-check';
-export const COUNTDOWN_REASONING: readonly CountdownReasoning[] = ['steps', 'state', 'search', 'search-check'];
+export type CountdownReasoning = 'steps' | 'state' | 'search' | 'search-check' | 'search-judged';
+export const COUNTDOWN_REASONING: readonly CountdownReasoning[] = [
+  'steps',
+  'state',
+  'search',
+  'search-check',
+  'search-judged',
+];
+/** The reasonings written as a search trace (searchTrace). */
+export const SEARCH_REASONING: readonly CountdownReasoning[] = ['search', 'search-check', 'search-judged'];
 export type NumberFormat = 'plain' | 'reversed';
 export const NUMBER_FORMATS: readonly NumberFormat[] = ['plain', 'reversed'];
 /** The order a search trace tries the moves on a state in (see the module comment). */
@@ -133,7 +147,12 @@ export interface SearchOptions {
   /** Write the closest move of every two-number dead end (the 'search-check' trace). */
   writeChecks: boolean;
   order: SearchOrder;
+  /** Write a move from ≥ 4 numbers into an unsolvable three-number state with " x", not entered (the 'search-judged' trace). */
+  judge?: boolean;
 }
+
+/** The mark after a move the search judges a dead end without entering it. */
+export const JUDGED_MARK = ' x';
 
 /**
  * The 'search' lines for one instance (solvable under SoS rules; `solution` is its SoS steps), and
@@ -145,7 +164,7 @@ export function searchTrace(
   nums: readonly number[],
   target: number,
   solution: readonly string[],
-  { maxBacks, writeChecks, order }: SearchOptions,
+  { maxBacks, writeChecks, order, judge = false }: SearchOptions,
 ): { lines: string[]; solution: string[] } {
   const lines: string[] = [];
   const path: string[] = []; // bare steps from the start to the current state
@@ -160,18 +179,24 @@ export function searchTrace(
       if (hit) path.push(closest.step);
       return hit;
     }
-    let tried = 0;
+    let left = false; // the last try entered a state below this one and came back empty
     for (const m of movesInOrder(xs, target, order)) {
-      if (tried++ > 0) {
+      if (left) {
         if (backs >= maxBacks) return 'budget';
         backs++;
         lines.push(`back ${state(xs)}`);
+        left = false;
+      }
+      if (judge && xs.length >= 4 && m.next.length === 3 && sosFirstSolution(m.next, target) === null) {
+        lines.push(m.line + JUDGED_MARK);
+        continue;
       }
       lines.push(m.line);
       path.push(m.step);
       const r = dfs(m.next);
       if (r !== false) return r;
       path.pop();
+      left = true;
     }
     return false;
   };
@@ -185,14 +210,14 @@ export function searchTrace(
 /** The example with its steps written in `o.reasoning` and every number in `o.numberFormat`; meta records both. */
 export function renderCountdown(ex: Example, o: RenderOptions): Example {
   const m = ex.meta as CountdownMeta;
-  const search =
-    o.reasoning === 'search' || o.reasoning === 'search-check'
-      ? searchTrace(m.nums, m.target, ex.steps, {
-          maxBacks: o.maxBacks,
-          writeChecks: o.reasoning === 'search-check',
-          order: o.searchOrder,
-        })
-      : undefined;
+  const search = SEARCH_REASONING.includes(o.reasoning)
+    ? searchTrace(m.nums, m.target, ex.steps, {
+        maxBacks: o.maxBacks,
+        writeChecks: o.reasoning !== 'search',
+        order: o.searchOrder,
+        judge: o.reasoning === 'search-judged',
+      })
+    : undefined;
   const steps = search ? search.lines : o.reasoning === 'state' ? stateLines(m.nums, ex.steps) : ex.steps;
   // A search ends on the path it found, so its answer is that path's expression, not SoS's.
   const answer = search ? stepsToExpression(m.nums, search.solution) : ex.answer;

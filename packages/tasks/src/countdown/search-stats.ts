@@ -9,7 +9,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readNumbers, searchTrace, type NumberFormat, type SearchOrder } from './reasoning.js';
+import {
+  readNumbers,
+  searchTrace,
+  SEARCH_REASONING,
+  type CountdownReasoning,
+  type NumberFormat,
+  type SearchOrder,
+} from './reasoning.js';
 
 /** One scored generation: its text in plain digits (reasoning, then "###" and the answer), whether it was right, the checker's reason. */
 export interface SearchSample {
@@ -93,11 +100,11 @@ export function firstWrongLine(lines: readonly string[]): { op: string; last: bo
  * Dead ends of the full search of a question ("Make T from a b c.", in its number format): the
  * search trace with no budget, tried in `order`. Null when the text is not such a question.
  */
-export function goldDeadEnds(question: string, format: NumberFormat, order: SearchOrder): number | null {
+export function goldDeadEnds(question: string, format: NumberFormat, order: SearchOrder, judge = false): number | null {
   const m = /^Make (\d+) from ((?:\d+ )*\d+)\.$/.exec(readNumbers(question.trim(), format));
   if (!m) return null;
   const nums = m[2].split(' ').map(Number);
-  const { lines } = searchTrace(nums, Number(m[1]), [], { maxBacks: Infinity, writeChecks: false, order });
+  const { lines } = searchTrace(nums, Number(m[1]), [], { maxBacks: Infinity, writeChecks: false, order, judge });
   return lines.filter((l) => l.startsWith('back')).length;
 }
 
@@ -194,13 +201,13 @@ function runDataBeside(file: string): RunData | undefined {
 /**
  * The samples of one samples.jsonl, their text in plain digits (read in the run's number format);
  * a line that is not such a sample is an error naming the file and line. When the run's
- * config.resolved.json beside it writes a search ('search' or 'search-check'), each sample also
+ * config.resolved.json beside it writes a search ('search', 'search-check' or 'search-judged'), each sample also
  * gets its question's full-search dead ends, in the run's number format and search order.
  */
 export function readSearchSamples(file: string): SearchSample[] {
   const text = readFileSync(file, 'utf8');
   const data = runDataBeside(file);
-  const search = data?.reasoning === 'search' || data?.reasoning === 'search-check';
+  const search = SEARCH_REASONING.includes(data?.reasoning as CountdownReasoning);
   return text
     .split('\n')
     .map((line, i) => [line, i + 1] as const)
@@ -217,7 +224,12 @@ export function readSearchSamples(file: string): SearchSample[] {
       const reason = row.reasoning?.reason;
       const gold =
         search && typeof row.question === 'string'
-          ? goldDeadEnds(row.question, data?.numberFormat ?? 'plain', data?.searchOrder ?? 'closest')
+          ? goldDeadEnds(
+              row.question,
+              data?.numberFormat ?? 'plain',
+              data?.searchOrder ?? 'closest',
+              data?.reasoning === 'search-judged',
+            )
           : null;
       return {
         text: readNumbers(row.text, data?.numberFormat),

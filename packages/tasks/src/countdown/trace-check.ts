@@ -3,15 +3,18 @@
  * "a op b=c", steps that state what remains "a op b=c [x y]", and search traces that also go
  * "back [s]". Sound means: every step uses numbers available in the current state with arithmetic
  * that is right and allowed by the rules; every stated state equals the real one (as a multiset);
- * every "back" names a state on the current path; and the last state is the target alone.
+ * every "back" names a state on the current path; every move marked " x" (judged, not entered:
+ * 'search-judged') leads to a state with no SoS solution; and the last state is the target alone.
  * Without brackets and backs this is exactly verifySteps.
  */
 import { rat, ratEq, ratKey, STEP_VALUE, type CountdownRules, type Rational } from './rules.js';
+import { sosFirstSolution } from './sos-dfs.js';
 import { applyStep, parseNumber, verifySteps, type Verdict } from './verify.js';
 
 const BRACKET = String.raw`\[([^\]]*)\]`;
 const STATED_STEP = new RegExp(String.raw`^(.*?=\s*(?:${STEP_VALUE}))\s*${BRACKET}\s*$`);
 const BACK = new RegExp(String.raw`^back\s*${BRACKET}\s*$`);
+const JUDGED = /^(.*\])\s+x\s*$/;
 
 const fail = (reason: Verdict['reason'], detail: string): Verdict => ({ ok: false, reason, detail });
 
@@ -48,7 +51,8 @@ export function verifyTrace(
       path.length = k + 1;
       continue;
     }
-    const m = STATED_STEP.exec(line);
+    const judged = JUDGED.exec(line);
+    const m = STATED_STEP.exec(judged ? judged[1] : line);
     const pool = [...path[path.length - 1]];
     const wrong = applyStep(pool, m ? m[1] : line, i, rules);
     if (wrong) return wrong;
@@ -61,10 +65,24 @@ export function verifyTrace(
           `step ${i + 1} ${JSON.stringify(line)}: states [${m[2]}], the numbers left are [${after.map(ratKey).join(' ')}]`,
         );
     }
+    if (judged) {
+      const wrong = judgedWrongly(after, target, rules);
+      if (wrong) return fail('wrong-judgement', `step ${i + 1} ${JSON.stringify(line)}: ${wrong}`);
+      continue; // judged, not entered: the state stays where it was
+    }
     path.push(after);
   }
   const last = path[path.length - 1];
   if (last.length > 1) return fail('unused-numbers', `left over: ${last.map(ratKey).join(', ')}`);
   if (!ratEq(last[0], rat(target))) return fail('wrong-value', `ends at ${ratKey(last[0])}, target is ${target}`);
   return { ok: true, reason: 'ok', detail: 'reaches the target' };
+}
+
+/** Why marking `state` a dead end is wrong, or null when it is right (the state has no SoS solution). */
+function judgedWrongly(state: readonly Rational[], target: number, rules: CountdownRules): string | null {
+  if (rules !== 'sos') return `a judged move is only checked under SoS rules, not '${rules}'`;
+  const ints = state.map((x) => (x.d === 1 ? x.n : null));
+  if (ints.some((x) => x === null)) return 'a judged state holds a fraction';
+  const solution = sosFirstSolution(ints as number[], target);
+  return solution ? `[${ints.join(' ')}] reaches ${target} (${solution.join(', ')})` : null;
 }

@@ -35,4 +35,14 @@ describe('Countdown trace statistics', () => {
     expect(last.withLongProduct).toBeLessThan(0.05);
     expect(last.longProducts).toBeLessThan(listed.longProducts);
   });
+
+  it('a judged Countdown-4 search is short and never runs out of its budget', () => {
+    const checked = traceStats({ ...BASE, n: 4, count: 200, order: 'products-last' });
+    const judged = traceStats({ ...BASE, n: 4, count: 200, order: 'products-last', reasoning: 'search-judged' });
+    expect(checked.outOfBudget).toBeGreaterThan(0.3);
+    expect(judged.outOfBudget).toBe(0);
+    expect(judged.judged).toBeGreaterThan(1);
+    expect(checked.judged).toBe(0);
+    expect(judged.meanChars).toBeLessThan(checked.meanChars / 1.5);
+  });
 });

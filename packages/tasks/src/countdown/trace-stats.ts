@@ -6,7 +6,13 @@
  * wrong). The numbers behind an arm's choice of order and context length.
  */
 import { generateCountdown } from './generate.js';
-import { renderCountdown, type CountdownReasoning, type NumberFormat, type SearchOrder } from './reasoning.js';
+import {
+  JUDGED_MARK,
+  renderCountdown,
+  type CountdownReasoning,
+  type NumberFormat,
+  type SearchOrder,
+} from './reasoning.js';
 import { exampleChars } from './stream.js';
 
 export interface TraceStatsOptions {
@@ -32,6 +38,8 @@ export interface TraceStats {
   longProducts: number;
   /** Share of traces with at least one such line. */
   withLongProduct: number;
+  /** Mean moves per trace judged a dead end without being entered ('search-judged'). */
+  judged: number;
 }
 
 const LONG_PRODUCT = /^(\d\d+)\*(\d\d+)=/;
@@ -44,6 +52,7 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
   let outOfBudget = 0;
   let longProducts = 0;
   let withLongProduct = 0;
+  let judged = 0;
   for (const ex of examples) {
     const opts = { reasoning: o.reasoning, numberFormat: 'plain', maxBacks: o.maxBacks, searchOrder: o.order } as const;
     const r = renderCountdown(ex, opts);
@@ -59,6 +68,7 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
     const products = r.steps.filter((l) => LONG_PRODUCT.test(l)).length;
     longProducts += products;
     if (products > 0) withLongProduct++;
+    judged += r.steps.filter((l) => l.endsWith(JUDGED_MARK)).length;
   }
   const k = examples.length;
   return {
@@ -70,6 +80,7 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
     outOfBudget: outOfBudget / k,
     longProducts: longProducts / k,
     withLongProduct: withLongProduct / k,
+    judged: judged / k,
   };
 }
 
@@ -81,5 +92,6 @@ export function formatTraceStats(s: TraceStats): string {
     `chars ${s.meanChars.toFixed(0)} (max ${s.maxChars})`,
     `out of budget ${pct(s.outOfBudget)}`,
     `long products ${s.longProducts.toFixed(2)}/trace, in ${pct(s.withLongProduct)}`,
+    ...(s.judged > 0 ? [`judged ${s.judged.toFixed(2)}/trace`] : []),
   ].join('  ');
 }

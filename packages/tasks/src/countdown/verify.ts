@@ -31,7 +31,9 @@ export type VerifyReason =
   | 'unused-numbers'
   | 'wrong-value'
   /** A written state ("[18 62]") or a "back [s]" that does not match the numbers (trace-check.ts). */
-  | 'wrong-state';
+  | 'wrong-state'
+  /** A move marked " x" (judged a dead end, not entered) whose state does have a solution (trace-check.ts). */
+  | 'wrong-judgement';
 
 export interface Verdict {
   ok: boolean;
