@@ -3,6 +3,7 @@
  * task and the ProsQA generated-vs-real statistics (cli/collect-stats.ts).
  */
 import { parseArgs } from 'node:util';
+import { intOption } from './options.js';
 import { COUNTDOWN_SPLITS, DEFAULT_COUNTDOWN_SIZES, type CountdownSplit } from '../countdown/generate.js';
 import { collectStats } from './collect-stats.js';
 
@@ -23,12 +24,6 @@ Options:
   --datasets DIR          the datasets/ folder (default: the monorepo's, or $TELEPATH_DATASETS)
   --help                  this text`;
 
-function int(name: string, v: string | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (!/^\d+$/.test(v)) throw new Error(`--${name} expects a non-negative integer, got "${v}"`);
-  return Number(v);
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -47,16 +42,16 @@ async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
-  const countdownN = (values['countdown-n'] ?? '3,4,5').split(',').map((s) => int('countdown-n', s.trim(), 0));
+  const countdownN = (values['countdown-n'] ?? '3,4,5').split(',').map((s) => intOption('countdown-n', s.trim(), 0));
   const sizes: Record<CountdownSplit, number> = {
-    train: int('countdown-train', values['countdown-train'], DEFAULT_COUNTDOWN_SIZES.train),
-    val: int('countdown-val', values['countdown-val'], DEFAULT_COUNTDOWN_SIZES.val),
-    val_target: int('countdown-val-target', values['countdown-val-target'], DEFAULT_COUNTDOWN_SIZES.val_target),
+    train: intOption('countdown-train', values['countdown-train'], DEFAULT_COUNTDOWN_SIZES.train),
+    val: intOption('countdown-val', values['countdown-val'], DEFAULT_COUNTDOWN_SIZES.val),
+    val_target: intOption('countdown-val-target', values['countdown-val-target'], DEFAULT_COUNTDOWN_SIZES.val_target),
   };
   const started = Date.now();
   const stats = await collectStats({
-    seed: int('seed', values.seed, 0),
-    prosqaCount: int('prosqa-count', values['prosqa-count'], 17_886),
+    seed: intOption('seed', values.seed, 0),
+    prosqaCount: intOption('prosqa-count', values['prosqa-count'], 17_886),
     countdownN,
     countdownSizes: sizes,
     datasetsDir: values.datasets,

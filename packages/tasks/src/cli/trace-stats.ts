@@ -3,6 +3,7 @@
  * order side by side, before any training (countdown/trace-stats.ts).
  */
 import { parseArgs } from 'node:util';
+import { intOption } from './options.js';
 import { NUMBER_FORMATS, SEARCH_ORDERS, type NumberFormat } from '../countdown/reasoning.js';
 import { isCountdownSize } from '../countdown/generate.js';
 import { formatTraceStats, traceStats } from '../countdown/trace-stats.js';
@@ -25,12 +26,6 @@ Options:
   --json           one JSON array on stdout
   --help           this text`;
 
-function int(name: string, v: string | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (!/^\d+$/.test(v)) throw new Error(`--${name} expects a non-negative integer, got "${v}"`);
-  return Number(v);
-}
-
 function main(): void {
   const { values } = parseArgs({
     options: {
@@ -50,16 +45,16 @@ function main(): void {
     return;
   }
   if (values.plain && values.judged) throw new Error('--plain and --judged are two different traces: name one');
-  const n = int('n', values.n, 3);
+  const n = intOption('n', values.n, 3);
   if (!isCountdownSize(n)) throw new Error(`--n expects 2..6, got ${n}`);
   const format = (values.format ?? 'reversed') as NumberFormat;
   if (!NUMBER_FORMATS.includes(format))
     throw new Error(`--format expects ${NUMBER_FORMATS.join(' or ')}, got "${format}"`);
   const base = {
     n,
-    count: int('count', values.count, 2000),
-    seed: int('seed', values.seed, 7),
-    maxBacks: int('backs', values.backs, 12),
+    count: intOption('count', values.count, 2000),
+    seed: intOption('seed', values.seed, 7),
+    maxBacks: intOption('backs', values.backs, 12),
     reasoning: values.plain ? 'search' : values.judged ? 'search-judged' : 'search-check',
     numberFormat: format,
   } as const;

@@ -10,6 +10,24 @@ const N = [3, 4];
 const PLAIN = { maxBacks: 4, writeChecks: false, order: 'closest' } as const;
 const CHECKED = { ...PLAIN, writeChecks: true } as const;
 
+/**
+ * The moves a trace tries at its start state (the first line and each line after "back [start]"),
+ * as bare steps, each with its listed rank there: pair index (pairs left to right) × 4 + the
+ * operation's place in + * - /. The numbers must be distinct, or a step's pair is ambiguous.
+ */
+function startTries(nums: readonly number[], lines: readonly string[]): { step: string; rank: number }[] {
+  const pairs: string[] = [];
+  for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) pairs.push(`${nums[i]} ${nums[j]}`);
+  return lines
+    .filter((l, i) => i === 0 || lines[i - 1] === `back [${nums.join(' ')}]`)
+    .map((l) => {
+      const step = l.split(' [')[0];
+      const [, a, op, b] = /^(\d+)([-+*/])(\d+)=/.exec(step)!;
+      const pair = pairs.findIndex((p) => p === `${a} ${b}` || p === `${b} ${a}`);
+      return { step, rank: pair * 4 + '+*-/'.indexOf(op) };
+    });
+}
+
 describe('Countdown reasoning formats', () => {
   it('writes the state after every step, the new result first', () => {
     expect(stateLines([29, 11, 62], ['29-11=18', '62-18=44'])).toEqual(['29-11=18 [18 62]', '62-18=44 [44]']);
@@ -96,16 +114,7 @@ describe('Countdown reasoning formats', () => {
       if (new Set(m.nums).size < m.nums.length) continue; // a repeated number makes a step's pair ambiguous
       const t = searchTrace(m.nums, m.target, e.steps, { ...listed, maxBacks: 1000 }); // never out of budget
       expect(verifyTrace(m.nums, m.target, t.lines, 'sos').ok).toBe(true);
-      const first = t.lines.filter((l, i) => i === 0 || t.lines[i - 1] === `back [${m.nums.join(' ')}]`);
-      const tried = first.map((l) => l.split(' [')[0]);
-      const pairs: string[] = [];
-      for (let i = 0; i < m.nums.length; i++)
-        for (let j = i + 1; j < m.nums.length; j++) pairs.push(`${m.nums[i]} ${m.nums[j]}`);
-      const order = tried.map((step) => {
-        const [, a, op, b] = /^(\d+)([-+*/])(\d+)=/.exec(step)!;
-        const pair = pairs.findIndex((p) => p === `${a} ${b}` || p === `${b} ${a}`);
-        return pair * 4 + '+*-/'.indexOf(op);
-      });
+      const order = startTries(m.nums, t.lines).map((x) => x.rank);
       expect(order).toEqual([...order].sort((x, y) => x - y));
       expect(new Set(order).size).toBe(order.length);
     }
@@ -138,19 +147,10 @@ describe('Countdown reasoning formats', () => {
       if (new Set(m.nums).size < m.nums.length) continue; // a repeated number makes a step's pair ambiguous
       const t = searchTrace(m.nums, m.target, e.steps, { ...productsLast, maxBacks: 1000 });
       expect(verifyTrace(m.nums, m.target, t.lines, 'sos').ok).toBe(true);
-      const tried = t.lines
-        .filter((l, i) => i === 0 || t.lines[i - 1] === `back [${m.nums.join(' ')}]`)
-        .map((l) => l.split(' [')[0]);
-      const pairs: string[] = [];
-      for (let i = 0; i < m.nums.length; i++)
-        for (let j = i + 1; j < m.nums.length; j++) pairs.push(`${m.nums[i]} ${m.nums[j]}`);
-      const rank = tried.map((step) => {
-        const [, a, op, b] = /^(\d+)([-+*/])(\d+)=/.exec(step)!;
-        const pair = pairs.findIndex((p) => p === `${a} ${b}` || p === `${b} ${a}`);
-        return (isLong(step) ? 1000 : 0) + pair * 4 + '+*-/'.indexOf(op);
-      });
+      const tried = startTries(m.nums, t.lines);
+      const rank = tried.map((x) => (isLong(x.step) ? 1000 : 0) + x.rank);
       expect(rank).toEqual([...rank].sort((x, y) => x - y));
-      longTried += tried.filter(isLong).length;
+      longTried += tried.filter((x) => isLong(x.step)).length;
     }
     expect(longTried).toBeGreaterThan(0); // the long products are tried, last
   });
