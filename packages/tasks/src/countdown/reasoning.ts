@@ -17,7 +17,7 @@
  *             the model judges a small state at a glance instead of searching it in writing. At
  *             n = 3 it is 'search-check'; at n = 4 it keeps the written search to one three-number
  *             state, short enough for the context (trace-stats.ts).
- * Both searches try moves closest-first by default; with `searchOrder` 'listed' they try them in
+ * The searches try moves closest-first by default; with `searchOrder` 'listed' they try them in
  * the order the moves are listed instead (pairs left to right by position in the state, then
  * + * - /, as SoS enumerates them), so after a "back" the next try is the successor of the last one
  * written at that state, and the model need not rank every move nor remember which it has tried.

@@ -66,8 +66,8 @@ export function verifyTrace(
         );
     }
     if (judged) {
-      const wrong = judgedWrongly(after, target, rules);
-      if (wrong) return fail('wrong-judgement', `step ${i + 1} ${JSON.stringify(line)}: ${wrong}`);
+      const misjudged = judgedWrongly(after, target, rules);
+      if (misjudged) return fail('wrong-judgement', `step ${i + 1} ${JSON.stringify(line)}: ${misjudged}`);
       continue; // judged, not entered: the state stays where it was
     }
     path.push(after);
