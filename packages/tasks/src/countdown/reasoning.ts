@@ -117,10 +117,12 @@ function listedMoves(xs: readonly number[]): Move[] {
   return out;
 }
 
-/** A multiplication of two numbers that both have two or more digits: the arithmetic small models get wrong. */
-function isLongProduct(step: string): boolean {
-  const m = /^(\d+)\*(\d+)=/.exec(step);
-  return m !== null && Number(m[1]) >= 10 && Number(m[2]) >= 10;
+/**
+ * Whether a step or trace line multiplies two numbers that both have two or more digits (≥ 10): the
+ * arithmetic small models get wrong. Counting digits, it reads plain and reversed numbers alike.
+ */
+export function isLongProduct(line: string): boolean {
+  return /^\d{2,}\*\d{2,}=/.test(line);
 }
 
 /** The listed moves, every long product after all the others (each group keeps the listed order). */

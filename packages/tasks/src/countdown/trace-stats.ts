@@ -7,6 +7,7 @@
  */
 import { generateCountdown } from './generate.js';
 import {
+  isLongProduct,
   JUDGED_MARK,
   renderCountdown,
   type CountdownReasoning,
@@ -42,8 +43,6 @@ export interface TraceStats {
   judged: number;
 }
 
-const LONG_PRODUCT = /^(\d\d+)\*(\d\d+)=/;
-
 export function traceStats(o: TraceStatsOptions): TraceStats {
   const examples = generateCountdown({ n: o.n, count: o.count, seed: o.seed, split: 'train' });
   let deadEnds = 0;
@@ -54,18 +53,21 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
   let withLongProduct = 0;
   let judged = 0;
   for (const ex of examples) {
-    const opts = { reasoning: o.reasoning, numberFormat: 'plain', maxBacks: o.maxBacks, searchOrder: o.order } as const;
-    const r = renderCountdown(ex, opts);
-    const c = exampleChars(
-      o.numberFormat === 'plain' ? r : renderCountdown(ex, { ...opts, numberFormat: o.numberFormat }),
-    );
+    // Reversing digits keeps every count here: lines, "back"s, marks and how many digits a number has.
+    const r = renderCountdown(ex, {
+      reasoning: o.reasoning,
+      numberFormat: o.numberFormat,
+      maxBacks: o.maxBacks,
+      searchOrder: o.order,
+    });
+    const c = exampleChars(r);
     chars += c;
     maxChars = Math.max(maxChars, c);
     const backs = r.steps.filter((l) => l.startsWith('back')).length;
     const over = backs > o.maxBacks; // the budget's dead ends, then one more "back" to the start
     if (over) outOfBudget++;
     deadEnds += over ? backs - 1 : backs;
-    const products = r.steps.filter((l) => LONG_PRODUCT.test(l)).length;
+    const products = r.steps.filter(isLongProduct).length;
     longProducts += products;
     if (products > 0) withLongProduct++;
     judged += r.steps.filter((l) => l.endsWith(JUDGED_MARK)).length;
