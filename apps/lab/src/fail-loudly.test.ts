@@ -73,6 +73,19 @@ describe('settings that would train or evaluate nothing, or diverge, are refused
   });
 });
 
+it('a set context length shorter than the longest example is refused before the first step, with the length that fits', async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'short-context-'));
+  try {
+    const exp = validateExperiment({ ...MICRO, lm: { ...MICRO.lm, contextLength: 8 } }, 'micro.json');
+    await expect(runExperiment(exp, { runsDir: runs, ...quiet })).rejects.toThrow(
+      /arm cot: lm\.contextLength 8 is shorter than the longest example \(\d+ tokens, of the training sample and the test set\); set it to at least \d+, or to 0/,
+    );
+    expect(existsSync(join(runs, 'micro', 'cot', 's0', 'metrics.jsonl'))).toBe(false);
+  } finally {
+    rmSync(runs, { recursive: true, force: true });
+  }
+});
+
 describe('telepath on a finished micro run', () => {
   const runs = mkdtempSync(join(tmpdir(), 'loud-'));
   const dir = join(runs, 'micro', 'cot', 's0');

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import {
+  ConfigError,
   currentBackend,
   encodeExample,
   lmConfig,
@@ -143,6 +144,12 @@ async function scratchLm(
       }),
     );
     const lm = { ...exp.lm, ...arm.lm };
+    // A set length that some example outgrows would stop the run at the first batch holding it.
+    if (lm.contextLength && longest > lm.contextLength)
+      throw new ConfigError(
+        `arm ${arm.name}: lm.contextLength ${lm.contextLength} is shorter than the longest example ` +
+          `(${longest} tokens, of the training sample and the test set); set it to at least ${longest + CONTEXT_MARGIN}, or to 0 to size it to the data`,
+      );
     lmConfig = { ...lm, vocabSize: tokenizer.size, contextLength: lm.contextLength || longest + CONTEXT_MARGIN };
     await writeFileAtomic(modelFile, JSON.stringify(lmConfig, null, 2) + '\n');
   }

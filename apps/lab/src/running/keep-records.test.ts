@@ -1,0 +1,72 @@
+/**
+ * scripts/keep-records.sh: finished runs kept without their checkpoints read back as they were
+ * (accuracies and the paired column), without training again; unfinished runs are not kept.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { initBackend } from '@telepath/core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { validateExperiment } from '../experiment/experiment.js';
+import { MICRO_SETTINGS } from '../testing.js';
+import { runExperiment } from './run-experiment.js';
+
+const SCRIPT = fileURLToPath(new URL('../../../../scripts/keep-records.sh', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'keep-records-'));
+const quiet = { quiet: true, log: () => {} };
+beforeAll(async () => void (await initBackend('cpu', { quiet: true })));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+
+it(
+  'kept records read back with the same table and paired column, and nothing trains again',
+  { timeout: 120_000 },
+  async () => {
+    const exp = validateExperiment(
+      {
+        name: 'kept',
+        ...MICRO_SETTINGS,
+        arms: [
+          { name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 3 } },
+          { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 3 } },
+        ],
+        compareTo: ['no-cot'],
+      },
+      'kept.json',
+    );
+    const runs = join(tmp, 'runs');
+    const trained = await runExperiment(exp, { runsDir: runs, ...quiet });
+    const records = join(tmp, 'records');
+    const out = execFileSync('bash', [SCRIPT, runs, 'kept'], {
+      env: { ...process.env, KEEP_RECORDS_TO: records },
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(/kept .*kept\/cot\/s0/);
+    const kept = files(records);
+    expect(kept.some((f) => f.endsWith('summary.json'))).toBe(true);
+    expect(kept.filter((f) => f.endsWith('.ckpt'))).toEqual([]);
+
+    const read = await runExperiment(exp, { runsDir: records, ...quiet });
+    expect(read.rows).toEqual(trained.rows);
+    expect(read.rows.find((r) => r.arm === 'cot')!.paired.length).toBeGreaterThan(0);
+    expect(files(records).filter((f) => f.endsWith('.ckpt'))).toEqual([]); // read, not retrained
+  },
+);
+
+it('refuses a missing experiment, and skips a run without summary.json', () => {
+  const missing = spawnSync('bash', [SCRIPT, join(tmp, 'nowhere'), 'kept'], { encoding: 'utf8' });
+  expect(missing.status).toBe(2);
+  expect(missing.stderr).toMatch(/no runs of kept in .*nowhere/);
+  rmSync(join(tmp, 'runs', 'kept', 'no-cot', 's0', 'summary.json'));
+  const partial = spawnSync('bash', [SCRIPT, join(tmp, 'runs'), 'kept', 'no-cot'], {
+    env: { ...process.env, KEEP_RECORDS_TO: join(tmp, 'partial') },
+    encoding: 'utf8',
+  });
+  expect(partial.status).toBe(2);
+  expect(partial.stderr).toMatch(/s0 is not finished \(no summary.json\); skipped/);
+  expect(existsSync(join(tmp, 'partial', 'kept', 'no-cot', 's0'))).toBe(false);
+});

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Copies finished runs into docs/results/records/, without their checkpoints, so the numbers of
+# docs/results/README.md can be read back on a fresh clone:
+#   npm run telepath -- run experiments/<experiment>.json --arms A,B --runs docs/results/records --json
+# A finished run is a directory <runs>/<experiment>/<arm>/s<seed> with a summary.json. What is
+# copied is its record (summary, config, model config, tokenizer, metrics, samples, environment):
+# enough to read the run back, rebuild its report and pair it with another arm on the same
+# questions; not enough to evaluate it again or start a latent arm from it (those need final.ckpt).
+#
+# Usage: scripts/keep-records.sh <runs-dir> <experiment> [arm ...]   (no arm: every finished one)
+# KEEP_RECORDS_TO=<dir> keeps them there instead of docs/results/records.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then usage; exit 0; fi
+if [ $# -lt 2 ]; then usage >&2; exit 2; fi
+runs=$(realpath -m "$1")
+records=$(realpath -m "${KEEP_RECORDS_TO:-$repo/docs/results/records}")
+experiment=$2
+shift 2
+source_dir="$runs/$experiment"
+[ -d "$source_dir" ] || { echo "keep-records: no runs of $experiment in $runs (expected $source_dir)" >&2; exit 2; }
+arms=("$@")
+if [ ${#arms[@]} -eq 0 ]; then
+  mapfile -t arms < <(find "$source_dir" -mindepth 1 -maxdepth 1 -type d ! -name report -printf '%f\n' | sort)
+fi
+
+kept=0
+for arm in "${arms[@]}"; do
+  [ -d "$source_dir/$arm" ] || { echo "keep-records: $experiment has no arm $arm in $runs" >&2; exit 2; }
+  for run in "$source_dir/$arm"/s*; do
+    [[ -d "$run" && "$run" != *.retrain ]] || continue
+    if [ ! -f "$run/summary.json" ]; then
+      echo "keep-records: $run is not finished (no summary.json); skipped" >&2
+      continue
+    fi
+    target="$records/$experiment/$arm/$(basename "$run")"
+    staging="$target.partial"
+    rm -rf "$staging"
+    mkdir -p "$staging"
+    find "$run" -maxdepth 1 -type f ! -name '*.ckpt' ! -name '*.lock' ! -name '*.tmp*' -exec cp -p {} "$staging/" \;
+    rm -rf "$target"
+    mv "$staging" "$target"
+    echo "kept $target ($(du -sh "$target" | cut -f1))"
+    kept=$((kept + 1))
+  done
+done
+[ "$kept" -gt 0 ] || { echo "keep-records: no finished run of $experiment to keep" >&2; exit 2; }
