@@ -76,6 +76,8 @@ describe('ProsQA rendering, reasoning and generator', () => {
     expect(frontier.train[0].question).toBe(path.train[0].question);
     expect(expansion.train[0].steps[0].startsWith('+ ')).toBe(true);
     expect(expansion.train[0].question).toBe(path.train[0].question);
+    const lookup = await load('lookup'); // the probe: the expansion trace's first line alone
+    expect(lookup.train.map((e) => e.steps)).toEqual(expansion.train.map((e) => e.steps.slice(0, 1)));
     expect(Object.keys(expansion.hashes)).toEqual([
       'prosqa-balanced-symbolic-expansion/train',
       'prosqa-symbolic-expansion/test',

@@ -84,6 +84,40 @@ describe('symbolic ProsQA reasoning check', () => {
     expect(check('+Tom wumpus').reason).toBe('unparsed');
   });
 
+  it("checks a lookup probe's one line: the asked person and exactly its children, whatever the answer", () => {
+    const lookup = { ...example, meta: { ...example.meta, reasoning: 'lookup' } };
+    const checkLookup = (text: string) => prosqaTask.checkReasoning!(lookup, text);
+    expect(checkLookup('+ Tom wumpus rempus')).toEqual({ ok: true, reason: 'lookup', detail: '1 steps' });
+    expect(checkLookup('+ Tom rempus wumpus').reason).toBe('lookup');
+    const wrong = (text: string, detail: string) =>
+      expect(checkLookup(text)).toEqual({ ok: false, reason: 'wrong-lookup', detail });
+    wrong('+ Tom wumpus', 'misses rempus');
+    wrong('+ Tom wumpus rempus lorpus', "lorpus: not Tom's children");
+    wrong('+ Tom wumpus wumpus rempus', 'lists a child twice');
+    wrong('+ wumpus zumpus', 'expands wumpus, not the asked person Tom');
+    wrong('+ Tom wumpus rempus\n+ wumpus zumpus', 'a lookup is one step, got 2');
+    expect(checkLookup('+ Tom dragon').reason).toBe('hallucinated-node');
+    expect(checkLookup('> Tom wumpus').reason).toBe('unparsed');
+  });
+
+  it("renders the lookup as the expansion trace's first line, sound on every real question and 1,000 balanced graphs", async () => {
+    const examples = [
+      ...(await loadProsqa('valid')).examples,
+      ...(await loadProsqa('test')).examples,
+      ...generateBalancedProsqa({ count: 1000, seed: 4 }),
+    ];
+    for (const layout of ['pairs', 'grouped'] as const) {
+      const lookups = examples.map((ex) => toSymbolicProsqa(ex, 'lookup', layout));
+      expect(
+        lookups.every(
+          (s, i) => s.steps.length === 1 && s.steps[0] === toSymbolicProsqa(examples[i], 'expansion', layout).steps[0],
+        ),
+      ).toBe(true);
+      const verdicts = lookups.map((s) => prosqaTask.checkReasoning!(s, s.steps.join('\n')));
+      expect(verdicts.filter((v) => v.reason !== 'lookup')).toEqual([]);
+    }
+  });
+
   it('finds the rendered expansion trace sound on every real question (300 valid + 500 test) and 1,000 balanced graphs', async () => {
     const examples = [
       ...(await loadProsqa('valid')).examples,

@@ -4,7 +4,9 @@
  * the English checker's verdicts (reasoning.ts: 'shortest-path', 'longer-path', 'hallucinated-edge',
  * 'broken-chain', 'wrong-target'); ": …" lines are a frontier trace: 'frontier' when traces.ts'
  * verifier finds nothing wrong, else 'wrong-frontier' with the first problem; "+ u c1 c2 …" lines
- * are an expansion trace: 'expansion', else 'wrong-expansion' with the first problem. Unknown
+ * are an expansion trace: 'expansion', else 'wrong-expansion' with the first problem; an example
+ * rendered as the lookup probe (meta.reasoning 'lookup') is checked as that one line: 'lookup' or
+ * 'wrong-lookup'. Unknown
  * names are 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
  */
 import type { Example, ReasoningVerdict } from '../example.js';
@@ -12,7 +14,7 @@ import type { ProsqaGraph } from './graph.js';
 import { prosqaGraph } from './load.js';
 import { checkPathSteps } from './path-check.js';
 import { EXPANSION_MARK, FRONTIER_MARK, PATH_MARK, stepNames } from './symbolic.js';
-import { expansionProblems, frontierProblems } from './traces.js';
+import { expansionProblems, frontierProblems, lookupProblems } from './traces.js';
 
 /** A trace form written as lines of names after one mark, and its verifier. */
 interface TraceForm {
@@ -46,6 +48,16 @@ const TRACE_FORMS: readonly TraceForm[] = [
   },
 ];
 
+/** The lookup probe's one line (an example rendered with reasoning 'lookup'), in the expansion layout. */
+const LOOKUP_FORM: TraceForm = {
+  mark: EXPANSION_MARK,
+  layout: 'root c1 c2 …',
+  minNames: 1,
+  problems: lookupProblems,
+  sound: { ok: true, reason: 'lookup' },
+  wrong: { ok: false, reason: 'wrong-lookup' },
+};
+
 function checkTrace(g: ProsqaGraph, lines: string[], form: TraceForm): ReasoningVerdict {
   const id = new Map(g.symbols.map((s, i) => [s, i]));
   const trace: number[][] = [];
@@ -71,6 +83,7 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
     .map((l) => l.trim())
     .filter((l) => l !== '');
   if (lines.length === 0) return { ok: false, reason: 'empty', detail: 'no steps' };
+  if (example.meta.reasoning === 'lookup') return checkTrace(g, lines, LOOKUP_FORM);
   const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
   if (form) return checkTrace(g, lines, form);
   return checkPathSteps(

@@ -11,6 +11,8 @@
  *   frontier  one step per breadth-first step: ": n1 n2 …" (every node reached so far, traces.ts)
  *   expansion one step per expanded node: "+ u c1 c2 …" (u and all its children, in the order the
  *             question states u's edges; traces.ts)
+ *   lookup    the expansion trace's first step alone, "+ root c1 c2 …": a probe of the one read
+ *             every breadth-first step makes (the answer after it is not implied by it)
  *   answer    " target" (core writes it after ###)
  * The 'grouped' rendering is the same but for the question: each node's edges together, " u: v1 v2.",
  * the nodes in the order the English question first states one of their edges and each node's
@@ -30,11 +32,11 @@ import { isPersonName } from './names.js';
 import { expansionTrace, frontierTrace, pathFromSteps } from './traces.js';
 
 export type ProsqaRendering = 'english' | 'symbolic' | 'grouped';
-export type ProsqaReasoning = 'path' | 'frontier' | 'expansion';
+export type ProsqaReasoning = 'path' | 'frontier' | 'expansion' | 'lookup';
 export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic', 'grouped'];
 /** How a symbolic question lists the edges: one pair per sentence, or each node's edges together. */
 export type SymbolicLayout = 'pairs' | 'grouped';
-export const PROSQA_REASONING: readonly ProsqaReasoning[] = ['path', 'frontier', 'expansion'];
+export const PROSQA_REASONING: readonly ProsqaReasoning[] = ['path', 'frontier', 'expansion', 'lookup'];
 
 /** Marks that start a symbolic step line. */
 export const PATH_MARK = '>';
@@ -80,8 +82,10 @@ function inQuestionOrder(g: ProsqaGraph, q: Parsed, id: string): ProsqaGraph {
 function reasoningSteps(g: ProsqaGraph, q: Parsed, ex: Example, reasoning: ProsqaReasoning): string[] {
   const path = pathFromSteps(g, ex.steps); // read in every form: it checks the example's steps
   if (reasoning === 'frontier') return frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
-  if (reasoning === 'expansion')
-    return expansionTrace(inQuestionOrder(g, q, ex.id)).map((line) => `${EXPANSION_MARK}${names(line, g)}`);
+  if (reasoning === 'expansion' || reasoning === 'lookup') {
+    const lines = expansionTrace(inQuestionOrder(g, q, ex.id)).map((line) => `${EXPANSION_MARK}${names(line, g)}`);
+    return reasoning === 'lookup' ? lines.slice(0, 1) : lines;
+  }
   return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
 }
 

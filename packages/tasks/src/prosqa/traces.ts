@@ -183,3 +183,23 @@ export function expansionProblems(g: ProsqaGraph, trace: readonly (readonly numb
   if (trace.length === 0) bad.push('the trace is empty');
   return bad;
 }
+
+/**
+ * Problems with a lookup (empty when it is right): the expansion trace's first step alone, the
+ * asked person and exactly its children, as a set. It is the one read a written trace of either
+ * breadth-first form starts with, trained alone by the lookup probe.
+ */
+export function lookupProblems(g: ProsqaGraph, trace: readonly (readonly number[])[]): string[] {
+  if (trace.length !== 1) return [`a lookup is one step, got ${trace.length}`];
+  const [u, ...written] = trace[0];
+  const name = (v: number) => g.symbols[v] ?? `#${v}`;
+  if (u !== g.root) return [`expands ${u === undefined ? 'no node' : name(u)}, not the asked person ${name(g.root)}`];
+  const children = childLists(g.symbols.length, g.edges)[u];
+  const bad: string[] = [];
+  if (new Set(written).size !== written.length) bad.push('lists a child twice');
+  const invented = written.filter((v) => !children.includes(v));
+  if (invented.length > 0) bad.push(`${invented.map(name).join(', ')}: not ${name(u)}'s children`);
+  const missing = children.filter((v) => !written.includes(v));
+  if (missing.length > 0) bad.push(`misses ${missing.map(name).join(', ')}`);
+  return bad;
+}
