@@ -177,5 +177,6 @@ export async function countdownData(d: CountdownData): Promise<TaskData> {
     extraTests,
     validation: renderAll(validation),
     ...(trainBatch ? { trainBatch } : {}),
+    ...(d.stream ? { streamedChars: maxChars } : {}),
   };
 }

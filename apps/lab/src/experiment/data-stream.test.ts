@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, Rng, train } from '@telepath/core';
-import type { CountdownMeta } from '@telepath/tasks';
+import { exampleChars, type CountdownMeta } from '@telepath/tasks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_COUNTDOWN_DATA, loadTaskData, type TaskData } from './data.js';
 import { armData, validateExperiment } from './experiment.js';
@@ -147,5 +147,33 @@ describe('Countdown data generated on the fly', () => {
     );
     expect(resolved.data).toMatchObject({ stream: true, reasoning: 'search', warmupShare: 0.5 });
     expect(readFileSync(join(runs, 'micro-stream', 'cot-search', 's0', 'tokenizer.json'), 'utf8')).toContain('back');
+  });
+
+  it('sizes the context to the longest example the stream can draw, not only to its sample', async () => {
+    const settings = {
+      ...MICRO_SETTINGS,
+      data: { ...MICRO_SETTINGS.data, stream: true, reasoning: 'search', searchBacks: 12 },
+    };
+    const data = await loadTaskData('countdown', armData(settings, {}));
+    const chars = Math.max(...[...data.train, ...data.test].map(exampleChars));
+    expect(data.streamedChars).toBe(chars);
+    // every streamed example is within the bound (instances past it are redrawn)
+    const drawn = Array.from({ length: 50 }, (_, step) => trainBatch(data, new Rng(step), step, 8)).flat();
+    expect(Math.max(...drawn.map(exampleChars))).toBeLessThanOrEqual(chars);
+
+    const arm = { name: 'cot-search', method: 'cot', config: { variant: 'cot', steps: 1, maxNewTokens: 8 } };
+    const runs = mkdtempSync(join(tmpdir(), 'lab-stream-context-'));
+    const sized = validateExperiment({ name: 'sized', ...settings, arms: [arm] }, 'sized.json');
+    await runExperiment(sized, { runsDir: runs, quiet: true, log: () => {} });
+    const model = JSON.parse(readFileSync(join(runs, 'sized', 'cot-search', 's0', 'model.json'), 'utf8'));
+    expect(model.contextLength).toBeGreaterThanOrEqual(chars + 5); // the five framing tokens around the text
+
+    const short = validateExperiment(
+      { name: 'short', ...settings, lm: { ...settings.lm, contextLength: chars + 4 }, arms: [arm] },
+      'short.json',
+    );
+    await expect(runExperiment(short, { runsDir: runs, quiet: true, log: () => {} })).rejects.toThrow(
+      `arm cot-search: lm.contextLength ${chars + 4} is shorter than the longest example the training stream can draw (${chars + 5} tokens at most); set it to at least ${chars + 37}`,
+    );
   });
 });

@@ -38,6 +38,12 @@ export interface TaskData {
    * the same stream (vocabulary, context length, hashes). Absent: batches are drawn from `train`.
    */
   trainBatch?: (rng: Rng, step: number, batchSize: number) => Example[];
+  /**
+   * Where `trainBatch` makes new examples (not drawn from `train`): none is longer than this many
+   * characters (tasks' `exampleChars`; a token spans at least one character), so the run's
+   * context is sized to hold every batch the stream can draw, not only the sample in `train`.
+   */
+  streamedChars?: number;
   /** Further test sets reported beside `test`, by name (Countdown: the other split, e.g. val_target). */
   extraTests?: Record<string, Example[]>;
   /** Questions for the training curves (a fixed slice is taken): held out from training and, where the task has one, from the test set. */

@@ -39,6 +39,8 @@ export const FINAL_CHECKPOINT = 'final.ckpt';
 
 /** Extra positions beyond the longest encoded example (latent slots, markers, generation slack). */
 const CONTEXT_MARGIN = 32;
+/** Tokens core's encodeExample adds around an example's text (BOS, the question's line break, ###, the answer's space, EOS). */
+const FRAMING_TOKENS = 5;
 
 export function maxNewTokensOf(exp: ExperimentConfig, arm: Arm): number {
   return exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
@@ -86,7 +88,7 @@ export async function buildArm(
   exp: ExperimentConfig,
   arm: Arm,
   seed: number,
-  data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>,
+  data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom' | 'streamedChars'>,
   all: Example[],
   runsDir: string,
   reward?: RewardFn,
@@ -123,7 +125,7 @@ async function scratchLm(
   dir: string,
   exp: ExperimentConfig,
   arm: Arm,
-  data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom'>,
+  data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom' | 'streamedChars'>,
   all: Example[],
   rng: Rng,
 ): Promise<{ tokenizer: Tokenizer; lm: TinyLm }> {
@@ -143,14 +145,21 @@ async function scratchLm(
         return e.prompt.length + e.reasoning.length + e.answer.length;
       }),
     );
+    // A streamed example may be longer than every one of the sample: its bound is in characters.
+    const streamed = data.streamedChars === undefined ? 0 : data.streamedChars + FRAMING_TOKENS;
     const lm = { ...exp.lm, ...arm.lm };
     // A set length that some example outgrows would stop the run at the first batch holding it.
-    if (lm.contextLength && longest > lm.contextLength)
+    const need = Math.max(longest, streamed);
+    if (lm.contextLength && need > lm.contextLength)
       throw new ConfigError(
         `arm ${arm.name}: lm.contextLength ${lm.contextLength} is shorter than the longest example ` +
-          `(${longest} tokens, of the training sample and the test set); set it to at least ${longest + CONTEXT_MARGIN}, or to 0 to size it to the data`,
+          (streamed > longest
+            ? `the training stream can draw (${streamed} tokens at most)`
+            : `(${longest} tokens, of the training sample and the test set)`) +
+          `; set it to at least ${need + CONTEXT_MARGIN}, or to 0 to size it to the data`,
       );
-    lmConfig = { ...lm, vocabSize: tokenizer.size, contextLength: lm.contextLength || longest + CONTEXT_MARGIN };
+    const contextLength = lm.contextLength || Math.max(longest + CONTEXT_MARGIN, streamed);
+    lmConfig = { ...lm, vocabSize: tokenizer.size, contextLength };
     await writeFileAtomic(modelFile, JSON.stringify(lmConfig, null, 2) + '\n');
   }
   return { tokenizer, lm: new TinyLm(lmConfig, rng.fork('lm')) };

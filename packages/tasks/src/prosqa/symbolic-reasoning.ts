@@ -83,7 +83,7 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
     .map((l) => l.trim())
     .filter((l) => l !== '');
   if (lines.length === 0) return { ok: false, reason: 'empty', detail: 'no steps' };
-  if (example.meta.reasoning === 'lookup') return checkTrace(g, lines, LOOKUP_FORM);
+  if (example.meta?.reasoning === 'lookup') return checkTrace(g, lines, LOOKUP_FORM);
   const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
   if (form) return checkTrace(g, lines, form);
   return checkPathSteps(
