@@ -1,3 +1,4 @@
+import { exampleTexts, Tokenizer } from '@telepath/core';
 import { describe, expect, it } from 'vitest';
 import type { Example } from '../example.js';
 import { generateBalancedProsqa } from './balanced.js';
@@ -115,6 +116,29 @@ describe('symbolic ProsQA reasoning check', () => {
       ).toBe(true);
       const verdicts = lookups.map((s) => prosqaTask.checkReasoning!(s, s.steps.join('\n')));
       expect(verdicts.filter((v) => v.reason !== 'lookup')).toEqual([]);
+    }
+  });
+
+  it('checks a lookup-span line as the lookup, written as the question writes the edges', () => {
+    const span = { ...example, meta: { ...example.meta, reasoning: 'lookup-span' } };
+    const checkSpan = (text: string) => prosqaTask.checkReasoning!(span, text);
+    expect(checkSpan('+ Tom: wumpus rempus.')).toEqual({ ok: true, reason: 'lookup', detail: '1 steps' });
+    expect(checkSpan('+ Tom: wumpus.')).toEqual({ ok: false, reason: 'wrong-lookup', detail: 'misses rempus' });
+    expect(checkSpan('+ Tom: wumpus dragon.').reason).toBe('hallucinated-node');
+    expect(checkSpan('+ Tom wumpus rempus')).toMatchObject({ ok: false, reason: 'unparsed' });
+    expect(checkSpan('+ Tom: wumpus rempus')).toMatchObject({ ok: false, reason: 'unparsed' });
+  });
+
+  it("writes the lookup-span line as a token-for-token copy of the grouped question's span, sound on every real question", async () => {
+    const examples = [...(await loadProsqa('valid')).examples, ...(await loadProsqa('test')).examples];
+    const spans = examples.map((ex) => toSymbolicProsqa(ex, 'lookup-span', 'grouped'));
+    const tok = Tokenizer.build(exampleTexts(spans));
+    for (const s of spans) {
+      expect(prosqaTask.checkReasoning!(s, s.steps[0]).reason).toBe('lookup');
+      const question = `,${tok.encode(s.question).join(',')},`;
+      const line = tok.encode(s.steps[0]); // "+", " root", ":", " c1", …, "."
+      expect(tok.tokens[line[0]]).toBe('+');
+      expect(question).toContain(`,${line.slice(1).join(',')},`);
     }
   });
 

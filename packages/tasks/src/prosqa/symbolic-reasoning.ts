@@ -5,15 +5,15 @@
  * 'broken-chain', 'wrong-target'); ": …" lines are a frontier trace: 'frontier' when traces.ts'
  * verifier finds nothing wrong, else 'wrong-frontier' with the first problem; "+ u c1 c2 …" lines
  * are an expansion trace: 'expansion', else 'wrong-expansion' with the first problem; an example
- * rendered as the lookup probe (meta.reasoning 'lookup') is checked as that one line: 'lookup' or
- * 'wrong-lookup'. Unknown
+ * rendered as the lookup probe (meta.reasoning 'lookup', or 'lookup-span': "+ root: c1 c2 ….") is
+ * checked as that one line: 'lookup' or 'wrong-lookup'. Unknown
  * names are 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
  */
 import type { Example, ReasoningVerdict } from '../example.js';
 import type { ProsqaGraph } from './graph.js';
 import { prosqaGraph } from './load.js';
 import { checkPathSteps } from './path-check.js';
-import { EXPANSION_MARK, FRONTIER_MARK, PATH_MARK, stepNames } from './symbolic.js';
+import { EXPANSION_MARK, FRONTIER_MARK, PATH_MARK, spanNames, stepNames } from './symbolic.js';
 import { expansionProblems, frontierProblems, lookupProblems } from './traces.js';
 
 /** A trace form written as lines of names after one mark, and its verifier. */
@@ -21,6 +21,8 @@ interface TraceForm {
   mark: string;
   /** The line's layout, for 'unparsed'. */
   layout: string;
+  /** The names of a line, or null when it is not in the layout; default: the names after the mark. */
+  parse?: (line: string) => string[] | null;
   /** The fewest names a line holds. */
   minNames: number;
   problems: (g: ProsqaGraph, trace: number[][]) => string[];
@@ -58,11 +60,14 @@ const LOOKUP_FORM: TraceForm = {
   wrong: { ok: false, reason: 'wrong-lookup' },
 };
 
+/** The lookup probe's line written as the question's span of the root's edges. */
+const LOOKUP_SPAN_FORM: TraceForm = { ...LOOKUP_FORM, layout: 'root: c1 c2 ….', parse: spanNames };
+
 function checkTrace(g: ProsqaGraph, lines: string[], form: TraceForm): ReasoningVerdict {
   const id = new Map(g.symbols.map((s, i) => [s, i]));
   const trace: number[][] = [];
   for (const [i, line] of lines.entries()) {
-    const names = stepNames(line, form.mark);
+    const names = form.parse ? form.parse(line) : stepNames(line, form.mark);
     if (!names || names.length < form.minNames)
       return { ok: false, reason: 'unparsed', detail: `step ${i + 1} "${line}": not "${form.mark} ${form.layout}"` };
     const unknown = names.find((s) => !id.has(s));
@@ -84,6 +89,7 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
     .filter((l) => l !== '');
   if (lines.length === 0) return { ok: false, reason: 'empty', detail: 'no steps' };
   if (example.meta?.reasoning === 'lookup') return checkTrace(g, lines, LOOKUP_FORM);
+  if (example.meta?.reasoning === 'lookup-span') return checkTrace(g, lines, LOOKUP_SPAN_FORM);
   const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
   if (form) return checkTrace(g, lines, form);
   return checkPathSteps(

@@ -13,6 +13,9 @@
  *             question states u's edges; traces.ts)
  *   lookup    the expansion trace's first step alone, "+ root c1 c2 …": a probe of the one read
  *             every breadth-first step makes (the answer after it is not implied by it)
+ *   lookup-span  the same step written as the grouped question writes the root's edges,
+ *             "+ root: c1 c2 ….", so each next token is fixed by the two or three before it as
+ *             they stand in the question (an n-gram copy), where "+ root c1" matches nothing there
  *   answer    " target" (core writes it after ###)
  * The 'grouped' rendering is the same but for the question: each node's edges together, " u: v1 v2.",
  * the nodes in the order the English question first states one of their edges and each node's
@@ -32,11 +35,11 @@ import { isPersonName } from './names.js';
 import { expansionTrace, frontierTrace, pathFromSteps } from './traces.js';
 
 export type ProsqaRendering = 'english' | 'symbolic' | 'grouped';
-export type ProsqaReasoning = 'path' | 'frontier' | 'expansion' | 'lookup';
+export type ProsqaReasoning = 'path' | 'frontier' | 'expansion' | 'lookup' | 'lookup-span';
 export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic', 'grouped'];
 /** How a symbolic question lists the edges: one pair per sentence, or each node's edges together. */
 export type SymbolicLayout = 'pairs' | 'grouped';
-export const PROSQA_REASONING: readonly ProsqaReasoning[] = ['path', 'frontier', 'expansion', 'lookup'];
+export const PROSQA_REASONING: readonly ProsqaReasoning[] = ['path', 'frontier', 'expansion', 'lookup', 'lookup-span'];
 
 /** Marks that start a symbolic step line. */
 export const PATH_MARK = '>';
@@ -82,6 +85,10 @@ function inQuestionOrder(g: ProsqaGraph, q: Parsed, id: string): ProsqaGraph {
 function reasoningSteps(g: ProsqaGraph, q: Parsed, ex: Example, reasoning: ProsqaReasoning): string[] {
   const path = pathFromSteps(g, ex.steps); // read in every form: it checks the example's steps
   if (reasoning === 'frontier') return frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
+  if (reasoning === 'lookup-span') {
+    const [root, ...children] = expansionTrace(inQuestionOrder(g, q, ex.id))[0];
+    return [`${EXPANSION_MARK}${names([root], g)}:${names(children, g)}.`];
+  }
   if (reasoning === 'expansion' || reasoning === 'lookup') {
     const lines = expansionTrace(inQuestionOrder(g, q, ex.id)).map((line) => `${EXPANSION_MARK}${names(line, g)}`);
     return reasoning === 'lookup' ? lines.slice(0, 1) : lines;
@@ -122,6 +129,12 @@ export function renderProsqa(ex: Example, rendering: ProsqaRendering, reasoning:
 }
 
 /** Names of a symbolic step line after its mark, or null when the line does not start with it. */
+/** Names of a lookup-span line ("+ root: c1 c2 …."), root first, or null when it is not one. */
+export function spanNames(line: string): string[] | null {
+  const m = /^\+ ([A-Za-z]+):((?: [A-Za-z]+)*)\.$/.exec(line);
+  return m ? [m[1], ...m[2].split(' ').slice(1)] : null;
+}
+
 export function stepNames(line: string, mark: string): string[] | null {
   if (!line.startsWith(mark)) return null;
   const rest = line.slice(mark.length);
