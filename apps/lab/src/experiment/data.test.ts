@@ -42,7 +42,7 @@ describe('GSM8K data.vocabMinCount', () => {
 });
 
 describe('ProsQA rendering, reasoning and generator', () => {
-  it('rejects unknown choices and a frontier or expansion trace in English, naming the key', () => {
+  it('rejects unknown choices, a frontier or expansion trace in English and a span lookup without its span, naming the key', () => {
     expect(() => parseData('prosqa', { rendering: 'latin' }, 'p.json')).toThrow(
       'p.json data.rendering: expected one of english, symbolic, grouped, got "latin"',
     );
@@ -54,6 +54,9 @@ describe('ProsQA rendering, reasoning and generator', () => {
     );
     expect(() => parseData('prosqa', { reasoning: 'expansion' }, 'p.json')).toThrow(
       /data.reasoning: the expansion trace is written in the symbolic renderings only/,
+    );
+    expect(() => parseData('prosqa', { reasoning: 'lookup-span', rendering: 'symbolic' }, 'p.json')).toThrow(
+      /p.json data.reasoning: lookup-span copies the grouped question's span " u: c1 c2." \(set data.rendering to "grouped"\)/,
     );
   });
 

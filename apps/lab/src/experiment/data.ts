@@ -165,6 +165,10 @@ function checkProsqaData(d: ProsqaData, where: string): void {
     throw new Error(
       `${where} data.reasoning: the ${d.reasoning} trace is written in the symbolic renderings only (set data.rendering to "symbolic" or "grouped")`,
     );
+  if (d.reasoning === 'lookup-span' && d.rendering !== 'grouped')
+    throw new Error(
+      `${where} data.reasoning: lookup-span copies the grouped question's span " u: c1 c2." (set data.rendering to "grouped")`,
+    );
 }
 
 /** ProsQA's train and test examples in the configured rendering, reasoning and training generator. */
