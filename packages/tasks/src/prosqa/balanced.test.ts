@@ -47,25 +47,29 @@ beforeAll(async () => {
 });
 
 describe('balanced ProsQA generator', () => {
-  it('balances target and distractor for mentions, in-degree and position over 10,000 graphs', () => {
-    const gen = generateBalancedProsqa({ count: 10_000, seed: 0 });
-    const r = shortcutRates(gen);
-    // Stated tolerances: mean mentions and mean in-degree differ by ≤ 0.02 per question; the
-    // less-mentioned option is the target as often as the distractor (±1 pp); target first 50 ± 2 pp.
-    expect(Math.abs(r.mentionGap)).toBeLessThanOrEqual(0.02);
-    expect(Math.abs(r.inDegreeGap)).toBeLessThanOrEqual(0.02);
-    expect(Math.abs(r.targetLessPct - r.negLessPct)).toBeLessThanOrEqual(1);
-    expect(Math.abs(r.targetFirstPct - 50)).toBeLessThanOrEqual(2);
-    const depths = new Map<number, number>();
-    for (const e of gen) depths.set(e.steps.length, (depths.get(e.steps.length) ?? 0) + 1);
-    expect([...depths.entries()].sort((a, b) => a[0] - b[0])).toEqual([
-      [2, 2000],
-      [3, 2000],
-      [4, 2000],
-      [5, 2000],
-      [6, 2000],
-    ]);
-  });
+  it(
+    'balances target and distractor for mentions, in-degree and position over 10,000 graphs',
+    { timeout: 30_000 },
+    () => {
+      const gen = generateBalancedProsqa({ count: 10_000, seed: 0 });
+      const r = shortcutRates(gen);
+      // Stated tolerances: mean mentions and mean in-degree differ by ≤ 0.02 per question; the
+      // less-mentioned option is the target as often as the distractor (±1 pp); target first 50 ± 2 pp.
+      expect(Math.abs(r.mentionGap)).toBeLessThanOrEqual(0.02);
+      expect(Math.abs(r.inDegreeGap)).toBeLessThanOrEqual(0.02);
+      expect(Math.abs(r.targetLessPct - r.negLessPct)).toBeLessThanOrEqual(1);
+      expect(Math.abs(r.targetFirstPct - 50)).toBeLessThanOrEqual(2);
+      const depths = new Map<number, number>();
+      for (const e of gen) depths.set(e.steps.length, (depths.get(e.steps.length) ?? 0) + 1);
+      expect([...depths.entries()].sort((a, b) => a[0] - b[0])).toEqual([
+        [2, 2000],
+        [3, 2000],
+        [4, 2000],
+        [5, 2000],
+        [6, 2000],
+      ]);
+    },
+  );
 
   it('removes a shortcut the real files and the unbalanced generator carry (the measurement can fail)', () => {
     const realRates = shortcutRates(real);
