@@ -92,8 +92,8 @@ describe('symbolic ProsQA reasoning check', () => {
     expect(checkLookup('+ Tom rempus wumpus').reason).toBe('lookup');
     const wrong = (text: string, detail: string) =>
       expect(checkLookup(text)).toEqual({ ok: false, reason: 'wrong-lookup', detail });
-    wrong('+ Tom wumpus', 'misses rempus');
-    wrong('+ Tom wumpus rempus lorpus', "lorpus: not Tom's children");
+    wrong('+ Tom wumpus', "misses Tom's child rempus");
+    wrong('+ Tom wumpus rempus lorpus', 'lorpus is not a child of Tom');
     wrong('+ Tom wumpus wumpus rempus', 'lists a child twice');
     wrong('+ wumpus zumpus', 'expands wumpus, not the asked person Tom');
     wrong('+ Tom wumpus rempus\n+ wumpus zumpus', 'a lookup is one step, got 2');
@@ -123,7 +123,11 @@ describe('symbolic ProsQA reasoning check', () => {
     const span = { ...example, meta: { ...example.meta, reasoning: 'lookup-span' } };
     const checkSpan = (text: string) => prosqaTask.checkReasoning!(span, text);
     expect(checkSpan('+ Tom: wumpus rempus.')).toEqual({ ok: true, reason: 'lookup', detail: '1 steps' });
-    expect(checkSpan('+ Tom: wumpus.')).toEqual({ ok: false, reason: 'wrong-lookup', detail: 'misses rempus' });
+    expect(checkSpan('+ Tom: wumpus.')).toEqual({
+      ok: false,
+      reason: 'wrong-lookup',
+      detail: "misses Tom's child rempus",
+    });
     expect(checkSpan('+ Tom: wumpus dragon.').reason).toBe('hallucinated-node');
     expect(checkSpan('+ Tom wumpus rempus')).toMatchObject({ ok: false, reason: 'unparsed' });
     expect(checkSpan('+ Tom: wumpus rempus')).toMatchObject({ ok: false, reason: 'unparsed' });

@@ -85,15 +85,14 @@ function inQuestionOrder(g: ProsqaGraph, q: Parsed, id: string): ProsqaGraph {
 function reasoningSteps(g: ProsqaGraph, q: Parsed, ex: Example, reasoning: ProsqaReasoning): string[] {
   const path = pathFromSteps(g, ex.steps); // read in every form: it checks the example's steps
   if (reasoning === 'frontier') return frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
+  if (reasoning === 'path') return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
+  const expansion = expansionTrace(inQuestionOrder(g, q, ex.id));
   if (reasoning === 'lookup-span') {
-    const [root, ...children] = expansionTrace(inQuestionOrder(g, q, ex.id))[0];
+    const [root, ...children] = expansion[0];
     return [`${EXPANSION_MARK}${names([root], g)}:${names(children, g)}.`];
   }
-  if (reasoning === 'expansion' || reasoning === 'lookup') {
-    const lines = expansionTrace(inQuestionOrder(g, q, ex.id)).map((line) => `${EXPANSION_MARK}${names(line, g)}`);
-    return reasoning === 'lookup' ? lines.slice(0, 1) : lines;
-  }
-  return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
+  const lines = reasoning === 'lookup' ? expansion.slice(0, 1) : expansion;
+  return lines.map((line) => `${EXPANSION_MARK}${names(line, g)}`);
 }
 
 /** The edges as " u v." per sentence, or (grouped) " u: v1 v2." per node in order of its first sentence. */
@@ -128,13 +127,13 @@ export function renderProsqa(ex: Example, rendering: ProsqaRendering, reasoning:
   return toSymbolicProsqa(ex, reasoning, rendering === 'grouped' ? 'grouped' : 'pairs');
 }
 
-/** Names of a symbolic step line after its mark, or null when the line does not start with it. */
 /** Names of a lookup-span line ("+ root: c1 c2 …."), root first, or null when it is not one. */
 export function spanNames(line: string): string[] | null {
   const m = /^\+ ([A-Za-z]+):((?: [A-Za-z]+)*)\.$/.exec(line);
   return m ? [m[1], ...m[2].split(' ').slice(1)] : null;
 }
 
+/** Names of a symbolic step line after its mark, or null when the line does not start with it. */
 export function stepNames(line: string, mark: string): string[] | null {
   if (!line.startsWith(mark)) return null;
   const rest = line.slice(mark.length);

@@ -130,6 +130,21 @@ export function expansionTrace(g: ProsqaGraph): number[][] {
   throw new Error(`expansionTrace: no option is reachable from ${g.symbols[g.root]}`);
 }
 
+/** What is wrong with `written` as exactly u's `children`, as a set: a repeat, an invented child, a missing one. */
+function childProblems(g: ProsqaGraph, u: number, written: readonly number[], children: readonly number[]): string[] {
+  const name = (v: number) => g.symbols[v] ?? `#${v}`;
+  const list = (vs: readonly number[]) => vs.map(name).join(', ');
+  const bad: string[] = [];
+  if (new Set(written).size !== written.length) bad.push('lists a child twice');
+  const invented = written.filter((v) => !children.includes(v));
+  if (invented.length > 0)
+    bad.push(`${list(invented)} ${invented.length === 1 ? 'is not a child' : 'are not children'} of ${name(u)}`);
+  const missing = children.filter((v) => !written.includes(v));
+  if (missing.length > 0)
+    bad.push(`misses ${name(u)}'s ${missing.length === 1 ? 'child' : 'children'} ${list(missing)}`);
+  return bad;
+}
+
 /**
  * Problems with an expansion trace (empty when it is right). Each step [u, c1, c2, …] must expand
  * the next node of the breadth-first queue — the first discovered node not yet expanded, the
@@ -143,7 +158,6 @@ export function expansionProblems(g: ProsqaGraph, trace: readonly (readonly numb
   const ch = childLists(g.symbols.length, g.edges);
   const bad: string[] = [];
   const name = (v: number) => g.symbols[v] ?? `#${v}`;
-  const list = (vs: readonly number[]) => vs.map(name).join(', ');
   const queue = [g.root];
   const discovered = new Set(queue);
   const expanded = new Set<number>();
@@ -161,15 +175,8 @@ export function expansionProblems(g: ProsqaGraph, trace: readonly (readonly numb
         );
       expanded.add(u);
       const children = ch[u] ?? [];
-      if (new Set(written).size !== written.length) bad.push(`${at}: lists a child twice`);
-      const invented = written.filter((v) => !children.includes(v));
-      if (invented.length > 0)
-        bad.push(
-          `${at}: ${list(invented)} ${invented.length === 1 ? 'is not a child' : 'are not children'} of ${name(u)}`,
-        );
+      bad.push(...childProblems(g, u, written, children).map((p) => `${at}: ${p}`));
       const missing = children.filter((v) => !written.includes(v));
-      if (missing.length > 0)
-        bad.push(`${at}: misses ${name(u)}'s ${missing.length === 1 ? 'child' : 'children'} ${list(missing)}`);
       for (const v of [...written.filter((c) => children.includes(c)), ...missing]) {
         if (discovered.has(v)) continue;
         discovered.add(v);
@@ -194,12 +201,5 @@ export function lookupProblems(g: ProsqaGraph, trace: readonly (readonly number[
   const [u, ...written] = trace[0];
   const name = (v: number) => g.symbols[v] ?? `#${v}`;
   if (u !== g.root) return [`expands ${u === undefined ? 'no node' : name(u)}, not the asked person ${name(g.root)}`];
-  const children = childLists(g.symbols.length, g.edges)[u];
-  const bad: string[] = [];
-  if (new Set(written).size !== written.length) bad.push('lists a child twice');
-  const invented = written.filter((v) => !children.includes(v));
-  if (invented.length > 0) bad.push(`${invented.map(name).join(', ')}: not ${name(u)}'s children`);
-  const missing = children.filter((v) => !written.includes(v));
-  if (missing.length > 0) bad.push(`misses ${missing.map(name).join(', ')}`);
-  return bad;
+  return childProblems(g, u, written, childLists(g.symbols.length, g.edges)[u]);
 }
