@@ -80,6 +80,31 @@ it('packs right-padded teacher-forcing batches with loss masks', () => {
   expect(() => packSegments([[{ ids: [1, 2, 3, 4], trained: true }]], 0, 2)).toThrow(/exceeds the context length/);
 });
 
+it('weights the targets of a trained segment by its weight, and refuses a weight that is not ≥ 0', () => {
+  const p = packSegments(
+    [
+      [
+        { ids: [1, 5, 6], trained: true, weight: 0.25 },
+        { ids: [7, 2], trained: true },
+      ],
+      [
+        { ids: [1, 5], trained: false, weight: 3 }, // context: the weight does not apply
+        { ids: [2], trained: true, weight: 2 },
+      ],
+    ],
+    0,
+  );
+  // targets 5, 6 come from the first segment, 7, 2 from the second
+  expect(p.lossMask.arraySync()).toEqual([
+    [0.25, 0.25, 1, 1],
+    [0, 2, 0, 0],
+  ]);
+  expect(p.trainedTargets).toBe(4.5);
+  tf.dispose([p.ids, p.targets, p.lossMask, p.attentionMask]);
+  for (const weight of [-1, Number.NaN, Number.POSITIVE_INFINITY])
+    expect(() => packSegments([[{ ids: [1, 2], trained: true, weight }]], 0)).toThrow(/weight must be a finite number ≥ 0/);
+});
+
 it('reads the answer after the last separator and counts reasoning tokens before the first', () => {
   const tok = Tokenizer.build(exampleTexts([ex]));
   const gen = [...tok.encode('5+7=12\n'), tok.sepId, ...tok.encode(' 15'), tok.eosId, ...tok.encode('7')];

@@ -35,7 +35,7 @@ export function referenceSegments(
   tok: Tokenizer,
   ex: Example,
   withReasoning: boolean,
-): { ids: number[]; trained: boolean }[] {
+): Segment[] {
   const e = encodeExample(tok, ex);
   return withReasoning
     ? [
@@ -74,31 +74,42 @@ export async function runTokenizer(
 export interface PackedBatch {
   ids: tf.Tensor2D; // [B, T] inputs (right-padded with <pad>)
   targets: tf.Tensor2D; // [B, T] next tokens
-  lossMask: tf.Tensor2D; // [B, T] 1 where the target is trained
+  lossMask: tf.Tensor2D; // [B, T] the target's loss weight (1 where trained at full weight, 0 for context)
   attentionMask: tf.Tensor2D; // [B, T] 1 on real tokens
   lengths: number[];
-  /** Positions whose target is trained (the 1s of lossMask), counted on the host. */
+  /** The sum of lossMask (the count of trained targets when every weight is 1), on the host. */
   trainedTargets: number;
 }
 
 /**
- * Right-padded teacher-forcing batch from segments per row. Each segment is trained (its tokens
- * are targets) or not; row r's input is its concatenation minus the last token.
+ * One run of tokens in a teacher-forcing row: trained (its tokens are targets) or context. A
+ * trained segment's tokens count `weight` times each in the loss's token mean (default 1).
  */
-export function packSegments(
-  rows: { ids: number[]; trained: boolean }[][],
-  padId: number,
-  maxLength?: number,
-): PackedBatch {
+export interface Segment {
+  ids: number[];
+  trained: boolean;
+  weight?: number;
+}
+
+/**
+ * Right-padded teacher-forcing batch from segments per row; row r's input is its concatenation
+ * minus the last token. `lossMask` holds each target's weight (0 for context) and
+ * `trainedTargets` their sum, so the masked mean is Σ w·loss / Σ w.
+ */
+export function packSegments(rows: Segment[][], padId: number, maxLength?: number): PackedBatch {
   const seqs = rows.map((segs) => {
     const ids: number[] = [];
-    const trained: boolean[] = [];
-    for (const s of segs)
+    const weights: number[] = [];
+    for (const s of segs) {
+      const w = s.trained ? (s.weight ?? 1) : 0;
+      if (!(Number.isFinite(w) && w >= 0))
+        throw new Error(`packSegments: a segment's weight must be a finite number ≥ 0, got ${s.weight}`);
       for (const id of s.ids) {
         ids.push(id);
-        trained.push(s.trained);
+        weights.push(w);
       }
-    return { ids, trained };
+    }
+    return { ids, weights };
   });
   const T = Math.max(...seqs.map((s) => s.ids.length)) - 1;
   if (maxLength !== undefined && T > maxLength)
@@ -113,7 +124,7 @@ export function packSegments(
     for (let t = 0; t < s.ids.length - 1; t++) {
       ids[b * T + t] = s.ids[t];
       targets[b * T + t] = s.ids[t + 1];
-      lossMask[b * T + t] = s.trained[t + 1] ? 1 : 0;
+      lossMask[b * T + t] = s.weights[t + 1];
       trainedTargets += lossMask[b * T + t];
       attn[b * T + t] = 1;
     }

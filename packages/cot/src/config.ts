@@ -19,6 +19,12 @@ export interface CotConfig {
    * so only the time changes: it pays where lengths vary, e.g. search traces (loss.ts).
    */
   lengthBuckets: number;
+  /**
+   * Loss weight of each question token (the prompt after <bos>), relative to a trained token of
+   * the reasoning or answer. 0 keeps the question as context only (standard SFT); > 0 adds
+   * next-token prediction on the question, so the model is also trained to read it.
+   */
+  promptLossWeight: number;
 }
 
 export const DEFAULT_COT_CONFIG: CotConfig = {
@@ -26,6 +32,7 @@ export const DEFAULT_COT_CONFIG: CotConfig = {
   steps: 1000, // chosen: enough for the quickstart's Countdown-3 models to converge here
   maxNewTokens: 64, // chosen: Countdown-3 CoT is ≈ 20 tokens, GSM8K equation chains ≈ 40
   lengthBuckets: 1, // one padded batch, as every recorded run was trained
+  promptLossWeight: 0, // the papers' baselines: the question is context, not a target
 };
 
 export const COT_VARIANTS: readonly CotVariant[] = ['cot', 'no-cot'];

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, Rng, type Example } from '@telepath/core';
+import { encodeExample, initBackend, Rng, type Example } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cot } from './method.js';
@@ -20,9 +20,12 @@ function varied(count: number): Example[] {
   });
 }
 
-function stateWith(lengthBuckets: number, data: Example[]): CotState {
+function stateWith(lengthBuckets: number, data: Example[], promptLossWeight = 0): CotState {
   const { lm, tokenizer } = tinyLmFor(data, 96);
-  return cot.init({ lm, tokenizer, rng: new Rng(0), backend: 'cpu' }, { ...cot.defaults, lengthBuckets }) as CotState;
+  return cot.init(
+    { lm, tokenizer, rng: new Rng(0), backend: 'cpu' },
+    { ...cot.defaults, lengthBuckets, promptLossWeight },
+  ) as CotState;
 }
 
 describe('cot loss in length buckets', () => {
@@ -61,9 +64,36 @@ describe('cot loss in length buckets', () => {
     await expectNoLeak(() => tf.tidy(() => void referenceLoss(four, data)));
     one.dispose();
     four.dispose();
-  });
+  }, 30_000); // ≈ 3 s alone, 7 s beside a training run
 
   it('rejects a bucket count that is not a positive integer', () => {
     expect(() => stateWith(0, varied(2))).toThrow(/lengthBuckets must be an integer ≥ 1/);
+  });
+});
+
+describe('cot loss on the question', () => {
+  it('weights the question tokens by promptLossWeight: the loss is the weighted mean of two fixed sums', () => {
+    const data = varied(12);
+    const loss = (w: number) => {
+      const s = stateWith(4, data, w);
+      const value = tf.tidy(() => referenceLoss(s, data).dataSync()[0]);
+      s.dispose();
+      return value;
+    };
+    const probe = stateWith(1, data);
+    const coded = data.map((ex) => encodeExample(probe.tokenizer, ex));
+    probe.dispose();
+    const promptTargets = coded.reduce((a, e) => a + e.prompt.length - 1, 0); // <bos> is not a target
+    const traceTargets = coded.reduce((a, e) => a + e.reasoning.length + e.answer.length, 0);
+    // L(w) = (w·Sq + St) / (w·nq + nt), St from w = 0 and Sq from w = 1; w = 3 must then follow
+    const traceSum = loss(0) * traceTargets;
+    const questionSum = loss(1) * (promptTargets + traceTargets) - traceSum;
+    const predicted = (3 * questionSum + traceSum) / (3 * promptTargets + traceTargets);
+    expect(Math.abs(loss(3) - predicted)).toBeLessThan(1e-4);
+    expect(Math.abs(loss(1) - loss(0))).toBeGreaterThan(1e-3); // the question's tokens do enter
+  });
+
+  it('rejects a negative or non-finite weight', () => {
+    expect(() => stateWith(1, varied(2), -0.5)).toThrow(/promptLossWeight must be a finite number ≥ 0/);
   });
 });

@@ -1,18 +1,26 @@
 /**
  * The references' objective: next-token cross-entropy on everything after the prompt, CoT on
  * `steps ### answer <eos>`, No-CoT on `### answer <eos>` (core's `referenceSegments`), over the
- * core LM's forward pass. Letters: B batch, T tokens, V vocab.
+ * core LM's forward pass; with `promptLossWeight` > 0 also on the question's tokens, each
+ * weighted so. Letters: B batch, T tokens, V vocab.
  *
  * With `lengthBuckets` k > 1 the batch is sorted by length and cut into k groups, each padded to
  * its own longest row: the mean over all trained tokens is Σ_g (n_g / n) · mean_g, the same loss
  * (and gradient) as one padded batch, with less padding computed.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { maskedCrossEntropy, packSegments, referenceSegments, type Example, type PackedBatch } from '@telepath/core';
+import {
+  maskedCrossEntropy,
+  packSegments,
+  referenceSegments,
+  type Example,
+  type PackedBatch,
+  type Segment,
+} from '@telepath/core';
 import type { CotState } from './state.js';
 
 export function referenceLoss(s: CotState, batch: Example[]): tf.Scalar {
-  const rows = batch.map((ex) => referenceSegments(s.tokenizer, ex, s.config.variant === 'cot'));
+  const rows = batch.map((ex) => withPromptWeight(referenceSegments(s.tokenizer, ex, s.config.variant === 'cot'), s));
   const groups = lengthGroups(rows.map(rowLength), s.config.lengthBuckets);
   return tf.tidy(() => {
     const packs = groups.map((g) =>
@@ -30,6 +38,12 @@ export function referenceLoss(s: CotState, batch: Example[]): tf.Scalar {
     // Σ_g (n_g / n) · mean_g = the mean over all n trained targets
     return tf.addN(packs.map((p) => tf.mul(packLoss(s, p), p.trainedTargets / total))) as tf.Scalar;
   });
+}
+
+/** The question (first) segment trained at `promptLossWeight` when that is > 0; as it was otherwise. */
+function withPromptWeight(row: Segment[], s: CotState): Segment[] {
+  const w = s.config.promptLossWeight;
+  return w > 0 ? [{ ...row[0], trained: true, weight: w }, ...row.slice(1)] : row;
 }
 
 /** The token-mean loss of one right-padded batch. */

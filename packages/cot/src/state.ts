@@ -16,6 +16,10 @@ export function initState(ctx: MethodContext, config: CotConfig): CotState {
     throw new Error(
       `cot: lengthBuckets must be an integer ≥ 1 (1: one padded batch), got ${JSON.stringify(c.lengthBuckets)}`,
     );
+  if (!(Number.isFinite(c.promptLossWeight) && c.promptLossWeight >= 0))
+    throw new Error(
+      `cot: promptLossWeight must be a finite number ≥ 0 (0: the question is context only), got ${JSON.stringify(c.promptLossWeight)}`,
+    );
   return {
     lm: ctx.lm,
     tokenizer: ctx.tokenizer,
