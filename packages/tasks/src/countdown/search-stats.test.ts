@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCountdown } from './generate.js';
 import { renderCountdown } from './reasoning.js';
-import { firstWrongLine, goldDeadEnds, readSearchSamples, searchStats } from './search-stats.js';
+import { firstWrongLine, goldDeadEnds, lineArithmetic, readSearchSamples, searchStats } from './search-stats.js';
 import { countdownTask } from './task.js';
 
 describe('Countdown search stats', () => {
@@ -115,5 +115,15 @@ describe('Countdown search stats', () => {
       '*': { beforeLast: 1, beforeLastRight: 1, last: 1 },
       '-': { beforeLast: 0, beforeLastRight: 0, last: 1 },
     });
+    expect(s.lines).toEqual({ '*': { count: 2, right: 0 }, '-': { count: 7, right: 6 } });
+  });
+
+  it("reads a judged move's line (' x': not entered) as arithmetic too", () => {
+    expect(lineArithmetic('54+18=72 [72 3 58] x')).toEqual({ op: '+', right: true });
+    expect(lineArithmetic('54+18=92 [92 3 58] x')).toEqual({ op: '+', right: false });
+    expect(lineArithmetic('back [54 18 3 58]')).toBeNull();
+    expect(firstWrongLine(['54+18=92 [92 3 58] x', '54-18=36 [36 3 58]'])).toEqual({ op: '+', last: false });
+    const s = searchStats([{ text: '54+18=92 [92 3 58] x\n54-18=36 [36 3 58]\n### 54-18', correct: false }]);
+    expect(s.lines).toEqual({ '+': { count: 1, right: 0 }, '-': { count: 1, right: 1 } });
   });
 });

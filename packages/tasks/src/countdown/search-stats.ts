@@ -3,7 +3,8 @@
  * samples.jsonl): accuracy by how many dead ends the search wrote ("back" lines) and by how many
  * the full search of that question has (the trace it was trained to write, rebuilt from the
  * question), how many traces write one line twice (a try repeated), the checker's verdicts, and
- * the operation of each trace's first line with wrong arithmetic (before its last line or on it).
+ * the operation of each trace's first line with wrong arithmetic (before its last line or on it),
+ * and how many of all its arithmetic lines are right, by operation.
  * The search traces of reasoning.ts are what it reads; plain or state-carrying chains count as
  * searches with no dead end.
  */
@@ -50,6 +51,8 @@ export interface SearchStats {
   reasons: Record<string, number>;
   /** Traces with a line whose arithmetic is wrong, by the operation of the first such line. */
   firstWrong: Record<string, WrongLineCount>;
+  /** Every arithmetic line of every trace, by operation: how many, and how many are right. */
+  lines: Record<string, { count: number; right: number }>;
 }
 
 /** Traces whose first wrong line has one operation: before the trace's last line (and of those the right answers), or the last line. */
@@ -78,20 +81,29 @@ export function reasoningLines(text: string): string[] {
     .filter((l) => l !== '');
 }
 
-const STEP_LINE = /^(\d+)([-+*/])(\d+)=(\d+)(?: \[[\d ]*\])?$/;
+/** "a op b=c", then the state "[..]" where written, then " x" where a judged move is not entered. */
+const STEP_LINE = /^(\d+)([-+*/])(\d+)=(\d+)(?: \[[\d ]*\])?(?: x)?$/;
 
 /**
- * The first reasoning line (plain digits) whose arithmetic is wrong, "a op b=c" with c not a op b,
- * as its operation and whether it is the last line; null when every such line is right. Lines of
- * other shapes ("back [..]", text the model garbled) are not arithmetic and are passed over.
+ * A reasoning line's arithmetic (plain digits): its operation and whether c is a op b; null for
+ * lines of other shapes ("back [..]", text the model garbled), which are not arithmetic.
+ */
+export function lineArithmetic(line: string): { op: string; right: boolean } | null {
+  const m = STEP_LINE.exec(line);
+  if (!m) return null;
+  const [a, b, c] = [Number(m[1]), Number(m[3]), Number(m[4])];
+  const right = { '+': a + b === c, '-': a - b === c, '*': a * b === c, '/': b !== 0 && b * c === a }[m[2]];
+  return { op: m[2], right: right === true };
+}
+
+/**
+ * The first reasoning line whose arithmetic is wrong, as its operation and whether it is the last
+ * line; null when every arithmetic line is right.
  */
 export function firstWrongLine(lines: readonly string[]): { op: string; last: boolean } | null {
   for (const [i, line] of lines.entries()) {
-    const m = STEP_LINE.exec(line);
-    if (!m) continue;
-    const [a, b, c] = [Number(m[1]), Number(m[3]), Number(m[4])];
-    const right = { '+': a + b === c, '-': a - b === c, '*': a * b === c, '/': b !== 0 && b * c === a }[m[2]];
-    if (!right) return { op: m[2], last: i === lines.length - 1 };
+    const a = lineArithmetic(line);
+    if (a && !a.right) return { op: a.op, last: i === lines.length - 1 };
   }
   return null;
 }
@@ -119,6 +131,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     repeatLineCorrect: 0,
     reasons: {},
     firstWrong: {},
+    lines: {},
   };
   const count = (b: DeadEndBucket, correct: boolean) => {
     b.count++;
@@ -138,6 +151,13 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     if (s.reason !== undefined) {
       out.reasons[s.reason] = (out.reasons[s.reason] ?? 0) + 1;
       if (s.reason === 'ok') out.sound++;
+    }
+    for (const line of lines) {
+      const a = lineArithmetic(line);
+      if (!a) continue;
+      const c = (out.lines[a.op] ??= { count: 0, right: 0 });
+      c.count++;
+      if (a.right) c.right++;
     }
     const wrong = firstWrongLine(lines);
     if (wrong) {
@@ -171,6 +191,9 @@ export function formatSearchStats(name: string, s: SearchStats): string {
       ([op, c]) => `${op} ${c.beforeLast} before the last line (${c.beforeLastRight} of them right), ${c.last} on it`,
     )
     .join('; ');
+  const ops = Object.entries(s.lines);
+  const [all, right] = ops.reduce(([n, k], [, c]) => [n + c.count, k + c.right], [0, 0]);
+  const perOp = ops.map(([op, c]) => `${op} ${c.right} / ${c.count}`).join(', ');
   return [
     `${name}: ${s.total} generations, ${pct(s.correct, s.total)} right, ${pct(s.sound, s.total)} sound`,
     `  dead ends   written    right${withGold ? '   full search  right' : ''}`,
@@ -178,6 +201,7 @@ export function formatSearchStats(name: string, s: SearchStats): string {
     `  a line written twice: ${s.repeatLine} (${pct(s.repeatLineCorrect, s.repeatLine)} of them right)`,
     `  checker: ${reasons || '–'}`,
     `  first wrong arithmetic: ${wrong || 'none'}`,
+    `  arithmetic lines right: ${right} / ${all} (${pct(right, all)})${perOp ? `: ${perOp}` : ''}`,
   ].join('\n');
 }
 
