@@ -47,3 +47,6 @@ for arm in "${arms[@]}"; do
   done
 done
 [ "$kept" -gt 0 ] || { echo "keep-records: no finished run of $experiment to keep" >&2; exit 2; }
+# telepath run reads this folder back and refuses to train into it (run-experiment.ts).
+marker="$records/.telepath-kept-records"
+[ -f "$marker" ] || echo "Kept run records (scripts/keep-records.sh): telepath run reads them back and never trains here." >"$marker"

@@ -1,6 +1,7 @@
 /**
  * scripts/keep-records.sh: finished runs kept without their checkpoints read back as they were
- * (accuracies and the paired column), without training again; unfinished runs are not kept.
+ * (accuracies and the paired column), without training again; unfinished runs are not kept; the
+ * lab refuses to train into a folder of kept records.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { initBackend } from '@telepath/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { validateExperiment } from '../experiment/experiment.js';
 import { MICRO_SETTINGS } from '../testing.js';
-import { runExperiment } from './run-experiment.js';
+import { KEPT_RECORDS_MARKER, runExperiment } from './run-experiment.js';
 
 const SCRIPT = fileURLToPath(new URL('../../../../scripts/keep-records.sh', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'keep-records-'));
@@ -26,18 +27,12 @@ it(
   'kept records read back with the same table and paired column, and nothing trains again',
   { timeout: 120_000 },
   async () => {
-    const exp = validateExperiment(
-      {
-        name: 'kept',
-        ...MICRO_SETTINGS,
-        arms: [
-          { name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 3 } },
-          { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 3 } },
-        ],
-        compareTo: ['no-cot'],
-      },
-      'kept.json',
-    );
+    const arms = [
+      { name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 3 } },
+      { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 3 } },
+    ];
+    const raw = { name: 'kept', ...MICRO_SETTINGS, arms, compareTo: ['no-cot'] };
+    const exp = validateExperiment(raw, 'kept.json');
     const runs = join(tmp, 'runs');
     const trained = await runExperiment(exp, { runsDir: runs, ...quiet });
     const records = join(tmp, 'records');
@@ -54,6 +49,20 @@ it(
     expect(read.rows).toEqual(trained.rows);
     expect(read.rows.find((r) => r.arm === 'cot')!.paired.length).toBeGreaterThan(0);
     expect(files(records).filter((f) => f.endsWith('.ckpt'))).toEqual([]); // read, not retrained
+
+    // An arm not kept there, or --force, would train into the kept records: refused before any step.
+    expect(existsSync(join(records, KEPT_RECORDS_MARKER))).toBe(true);
+    const more = validateExperiment(
+      { ...raw, arms: [...arms, { name: 'longer', method: 'cot', config: { variant: 'cot', steps: 4 } }] },
+      'kept.json',
+    );
+    await expect(runExperiment(more, { runsDir: records, ...quiet })).rejects.toThrow(
+      /holds kept records .*never trained; not kept there: kept\/longer s0\. Train with another --runs/,
+    );
+    await expect(runExperiment(exp, { runsDir: records, force: true, ...quiet })).rejects.toThrow(
+      /--force would retrain kept\/no-cot s0, kept\/cot s0/,
+    );
+    expect(existsSync(join(records, 'kept', 'longer'))).toBe(false);
   },
 );
 

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { writeFileAtomic } from '@telepath/core';
+import { ConfigError, writeFileAtomic } from '@telepath/core';
 import { loadTaskData, type TaskData } from '../experiment/data.js';
 import { armData, type ExperimentConfig } from '../experiment/experiment.js';
 import { jobDir, planExperiment, runDirOf, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
@@ -24,6 +24,9 @@ export interface RunExperimentOptions {
   log?: (line: string) => void;
 }
 
+/** Marks a folder of kept records (scripts/keep-records.sh writes it): runs there are read back, never trained. */
+export const KEPT_RECORDS_MARKER = '.telepath-kept-records';
+
 export async function runExperiment(
   exp: ExperimentConfig,
   o: RunExperimentOptions,
@@ -39,6 +42,7 @@ export async function runExperiment(
   // training (or that starts from such a job) is left for a second pass, where it waits for that
   // process and reads its record.
   const plan = planExperiment(exp);
+  refuseToTrainIntoKeptRecords(plan.jobs, o);
   const byId = new Map(plan.jobs.map((j) => [j.id, j]));
   const done = new Map<string, ArmSummary>();
   const deferred: PlannedJob[] = [];
@@ -170,4 +174,21 @@ function dataLoader(task: ExperimentConfig['task']): DataLoader {
     if (!cache.has(key)) cache.set(key, loadTaskData(task, data));
     return cache.get(key)!;
   };
+}
+
+/**
+ * Kept records have no checkpoints: an arm × seed not kept there would train into the folder (its
+ * record then looks kept), and one with --force would be overwritten. Both are refused, naming
+ * them, before anything trains.
+ */
+function refuseToTrainIntoKeptRecords(jobs: readonly PlannedJob[], o: RunExperimentOptions): void {
+  if (!existsSync(path.join(o.runsDir, KEPT_RECORDS_MARKER))) return;
+  const toTrain = jobs.filter((j) => o.force || !existsSync(path.join(jobDir(o.runsDir, j), 'summary.json')));
+  if (toTrain.length === 0) return;
+  const names = toTrain.map((j) => `${j.exp.name}/${j.arm.name} s${j.seed}`).join(', ');
+  throw new ConfigError(
+    `${o.runsDir} holds kept records (scripts/keep-records.sh): runs there are read back, never trained` +
+      (o.force ? `, and --force would retrain ${names}` : `; not kept there: ${names}`) +
+      `. Train with another --runs (default runs/), then keep the finished runs with scripts/keep-records.sh`,
+  );
 }
