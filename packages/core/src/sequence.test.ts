@@ -102,7 +102,9 @@ it('weights the targets of a trained segment by its weight, and refuses a weight
   expect(p.trainedTargets).toBe(4.5);
   tf.dispose([p.ids, p.targets, p.lossMask, p.attentionMask]);
   for (const weight of [-1, Number.NaN, Number.POSITIVE_INFINITY])
-    expect(() => packSegments([[{ ids: [1, 2], trained: true, weight }]], 0)).toThrow(/weight must be a finite number ≥ 0/);
+    expect(() => packSegments([[{ ids: [1, 2], trained: true, weight }]], 0)).toThrow(
+      /weight must be a finite number ≥ 0/,
+    );
 });
 
 it('reads the answer after the last separator and counts reasoning tokens before the first', () => {

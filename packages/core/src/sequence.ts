@@ -31,11 +31,7 @@ export function encodeExample(tok: Tokenizer, ex: Example): EncodedExample {
  * Teacher-forcing segments of the No-CoT / CoT references (standard supervised fine-tuning): the
  * prompt is context; CoT trains `steps ### answer <eos>`, No-CoT `### answer <eos>`.
  */
-export function referenceSegments(
-  tok: Tokenizer,
-  ex: Example,
-  withReasoning: boolean,
-): Segment[] {
+export function referenceSegments(tok: Tokenizer, ex: Example, withReasoning: boolean): Segment[] {
   const e = encodeExample(tok, ex);
   return withReasoning
     ? [
