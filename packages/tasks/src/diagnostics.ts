@@ -56,6 +56,7 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   frontier: 'sound', // a complete, correct frontier trace (symbolic ProsQA)
   expansion: 'sound', // a correct expansion trace: every step the right node and exactly its children (symbolic ProsQA)
   lookup: 'sound', // the lookup probe's line: the asked person and exactly its children (symbolic ProsQA)
+  echo: 'sound', // the echo probe's lines: the grouped question copied line by line (symbolic ProsQA)
   empty: 'syntax',
   syntax: 'syntax',
   'bad-number': 'syntax',
@@ -71,6 +72,7 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   'wrong-frontier': 'broken-chain', // a frontier step that is not the set reached so far
   'wrong-expansion': 'broken-chain', // an expansion step of the wrong node, with wrong children, or a wrong stop
   'wrong-lookup': 'broken-chain', // the lookup probe's line: another node, or not exactly its children
+  'wrong-echo': 'broken-chain', // the echo probe: a line that is not the question's group at that place
   'broken-chain': 'broken-chain',
   'wrong-judgement': 'broken-chain', // a Countdown move marked a dead end (" x") whose state has a solution
   'unused-numbers': 'misses-target',

@@ -56,7 +56,10 @@ describe('ProsQA rendering, reasoning and generator', () => {
       /data.reasoning: the expansion trace is written in the symbolic renderings only/,
     );
     expect(() => parseData('prosqa', { reasoning: 'lookup-span', rendering: 'symbolic' }, 'p.json')).toThrow(
-      /p.json data.reasoning: lookup-span copies the grouped question's span " u: c1 c2." \(set data.rendering to "grouped"\)/,
+      /p.json data.reasoning: lookup-span copies the grouped question's spans " u: c1 c2." \(set data.rendering to "grouped"\)/,
+    );
+    expect(() => parseData('prosqa', { reasoning: 'echo', rendering: 'symbolic' }, 'p.json')).toThrow(
+      /p.json data.reasoning: echo copies the grouped question's spans/,
     );
   });
 

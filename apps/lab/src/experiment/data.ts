@@ -73,7 +73,9 @@ export interface ProsqaData {
    *  or 'grouped' (symbolic, each node's edges together: " u: v1 v2."). */
   rendering: ProsqaRendering;
   /** Written reasoning: 'path' (ProsQA's own), or a breadth-first trace (symbolic rendering only): 'frontier'
-   *  (the set reached so far per step) or 'expansion' (one node and all its children per step). */
+   *  (the set reached so far per step) or 'expansion' (one node and all its children per step); the lookup
+   *  probe's 'lookup' and 'lookup-span' (the first expansion line alone) and 'echo' (every node's line,
+   *  the question copied; grouped rendering only, as 'lookup-span'). */
   reasoning: ProsqaReasoning;
   /** Training graphs: 'coconut' (generateProsqa, the real files' statistics) or 'balanced' (generateBalancedProsqa: no mention or in-degree shortcut, 2-6 hops). */
   generator: 'coconut' | 'balanced';
@@ -165,9 +167,9 @@ function checkProsqaData(d: ProsqaData, where: string): void {
     throw new Error(
       `${where} data.reasoning: the ${d.reasoning} trace is written in the symbolic renderings only (set data.rendering to "symbolic" or "grouped")`,
     );
-  if (d.reasoning === 'lookup-span' && d.rendering !== 'grouped')
+  if ((d.reasoning === 'lookup-span' || d.reasoning === 'echo') && d.rendering !== 'grouped')
     throw new Error(
-      `${where} data.reasoning: lookup-span copies the grouped question's span " u: c1 c2." (set data.rendering to "grouped")`,
+      `${where} data.reasoning: ${d.reasoning} copies the grouped question's spans " u: c1 c2." (set data.rendering to "grouped")`,
     );
 }
 

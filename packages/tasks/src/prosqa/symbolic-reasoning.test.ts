@@ -146,6 +146,55 @@ describe('symbolic ProsQA reasoning check', () => {
     }
   });
 
+  it("writes the echo trace as the grouped question's spans copied in order, sound on every real question and 1,000 balanced graphs", async () => {
+    const examples = [
+      ...(await loadProsqa('valid')).examples,
+      ...(await loadProsqa('test')).examples,
+      ...generateBalancedProsqa({ count: 1000, seed: 4 }),
+    ];
+    const echoes = examples.map((ex) => toSymbolicProsqa(ex, 'echo', 'grouped'));
+    const tok = Tokenizer.build(exampleTexts(echoes));
+    for (const s of echoes) {
+      expect(prosqaTask.checkReasoning!(s, s.steps.join('\n'))).toEqual({
+        ok: true,
+        reason: 'echo',
+        detail: `${s.steps.length} steps`,
+      });
+      // the lines without their marks are the question's edge text, token for token
+      const edgeTokens = tok.encode(s.question.slice(0, s.question.indexOf(' ?')));
+      const lineTokens = s.steps.flatMap((line) => {
+        const ids = tok.encode(line);
+        expect(tok.tokens[ids[0]]).toBe('+');
+        return ids.slice(1);
+      });
+      expect(lineTokens).toEqual(edgeTokens);
+    }
+  });
+
+  it('checks an echo trace line by line against the question: order, every group, nothing more', async () => {
+    const [first] = (await loadProsqa('test')).examples;
+    const echo = toSymbolicProsqa(first, 'echo', 'grouped');
+    const lines = echo.steps;
+    expect(lines.length).toBeGreaterThan(2);
+    const checkEcho = (ls: string[]) => prosqaTask.checkReasoning!(echo, ls.join('\n'));
+    expect(checkEcho(lines).reason).toBe('echo');
+    expect(checkEcho([lines[1], lines[0], ...lines.slice(2)])).toEqual({
+      ok: false,
+      reason: 'wrong-echo',
+      detail: `step 1: "${lines[1]}", the question has "${lines[0]}"`,
+    });
+    expect(checkEcho(lines.slice(0, -1))).toMatchObject({
+      reason: 'wrong-echo',
+      detail: expect.stringMatching(/missing/),
+    });
+    expect(checkEcho([...lines, lines[0]])).toMatchObject({
+      reason: 'wrong-echo',
+      detail: `${lines.length + 1} steps, the question has ${lines.length} groups`,
+    });
+    expect(checkEcho([lines[0].replace(/ ([a-z]+)\.$/, ' dragon.')]).reason).toBe('hallucinated-node');
+    expect(checkEcho([lines[0].slice(0, -1)]).reason).toBe('unparsed');
+  });
+
   it('finds the rendered expansion trace sound on every real question (300 valid + 500 test) and 1,000 balanced graphs', async () => {
     const examples = [
       ...(await loadProsqa('valid')).examples,

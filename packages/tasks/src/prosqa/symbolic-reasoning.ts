@@ -6,14 +6,24 @@
  * verifier finds nothing wrong, else 'wrong-frontier' with the first problem; "+ u c1 c2 …" lines
  * are an expansion trace: 'expansion', else 'wrong-expansion' with the first problem; an example
  * rendered as the lookup probe (meta.reasoning 'lookup', or 'lookup-span': "+ root: c1 c2 ….") is
- * checked as that one line: 'lookup' or 'wrong-lookup'. Unknown
- * names are 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
+ * checked as that one line: 'lookup' or 'wrong-lookup'; one rendered as the echo probe
+ * (meta.reasoning 'echo') is checked against the question's text: 'echo' when its lines are the
+ * question's groups, each "+ u: v1 v2." in order, else 'wrong-echo' at the first line that differs.
+ * Unknown names are 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
  */
 import type { Example, ReasoningVerdict } from '../example.js';
 import type { ProsqaGraph } from './graph.js';
 import { prosqaGraph } from './load.js';
 import { checkPathSteps } from './path-check.js';
-import { EXPANSION_MARK, FRONTIER_MARK, PATH_MARK, spanNames, stepNames } from './symbolic.js';
+import {
+  echoLines,
+  EXPANSION_MARK,
+  FRONTIER_MARK,
+  PATH_MARK,
+  parseSymbolicQuestion,
+  spanNames,
+  stepNames,
+} from './symbolic.js';
 import { expansionProblems, frontierProblems, lookupProblems } from './traces.js';
 
 /** A trace form written as lines of names after one mark, and its verifier. */
@@ -81,6 +91,34 @@ function checkTrace(g: ProsqaGraph, lines: string[], form: TraceForm): Reasoning
     : { ...form.wrong, detail: problems[0] };
 }
 
+/** An echo trace against the question it copies: every node's "+ u: v1 v2." line, in the question's order. */
+function checkEcho(example: Example, g: ProsqaGraph, lines: string[]): ReasoningVerdict {
+  const known = new Set(g.symbols);
+  for (const [i, line] of lines.entries()) {
+    const names = spanNames(line);
+    if (!names)
+      return { ok: false, reason: 'unparsed', detail: `step ${i + 1} "${line}": not "${EXPANSION_MARK} u: v1 v2 …."` };
+    const unknown = names.find((s) => !known.has(s));
+    if (unknown !== undefined)
+      return { ok: false, reason: 'hallucinated-node', detail: `step ${i + 1}: ${unknown} is not in the question` };
+  }
+  const expected = echoLines(parseSymbolicQuestion(example.question, example.id).edges);
+  const differs = expected.findIndex((line, i) => lines[i] !== line);
+  if (differs >= 0)
+    return {
+      ok: false,
+      reason: 'wrong-echo',
+      detail: `step ${differs + 1}: ${lines[differs] === undefined ? 'missing' : `"${lines[differs]}"`}, the question has "${expected[differs]}"`,
+    };
+  if (lines.length > expected.length)
+    return {
+      ok: false,
+      reason: 'wrong-echo',
+      detail: `${lines.length} steps, the question has ${expected.length} groups`,
+    };
+  return { ok: true, reason: 'echo', detail: `${lines.length} steps` };
+}
+
 export function checkSymbolicReasoning(example: Example, reasoning: string): ReasoningVerdict {
   const g = prosqaGraph(example);
   const lines = reasoning
@@ -90,6 +128,7 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
   if (lines.length === 0) return { ok: false, reason: 'empty', detail: 'no steps' };
   if (example.meta?.reasoning === 'lookup') return checkTrace(g, lines, LOOKUP_FORM);
   if (example.meta?.reasoning === 'lookup-span') return checkTrace(g, lines, LOOKUP_SPAN_FORM);
+  if (example.meta?.reasoning === 'echo') return checkEcho(example, g, lines);
   const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
   if (form) return checkTrace(g, lines, form);
   return checkPathSteps(

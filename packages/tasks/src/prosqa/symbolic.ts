@@ -16,6 +16,10 @@
  *   lookup-span  the same step written as the grouped question writes the root's edges,
  *             "+ root: c1 c2 ….", so each next token is fixed by the two or three before it as
  *             they stand in the question (an n-gram copy), where "+ root c1" matches nothing there
+ *   echo      every node's edges, one line per node as lookup-span writes the root's, "+ u: v1 v2.",
+ *             in the grouped question's order: the question copied line by line, so every token
+ *             of the trace is a copy target (a dense signal for the copy the lookup needs); the
+ *             answer after it is not implied by it
  *   answer    " target" (core writes it after ###)
  * The 'grouped' rendering is the same but for the question: each node's edges together, " u: v1 v2.",
  * the nodes in the order the English question first states one of their edges and each node's
@@ -35,11 +39,18 @@ import { isPersonName } from './names.js';
 import { expansionTrace, frontierTrace, pathFromSteps } from './traces.js';
 
 export type ProsqaRendering = 'english' | 'symbolic' | 'grouped';
-export type ProsqaReasoning = 'path' | 'frontier' | 'expansion' | 'lookup' | 'lookup-span';
+export type ProsqaReasoning = 'path' | 'frontier' | 'expansion' | 'lookup' | 'lookup-span' | 'echo';
 export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic', 'grouped'];
 /** How a symbolic question lists the edges: one pair per sentence, or each node's edges together. */
 export type SymbolicLayout = 'pairs' | 'grouped';
-export const PROSQA_REASONING: readonly ProsqaReasoning[] = ['path', 'frontier', 'expansion', 'lookup', 'lookup-span'];
+export const PROSQA_REASONING: readonly ProsqaReasoning[] = [
+  'path',
+  'frontier',
+  'expansion',
+  'lookup',
+  'lookup-span',
+  'echo',
+];
 
 /** Marks that start a symbolic step line. */
 export const PATH_MARK = '>';
@@ -86,6 +97,7 @@ function reasoningSteps(g: ProsqaGraph, q: Parsed, ex: Example, reasoning: Prosq
   const path = pathFromSteps(g, ex.steps); // read in every form: it checks the example's steps
   if (reasoning === 'frontier') return frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
   if (reasoning === 'path') return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
+  if (reasoning === 'echo') return echoLines(q.edges);
   const expansion = expansionTrace(inQuestionOrder(g, q, ex.id));
   if (reasoning === 'lookup-span') {
     const [root, ...children] = expansion[0];
@@ -95,12 +107,25 @@ function reasoningSteps(g: ProsqaGraph, q: Parsed, ex: Example, reasoning: Prosq
   return lines.map((line) => `${EXPANSION_MARK}${names(line, g)}`);
 }
 
+/** Each node with its children in sentence order, the nodes in the order of their first sentence. */
+function groupedEdges(edges: readonly [string, string][]): [string, string[]][] {
+  const children = new Map<string, string[]>(); // insertion order: each node's first sentence
+  for (const [u, v] of edges) children.set(u, [...(children.get(u) ?? []), v]);
+  return [...children];
+}
+
+/** A node's edges as the grouped question writes them: " u: v1 v2.". */
+const groupText = ([u, vs]: [string, string[]]) => ` ${u}:${vs.map((v) => ` ${v}`).join('')}.`;
+
+/** The echo trace: one "+ u: v1 v2." line per node, in the grouped question's order. */
+export function echoLines(edges: readonly [string, string][]): string[] {
+  return groupedEdges(edges).map((group) => `${EXPANSION_MARK}${groupText(group)}`);
+}
+
 /** The edges as " u v." per sentence, or (grouped) " u: v1 v2." per node in order of its first sentence. */
 function edgeText(edges: readonly [string, string][], layout: SymbolicLayout): string {
   if (layout === 'pairs') return edges.map(([u, v]) => ` ${u} ${v}.`).join('');
-  const children = new Map<string, string[]>(); // insertion order: each node's first sentence
-  for (const [u, v] of edges) children.set(u, [...(children.get(u) ?? []), v]);
-  return [...children].map(([u, vs]) => ` ${u}:${vs.map((v) => ` ${v}`).join('')}.`).join('');
+  return groupedEdges(edges).map(groupText).join('');
 }
 
 /** The symbolic example (same id and meta.graph) with the chosen written reasoning and question layout. */
