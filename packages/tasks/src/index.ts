@@ -135,8 +135,10 @@ export {
   countdownTrainBatch,
   countdownFact,
   exampleChars,
+  FACT_OPS,
   factsInBatch,
   type CountdownStreamOptions,
+  type FactOps,
 } from './countdown/stream.js';
 
 export {

@@ -8,6 +8,7 @@ import {
   COUNTDOWN_MAX_N,
   COUNTDOWN_MIN_N,
   COUNTDOWN_REASONING,
+  FACT_OPS,
   NUMBER_FORMATS,
   SEARCH_ORDERS,
   countdownAllNumbersTask,
@@ -21,6 +22,7 @@ import {
   loadCountdownJsonl,
   renderCountdown,
   type CountdownReasoning,
+  type FactOps,
   type NumberFormat,
   type SearchOrder,
 } from '@telepath/tasks';
@@ -48,6 +50,8 @@ export interface CountdownData {
   /** Share of each batch that is "a op b=" → "c" facts during the first `warmupSteps` steps (every arm alike). */
   warmupShare: number;
   warmupSteps: number;
+  /** The facts on random numbers: 'moves' (a SoS move, ÷ only when exact: ≈ 1 % quotients) or 'every-op' (each operation a quarter; @telepath/tasks stream.ts). */
+  factOps: FactOps;
   /** Also evaluate on the other generated split (val ↔ val_target, same count), reported as "<arm> [<split>]". */
   otherSplit: boolean;
 }
@@ -66,6 +70,7 @@ export const DEFAULT_COUNTDOWN_DATA: CountdownData = {
   searchOrder: 'closest',
   warmupShare: 0,
   warmupSteps: 0,
+  factOps: 'moves',
   otherSplit: true,
 };
 
@@ -91,6 +96,8 @@ export function checkCountdownData(d: CountdownData, where: string): void {
     throw new Error(
       `${where} data.searchOrder: expected one of ${SEARCH_ORDERS.join(', ')}, got ${JSON.stringify(d.searchOrder)}`,
     );
+  if (!FACT_OPS.includes(d.factOps))
+    throw new Error(`${where} data.factOps: expected one of ${FACT_OPS.join(', ')}, got ${JSON.stringify(d.factOps)}`);
   if (!(d.warmupShare >= 0 && d.warmupShare <= 1))
     throw new Error(`${where} data.warmupShare: expected a share in 0..1, got ${d.warmupShare}`);
   for (const k of ['searchBacks', 'warmupSteps'] as const) {
@@ -120,7 +127,7 @@ export async function countdownData(d: CountdownData): Promise<TaskData> {
   else if (d.testSplit === 'facts') {
     const rng = new Rng(d.seed).fork('countdown/facts-test');
     test = Array.from({ length: d.testCount }, (_, i) =>
-      countdownFact(rng, d.n, d.numberFormat, `countdown/n${d.n}/facts/${i}`),
+      countdownFact(rng, d.n, d.numberFormat, `countdown/n${d.n}/facts/${i}`, d.factOps),
     );
   } else {
     test = generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: d.testSplit, avoidSolutions: avoid });
@@ -144,6 +151,7 @@ export async function countdownData(d: CountdownData): Promise<TaskData> {
     ...render,
     warmupShare: d.warmupShare,
     warmupSteps: d.warmupSteps,
+    factOps: d.factOps,
     avoidSolutions: new Set(heldOut.map((e) => e.steps.join(', '))),
   };
   const plain = d.reasoning === 'steps' && d.numberFormat === 'plain'; // the original text, records unchanged

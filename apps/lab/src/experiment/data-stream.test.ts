@@ -120,6 +120,7 @@ describe('Countdown data generated on the fly', () => {
     expect(bad({ searchOrder: 'random' })).toThrow(
       /data.searchOrder: expected one of closest, listed, products-last, got "random"/,
     );
+    expect(bad({ factOps: 'divisions' })).toThrow(/data.factOps: expected one of moves, every-op, got "divisions"/);
   });
 
   it('trains an arm on the stream end to end, recording its own data settings', async () => {

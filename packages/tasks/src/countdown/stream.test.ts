@@ -1,7 +1,14 @@
 import { Rng } from '@telepath/core';
 import { describe, expect, it } from 'vitest';
 import { countdownTargets, type CountdownMeta } from './generate.js';
-import { countdownTrainBatch, exampleChars, factsInBatch, type CountdownStreamOptions } from './stream.js';
+import {
+  countdownFact,
+  countdownTrainBatch,
+  exampleChars,
+  factsInBatch,
+  type CountdownStreamOptions,
+  type FactOps,
+} from './stream.js';
 import { countdownTask } from './task.js';
 
 const OPTS: CountdownStreamOptions = {
@@ -94,5 +101,32 @@ describe('Countdown training stream', () => {
         expect(countdownTask.isCorrect(f, `### ${c + 1}`)).toBe(false);
       }
     }
+  });
+
+  it("'every-op' facts give each operation a quarter of the random half, every one exact; 'moves' few quotients", () => {
+    const opShares = (ops: FactOps) => {
+      const rng = new Rng(5);
+      const count: Record<string, number> = { '+': 0, '*': 0, '-': 0, '/': 0 };
+      const total = 8000;
+      for (let i = 0; i < total; i++) {
+        const f = countdownFact(rng, 3, 'plain', `f${i}`, ops);
+        const m = /^(\d+)([-+*/])(\d+)=$/.exec(f.question)!;
+        const [a, op, b] = [Number(m[1]), m[2], Number(m[3])];
+        const c = op === '+' ? a + b : op === '*' ? a * b : op === '-' ? a - b : a / b;
+        expect(Number.isInteger(c) && c >= 0 && (f.meta as CountdownMeta).target === c).toBe(true);
+        count[op]++;
+      }
+      return Object.fromEntries(Object.entries(count).map(([op, k]) => [op, k / total]));
+    };
+    const every = opShares('every-op');
+    const moves = opShares('moves');
+    // Half the facts are solution steps (their own mix, the same under both settings); the other half
+    // is a quarter per operation under 'every-op', so ÷ is ≥ 1/8 of all facts there (seed 5: 16.1 %,
+    // against 5.4 % under 'moves', nearly all of them solution steps).
+    expect(every['/']).toBeGreaterThan(0.125);
+    expect(every['/']).toBeLessThan(0.125 + 0.1);
+    expect(moves['/']).toBeLessThan(0.07);
+    expect(every['/']).toBeGreaterThan(2.5 * moves['/']);
+    for (const op of ['+', '*', '-']) expect(every[op]).toBeGreaterThan(0.125);
   });
 });

@@ -25,6 +25,8 @@ export interface CountdownStreamOptions extends RenderOptions {
   warmupShare: number;
   /** Steps (from 0) whose batches carry the facts. */
   warmupSteps: number;
+  /** Which moves the facts on two random numbers are (countdownFact); default 'moves'. */
+  factOps?: FactOps;
   /** Draw the instances from this fixed list (already rendered) instead of generating them. */
   pool?: readonly Example[];
   /**
@@ -49,11 +51,36 @@ export function factsInBatch(
 }
 
 /**
+ * How the half of the facts that is not a solution step is drawn: 'moves', a SoS move (+, ×, −,
+ * and ÷ when it is exact) on two numbers uniform in 1..99, so a quotient is ≈ 1 % of them; or
+ * 'every-op', the operation first, uniform over + × − ÷, a quotient being the inverse of a product
+ * (hi = lo·q with lo, q uniform in 1..99), so each operation is a quarter of them.
+ */
+export type FactOps = 'moves' | 'every-op';
+export const FACT_OPS: readonly FactOps[] = ['moves', 'every-op'];
+
+/** A fact on random numbers (the half of the facts that is not a solution step), as [left, op, right, result]. */
+function randomFactStep(rng: Rng, ops: FactOps, max: number): [number, string, number, number] {
+  const draw = () => 1 + rng.int(max - 1);
+  if (ops === 'moves') return rng.pick(sosMoves(draw(), draw()));
+  const op = rng.pick(['+', '*', '-', '/'] as const);
+  const [a, b] = [draw(), draw()];
+  if (op === '/') return [a * b, '/', a, b];
+  return sosMoves(a, b).find((m) => m[1] === op)!;
+}
+
+/**
  * One arithmetic fact as an Example (question "a op b=", answer "c"; meta.fact). Half are a step of
  * a fresh instance's SoS solution (the arithmetic the chains need, intermediates included), half a
- * SoS move on two numbers uniform in the given numbers' range 1..99.
+ * fact on two numbers uniform in the given numbers' range 1..99 (`FactOps`).
  */
-export function countdownFact(rng: Rng, n: number, numberFormat: NumberFormat, id: string): Example {
+export function countdownFact(
+  rng: Rng,
+  n: number,
+  numberFormat: NumberFormat,
+  id: string,
+  ops: FactOps = 'moves',
+): Example {
   const cfg = DEFAULT_COUNTDOWN_GEN_CONFIG;
   let step: [number, string, number, number];
   if (rng.float() < 0.5) {
@@ -61,8 +88,7 @@ export function countdownFact(rng: Rng, n: number, numberFormat: NumberFormat, i
     const m = /^(\d+)([-+*/])(\d+)=(\d+)$/.exec(rng.pick(ex.steps))!;
     step = [Number(m[1]), m[2], Number(m[3]), Number(m[4])];
   } else {
-    const [a, b] = [1 + rng.int(cfg.maxTarget - 1), 1 + rng.int(cfg.maxTarget - 1)];
-    step = rng.pick(sosMoves(a, b));
+    step = randomFactStep(rng, ops, cfg.maxTarget);
   }
   const [l, op, r, c] = step;
   const fmt = (t: string) => (numberFormat === 'reversed' ? reverseDigitRuns(t) : t);
@@ -77,7 +103,7 @@ export function countdownTrainBatch(o: CountdownStreamOptions, rng: Rng, step: n
   const facts = factsInBatch(o, step, batchSize);
   return Array.from({ length: batchSize }, (_, i) => {
     const id = `countdown/n${o.n}/stream/${step}/${i}`;
-    if (i < facts) return countdownFact(rng, o.n, o.numberFormat, `${id}/fact`);
+    if (i < facts) return countdownFact(rng, o.n, o.numberFormat, `${id}/fact`, o.factOps);
     if (o.pool) return o.pool[rng.int(o.pool.length)];
     for (;;) {
       const ex = renderCountdown(drawCountdownInstance(rng, o.n, targets, cfg, o.avoidSolutions, id, 'train'), o);
