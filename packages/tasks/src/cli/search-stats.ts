@@ -12,7 +12,8 @@ Reads the generations of a Countdown run (its samples.jsonl, one JSON object per
 accuracy by the number of dead ends the written search shows ("back" lines: 0, 1, 2, 3-5, 6+),
 how many traces write a line twice, the checker's verdicts, and the operation of each trace's
 first line with wrong arithmetic (before the trace's last line or on it), and how many of all the
-arithmetic lines ("a op b=c", judged " x" lines included) are right, by operation. When the run's config.resolved.json
+arithmetic lines ("a op b=c", judged " x" lines included) are right, by operation and by the line's
+place among its trace's arithmetic lines (1st, 2nd, …, 8th and later pooled). When the run's config.resolved.json
 is beside the file and its data.reasoning is a search, also accuracy by the dead ends of each
 question's full search (rebuilt in the run's number format and search order).
 

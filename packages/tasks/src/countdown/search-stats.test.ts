@@ -5,7 +5,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCountdown } from './generate.js';
 import { renderCountdown } from './reasoning.js';
-import { firstWrongLine, goldDeadEnds, lineArithmetic, readSearchSamples, searchStats } from './search-stats.js';
+import {
+  BY_PLACE,
+  firstWrongLine,
+  formatSearchStats,
+  goldDeadEnds,
+  lineArithmetic,
+  readSearchSamples,
+  searchStats,
+} from './search-stats.js';
 import { countdownTask } from './task.js';
 
 describe('Countdown search stats', () => {
@@ -116,6 +124,24 @@ describe('Countdown search stats', () => {
       '-': { beforeLast: 0, beforeLastRight: 0, last: 1 },
     });
     expect(s.lines).toEqual({ '*': { count: 2, right: 0 }, '-': { count: 7, right: 6 } });
+    expect(s.byPlace.slice(0, 5)).toEqual([
+      { count: 4, right: 2 }, // 29*11=329 ✗, 29*11=318 ✗, 29-11=18 ✓ twice
+      { count: 3, right: 2 }, // the second arithmetic line; "back" lines are not counted
+      { count: 1, right: 1 },
+      { count: 1, right: 1 },
+      { count: 0, right: 0 },
+    ]);
+  });
+
+  it('pools arithmetic lines from the BY_PLACE-th on into the last place', () => {
+    const ten = Array.from({ length: 10 }, (_, i) => `${i + 1}+1=${i === 9 ? 0 : i + 2}`).join('\n');
+    const s = searchStats([{ text: `${ten}\n### 1+1`, correct: false }]);
+    expect(s.byPlace).toHaveLength(BY_PLACE);
+    expect(s.byPlace[0]).toEqual({ count: 1, right: 1 });
+    expect(s.byPlace[BY_PLACE - 1]).toEqual({ count: 10 - (BY_PLACE - 1), right: 10 - BY_PLACE }); // the tenth is wrong
+    expect(formatSearchStats('f', s)).toContain(
+      `${BY_PLACE}+ ${((100 * (10 - BY_PLACE)) / (11 - BY_PLACE)).toFixed(1)} % of ${11 - BY_PLACE}`,
+    );
   });
 
   it("reads a judged move's line (' x': not entered) as arithmetic too", () => {

@@ -4,7 +4,7 @@
  * the full search of that question has (the trace it was trained to write, rebuilt from the
  * question), how many traces write one line twice (a try repeated), the checker's verdicts, and
  * the operation of each trace's first line with wrong arithmetic (before its last line or on it),
- * and how many of all its arithmetic lines are right, by operation.
+ * and how many of all its arithmetic lines are right, by operation and by place in the trace.
  * The search traces of reasoning.ts are what it reads; plain or state-carrying chains count as
  * searches with no dead end.
  */
@@ -53,7 +53,12 @@ export interface SearchStats {
   firstWrong: Record<string, WrongLineCount>;
   /** Every arithmetic line of every trace, by operation: how many, and how many are right. */
   lines: Record<string, { count: number; right: number }>;
+  /** Every arithmetic line by its place among its trace's arithmetic lines: [0] the first, …, the last entry all from the BY_PLACE-th on. */
+  byPlace: { count: number; right: number }[];
 }
+
+/** Arithmetic lines are counted by place up to this one; later lines are pooled with it. */
+export const BY_PLACE = 8;
 
 /** Traces whose first wrong line has one operation: before the trace's last line (and of those the right answers), or the last line. */
 export interface WrongLineCount {
@@ -132,6 +137,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     reasons: {},
     firstWrong: {},
     lines: {},
+    byPlace: Array.from({ length: BY_PLACE }, () => ({ count: 0, right: 0 })),
   };
   const count = (b: DeadEndBucket, correct: boolean) => {
     b.count++;
@@ -152,12 +158,14 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
       out.reasons[s.reason] = (out.reasons[s.reason] ?? 0) + 1;
       if (s.reason === 'ok') out.sound++;
     }
+    let place = 0;
     for (const line of lines) {
       const a = lineArithmetic(line);
       if (!a) continue;
-      const c = (out.lines[a.op] ??= { count: 0, right: 0 });
-      c.count++;
-      if (a.right) c.right++;
+      for (const c of [(out.lines[a.op] ??= { count: 0, right: 0 }), out.byPlace[Math.min(place++, BY_PLACE - 1)]]) {
+        c.count++;
+        if (a.right) c.right++;
+      }
     }
     const wrong = firstWrongLine(lines);
     if (wrong) {
@@ -194,6 +202,9 @@ export function formatSearchStats(name: string, s: SearchStats): string {
   const ops = Object.entries(s.lines);
   const [all, right] = ops.reduce(([n, k], [, c]) => [n + c.count, k + c.right], [0, 0]);
   const perOp = ops.map(([op, c]) => `${op} ${c.right} / ${c.count}`).join(', ');
+  const perPlace = s.byPlace
+    .map((c, i) => `${i + 1}${i === BY_PLACE - 1 ? '+' : ''} ${pct(c.right, c.count)} of ${c.count}`)
+    .join(', ');
   return [
     `${name}: ${s.total} generations, ${pct(s.correct, s.total)} right, ${pct(s.sound, s.total)} sound`,
     `  dead ends   written    right${withGold ? '   full search  right' : ''}`,
@@ -202,6 +213,7 @@ export function formatSearchStats(name: string, s: SearchStats): string {
     `  checker: ${reasons || '–'}`,
     `  first wrong arithmetic: ${wrong || 'none'}`,
     `  arithmetic lines right: ${right} / ${all} (${pct(right, all)})${perOp ? `: ${perOp}` : ''}`,
+    `  by the line's place among the trace's arithmetic lines: ${perPlace}`,
   ].join('\n');
 }
 
