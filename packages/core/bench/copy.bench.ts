@@ -5,7 +5,8 @@
  * no fixed offset copies it: the model needs an induction mechanism (attend to where the current
  * token stood before, take the token after it), and with few names the current token stands in
  * several places, so one token of context is ambiguous — as in a ProsQA question, where every
- * name recurs. Prints the copy loss (nats per copied token) every 50 steps and the first logged
+ * name recurs. --format groups and echo make the prompt ProsQA-like groups, copied as they stand or
+ * as the echo trace writes them (each group after "+", a newline after it). Prints the copy loss (nats per copied token) every 50 steps and the first logged
  * step below 0.1. A probe of what the architecture can learn, not a test.
  */
 import { parseArgs } from 'node:util';
@@ -21,11 +22,14 @@ import {
   type PositionKind,
 } from '@telepath/core';
 
-const HELP = `Usage: npm run bench:copy -- [--positions learned|rotary] [--layers N] [--length N] [--names N]
+const HELP = `Usage: npm run bench:copy -- [--format flat|groups|echo] [--positions learned|rotary] [--layers N] [--length N] [--names N]
                               [--steps N] [--batch N] [--backend NAME] [--json]
   --positions  lm.positions (default rotary)
+  --format     flat: the prompt is random names, copied as it stands (default);
+               groups: the prompt is ProsQA-like groups " h: c1 c2." (1-4 children), copied as they stand;
+               echo: the same groups, each copied as "+ h: c1 c2." and a newline (ProsQA's echo trace)
   --layers     layers of the 4-head, width-128 model (default 4)
-  --length     the longest copied sequence; each is length/2..length long (default 40)
+  --length     the longest prompt; each is length/2..length long (groups: until a group ends past it) (default 40)
   --names      distinct ids a sequence draws from (default 10: each recurs ≈ 3 times in 30)
   --steps      training steps (default 1000), AdamW lr 1e-3, 20 warm-up steps, no decay
   --batch      rows per step (default 32)
@@ -34,6 +38,7 @@ const HELP = `Usage: npm run bench:copy -- [--positions learned|rotary] [--layer
 const { values } = parseArgs({
   options: {
     positions: { type: 'string', default: 'rotary' },
+    format: { type: 'string', default: 'flat' },
     layers: { type: 'string', default: '4' },
     length: { type: 'string', default: '40' },
     names: { type: 'string', default: '10' },
@@ -64,24 +69,45 @@ const [layers, L, names, steps, B] = [
   int('batch', 1),
 ];
 const positions = values.positions as PositionKind;
+const FORMATS = ['flat', 'groups', 'echo'] as const;
+const format = values.format as (typeof FORMATS)[number];
+if (!FORMATS.includes(format)) {
+  console.error(`bench:copy: --format must be one of ${FORMATS.join(', ')}, got ${values.format}`);
+  process.exit(2);
+}
 
-const FIRST_NAME = 4; // ids 0..3: pad, bos, sep, unused
+const FIRST_NAME = 4; // ids 0..3: pad, bos, sep, unused; then the names; then groups' punctuation
 const [PAD, BOS, SEP] = [0, 1, 2];
-const T = 2 * L + 1; // inputs per row: <bos> s <sep> s, padded, less the last target
+const [COLON, DOT, NEWLINE, PLUS] = [0, 1, 2, 3].map((i) => FIRST_NAME + names + i);
+const vocabSize = FIRST_NAME + names + (format === 'flat' ? 0 : 4);
+/** Groups end past the drawn length by at most 6 ids (h : c1..c4 .), and an echo is at most 1.5× its prompt (+ and a newline per group of ≥ 4). */
+const ROW = format === 'flat' ? 2 * L + 2 : 2 + Math.ceil(((L + 6) * 5) / 2);
+const T = ROW - 1; // inputs per row, less the last target
 
-/** One row: ids [2L + 2] right-padded, and the targets to train (the copied s). */
+const name = (rng: Rng) => FIRST_NAME + rng.int(names);
+
+/** One row: ids [ROW] right-padded, and the targets to train (the copy), from..to-1. */
 function copyRow(rng: Rng): { ids: number[]; from: number; to: number } {
   const len = Math.ceil(L / 2) + rng.int(Math.floor(L / 2) + 1);
-  const s = Array.from({ length: len }, () => FIRST_NAME + rng.int(names));
-  const row = [BOS, ...s, SEP, ...s];
-  return { ids: [...row, ...Array<number>(2 * L + 2 - row.length).fill(PAD)], from: len + 1, to: row.length - 1 };
+  let prompt: number[];
+  let copy: number[];
+  if (format === 'flat') {
+    prompt = Array.from({ length: len }, () => name(rng));
+    copy = prompt;
+  } else {
+    // ProsQA's grouped question: " h: c1 c2." per node, 1-4 children each.
+    const groups: number[][] = [];
+    for (let n = 0; n < len; n += groups[groups.length - 1].length)
+      groups.push([name(rng), COLON, ...Array.from({ length: 1 + rng.int(4) }, () => name(rng)), DOT]);
+    prompt = groups.flat();
+    copy = format === 'groups' ? prompt : groups.flatMap((g) => [PLUS, ...g, NEWLINE]);
+  }
+  const row = [BOS, ...prompt, SEP, ...copy];
+  return { ids: [...row, ...Array<number>(ROW - row.length).fill(PAD)], from: prompt.length + 1, to: row.length - 1 };
 }
 
 await initBackend(values.backend as BackendCandidate, { quiet: true });
-const lm = new TinyLm(
-  { vocabSize: FIRST_NAME + names, contextLength: T, layers, heads: 4, width: 128, positions },
-  new Rng(0),
-);
+const lm = new TinyLm({ vocabSize, contextLength: T, layers, heads: 4, width: 128, positions }, new Rng(0));
 const losses: [number, number][] = [];
 await train({
   params: lm.params,
@@ -96,7 +122,7 @@ await train({
       const rows = Array.from({ length: B }, () => copyRow(at.rng));
       const ids = tf.tensor2d(
         rows.map((r) => r.ids),
-        [B, T + 1],
+        [B, ROW],
         'int32',
       );
       const x = tf.slice(ids, [0, 0], [B, T]) as tf.Tensor2D; // [B, T]
@@ -114,7 +140,7 @@ await train({
   },
 });
 const learntAt = losses.find(([, loss]) => loss < 0.1)?.[0] ?? null;
-const config = { positions, layers, length: L, names, steps, batch: B, params: lm.size };
+const config = { format, positions, layers, length: L, names, steps, batch: B, params: lm.size };
 if (values.json) console.log(JSON.stringify({ config, losses, learntAt }));
 else
   console.log(
