@@ -1,13 +1,14 @@
 /**
- * `npm run bench:copy [-- --positions rotary --layers 4 --length 40 --names 10 --steps 1000]`:
+ * `npm run bench:copy [-- --format flat --positions rotary --length 40 --names 10 --steps 1000]`:
  * can a TinyLm learn to copy its prompt? Each row is `<bos> s <sep> s` with s a random sequence of
  * length/2..length ids drawn from `names` ids, trained on the second s only. The length varies, so
  * no fixed offset copies it: the model needs an induction mechanism (attend to where the current
  * token stood before, take the token after it), and with few names the current token stands in
  * several places, so one token of context is ambiguous — as in a ProsQA question, where every
- * name recurs. --format groups and echo make the prompt ProsQA-like groups, copied as they stand or
- * as the echo trace writes them (each group after "+", a newline after it). Prints the copy loss (nats per copied token) every 50 steps and the first logged
- * step below 0.1. A probe of what the architecture can learn, not a test.
+ * name recurs. --format groups and echo make the prompt ProsQA-like groups, copied as they stand
+ * or as the echo trace writes them (each group after "+", a newline after it). Prints the copy
+ * loss (nats per copied token) every 50 steps and the first logged step below 0.1. A probe of what
+ * the architecture can learn, not a test.
  */
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
