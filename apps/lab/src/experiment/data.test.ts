@@ -44,7 +44,7 @@ describe('GSM8K data.vocabMinCount', () => {
 describe('ProsQA rendering, reasoning and generator', () => {
   it('rejects unknown choices, a frontier or expansion trace in English and a span lookup without its span, naming the key', () => {
     expect(() => parseData('prosqa', { rendering: 'latin' }, 'p.json')).toThrow(
-      'p.json data.rendering: expected one of english, symbolic, grouped, got "latin"',
+      'p.json data.rendering: expected one of english, symbolic, grouped, headed, got "latin"',
     );
     expect(() => parseData('prosqa', { generator: 'other' }, 'p.json')).toThrow(
       /p.json data.generator: expected one of coconut, balanced/,
@@ -56,11 +56,15 @@ describe('ProsQA rendering, reasoning and generator', () => {
       /data.reasoning: the expansion trace is written in the symbolic renderings only/,
     );
     expect(() => parseData('prosqa', { reasoning: 'lookup-span', rendering: 'symbolic' }, 'p.json')).toThrow(
-      /p.json data.reasoning: lookup-span copies the grouped question's spans " u: c1 c2." \(set data.rendering to "grouped"\)/,
+      /p.json data.reasoning: lookup-span copies the grouped question's span " u: c1 c2." \(set data.rendering to "grouped"\)/,
+    );
+    expect(() => parseData('prosqa', { reasoning: 'lookup-span', rendering: 'headed' }, 'p.json')).toThrow(
+      /lookup-span copies the grouped question's span/,
     );
     expect(() => parseData('prosqa', { reasoning: 'echo', rendering: 'symbolic' }, 'p.json')).toThrow(
-      /p.json data.reasoning: echo copies the grouped question's spans/,
+      /p.json data.reasoning: echo copies the question's groups \(set data.rendering to "grouped" or "headed"\)/,
     );
+    expect(() => parseData('prosqa', { reasoning: 'echo', rendering: 'headed' }, 'p.json')).not.toThrow();
   });
 
   it('renders train and test symbolically, with one tokenizer for every written reasoning', async () => {

@@ -70,12 +70,13 @@ export interface ProsqaData {
   testSplit: 'valid' | 'test';
   testLimit: number;
   /** 'english' (the files' sentences), 'symbolic' (one token per name, an edge as a pair: @telepath/tasks symbolic.ts)
-   *  or 'grouped' (symbolic, each node's edges together: " u: v1 v2."). */
+   *  'grouped' (symbolic, each node's edges together: " u: v1 v2.") or 'headed' (grouped without punctuation,
+   *  each group opened by its node capitalised: " Sally boompus gerpus Boompus terpus"). */
   rendering: ProsqaRendering;
   /** Written reasoning: 'path' (ProsQA's own), or a breadth-first trace (symbolic rendering only): 'frontier'
    *  (the set reached so far per step) or 'expansion' (one node and all its children per step); the lookup
    *  probe's 'lookup' and 'lookup-span' (the first expansion line alone) and 'echo' (every node's line,
-   *  the question copied; grouped rendering only, as 'lookup-span'). */
+   *  the question copied; grouped or headed rendering; 'lookup-span' grouped only). */
   reasoning: ProsqaReasoning;
   /** Training graphs: 'coconut' (generateProsqa, the real files' statistics) or 'balanced' (generateBalancedProsqa: no mention or in-degree shortcut, 2-6 hops). */
   generator: 'coconut' | 'balanced';
@@ -165,11 +166,15 @@ function checkProsqaData(d: ProsqaData, where: string): void {
     );
   if (d.reasoning !== 'path' && d.rendering === 'english')
     throw new Error(
-      `${where} data.reasoning: the ${d.reasoning} trace is written in the symbolic renderings only (set data.rendering to "symbolic" or "grouped")`,
+      `${where} data.reasoning: the ${d.reasoning} trace is written in the symbolic renderings only (set data.rendering to "symbolic", "grouped" or "headed")`,
     );
-  if ((d.reasoning === 'lookup-span' || d.reasoning === 'echo') && d.rendering !== 'grouped')
+  if (d.reasoning === 'lookup-span' && d.rendering !== 'grouped')
     throw new Error(
-      `${where} data.reasoning: ${d.reasoning} copies the grouped question's spans " u: c1 c2." (set data.rendering to "grouped")`,
+      `${where} data.reasoning: lookup-span copies the grouped question's span " u: c1 c2." (set data.rendering to "grouped")`,
+    );
+  if (d.reasoning === 'echo' && d.rendering !== 'grouped' && d.rendering !== 'headed')
+    throw new Error(
+      `${where} data.reasoning: echo copies the question's groups (set data.rendering to "grouped" or "headed")`,
     );
 }
 

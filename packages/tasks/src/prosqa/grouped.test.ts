@@ -4,7 +4,7 @@ import type { Example } from '../example.js';
 import { generateBalancedProsqa } from './balanced.js';
 import { prosqaGraph, loadProsqa } from './load.js';
 import { checkSymbolicReasoning } from './symbolic-reasoning.js';
-import { parseSymbolicQuestion, toSymbolicProsqa } from './symbolic.js';
+import { echoLines, headForm, parseSymbolicQuestion, toSymbolicProsqa } from './symbolic.js';
 
 let real: Example[];
 beforeAll(async () => {
@@ -62,7 +62,79 @@ describe("ProsQA's grouped rendering (each node's edges together)", () => {
     }
   });
 
-  it('rejects a question in neither layout, naming it', () => {
+  it('rejects a question in no layout, naming it', () => {
     expect(() => parseSymbolicQuestion(' Bob: ? Sally a b', 'x/2')).toThrow(/x\/2: not a symbolic ProsQA question/);
+  });
+});
+
+describe("ProsQA's headed rendering (each node's edges together, the node capitalised, no punctuation)", () => {
+  it('states the same graph as the grouped rendering, each group opened by its node capitalised (800 real questions)', () => {
+    for (const ex of real) {
+      const grouped = toSymbolicProsqa(ex, 'path', 'grouped');
+      const headed = toSymbolicProsqa(ex, 'path', 'headed');
+      const q = parseSymbolicQuestion(headed.question);
+      expect(q).toEqual(parseSymbolicQuestion(grouped.question));
+      expect(headed.question).not.toMatch(/[:.]/);
+      // the grouped question with each " u:" written " U" and its "." dropped
+      const fromGrouped = grouped.question
+        .replace(/ ([A-Za-z])([a-z]*):/g, (_, a: string, b: string) => ` ${a.toUpperCase()}${b}`)
+        .replace(/\./g, '');
+      expect(headed.question).toBe(fromGrouped);
+      expect(headed.meta).toMatchObject({ rendering: 'headed', reasoning: 'path' });
+    }
+  });
+
+  it("makes the lookup line and every echo line a token-for-token copy of the question's group, and the checker accepts them", () => {
+    for (const ex of real) {
+      const lookup = toSymbolicProsqa(ex, 'lookup', 'headed');
+      expect(lookup.question).toContain(`${lookup.steps[0].slice(1)} `);
+      expect(checkSymbolicReasoning(lookup, lookup.steps.join('\n'))).toMatchObject({ ok: true, reason: 'lookup' });
+      const echo = toSymbolicProsqa(ex, 'echo', 'headed');
+      expect(echo.steps.map((l) => l.slice(1)).join('')).toBe(echo.question.slice(0, echo.question.indexOf(' ?')));
+      expect(checkSymbolicReasoning(echo, echo.steps.join('\n'))).toMatchObject({ ok: true, reason: 'echo' });
+      for (const reasoning of ['path', 'frontier', 'expansion'] as const) {
+        const r = toSymbolicProsqa(ex, reasoning, 'headed');
+        expect(checkSymbolicReasoning(r, r.steps.join('\n'))).toMatchObject({ ok: true });
+      }
+    }
+  });
+
+  it('checks a headed echo line by line: a lower-case parent, a wrong child or a grouped line is wrong', () => {
+    const echo = toSymbolicProsqa(real[0], 'echo', 'headed');
+    const lines = [...echo.steps];
+    const lowered = [lines[0].replace(/^\+ ([A-Z])/, (_, a: string) => `+ ${a.toLowerCase()}`), ...lines.slice(1)];
+    expect(checkSymbolicReasoning(echo, lowered.join('\n'))).toMatchObject({ ok: false, reason: 'unparsed' });
+    const edges = parseSymbolicQuestion(echo.question).edges;
+    const grouped = echoLines(edges, 'grouped');
+    expect(checkSymbolicReasoning(echo, grouped.join('\n'))).toMatchObject({ ok: false, reason: 'unparsed' });
+    const last = lines.length - 1;
+    const swapped = [...lines.slice(0, last), lines[last].replace(/ ([a-z]+)$/, ' zzzpus')];
+    expect(checkSymbolicReasoning(echo, swapped.join('\n'))).toMatchObject({ ok: false, reason: 'hallucinated-node' });
+    expect(checkSymbolicReasoning(echo, lines.slice(0, last).join('\n'))).toMatchObject({
+      ok: false,
+      reason: 'wrong-echo',
+    });
+  });
+
+  it("gives a parent and a child of the same name different tokens with core's tokenizer, one token per name", () => {
+    const train = generateBalancedProsqa({ count: 300, seed: 1 }).map((e) => toSymbolicProsqa(e, 'echo', 'headed'));
+    const tok = Tokenizer.build(exampleTexts(train));
+    for (const ex of real.slice(300, 400)) {
+      const g = prosqaGraph(ex);
+      const sym = toSymbolicProsqa(ex, 'echo', 'headed');
+      const heads = new Set(g.edges.map(([u]) => u)).size;
+      // each head one token, each edge its child; then '?', the person and two options
+      expect(tok.encode(sym.question).length).toBe(heads + g.edges.length + 4);
+      expect(encodeExample(tok, sym).prompt).not.toContain(tok.unkId);
+    }
+    expect(tok.encode(' Boompus')).not.toEqual(tok.encode(' boompus'));
+    expect(tok.encode(' Boompus')).toHaveLength(1);
+  });
+
+  it("refuses a person outside ProsQA's pool, whose capital could not be told from a parent's", () => {
+    expect(() => headForm('Quentin')).toThrow(
+      /headed rendering: the person Quentin is not one of ProsQA's 17 person names/,
+    );
+    expect([headForm('Sally'), headForm('boompus')]).toEqual(['Sally', 'Boompus']);
   });
 });

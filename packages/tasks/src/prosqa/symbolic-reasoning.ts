@@ -8,7 +8,8 @@
  * rendered as the lookup probe (meta.reasoning 'lookup', or 'lookup-span': "+ root: c1 c2 ….") is
  * checked as that one line: 'lookup' or 'wrong-lookup'; one rendered as the echo probe
  * (meta.reasoning 'echo') is checked against the question's text: 'echo' when its lines are the
- * question's groups, each "+ u: v1 v2." in order, else 'wrong-echo' at the first line that differs.
+ * question's groups, each "+ u: v1 v2." in order ("+ U v1 v2" in the headed rendering), else
+ * 'wrong-echo' at the first line that differs.
  * Unknown names are 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
  */
 import type { Example, ReasoningVerdict } from '../example.js';
@@ -18,6 +19,7 @@ import { checkPathSteps } from './path-check.js';
 import {
   echoLines,
   EXPANSION_MARK,
+  nodeOfHead,
   FRONTIER_MARK,
   PATH_MARK,
   parseSymbolicQuestion,
@@ -91,18 +93,26 @@ function checkTrace(g: ProsqaGraph, lines: string[], form: TraceForm): Reasoning
     : { ...form.wrong, detail: problems[0] };
 }
 
-/** An echo trace against the question it copies: every node's "+ u: v1 v2." line, in the question's order. */
+/** A headed echo line's nodes, "+ U v1 v2" (the parent capitalised), or null when it is not one. */
+function headedNames(line: string): string[] | null {
+  const names = stepNames(line, EXPANSION_MARK);
+  return names && names.length >= 2 && /^[A-Z]/.test(names[0]) ? [nodeOfHead(names[0]), ...names.slice(1)] : null;
+}
+
+/** An echo trace against the question it copies: every node's line ("+ u: v1 v2." or headed "+ U v1 v2"), in the question's order. */
 function checkEcho(example: Example, g: ProsqaGraph, lines: string[]): ReasoningVerdict {
   const known = new Set(g.symbols);
+  const layout = example.meta?.rendering === 'headed' ? 'headed' : 'grouped';
+  const [parse, form] = layout === 'headed' ? [headedNames, 'U v1 v2 …'] : [spanNames, 'u: v1 v2 ….'];
   for (const [i, line] of lines.entries()) {
-    const names = spanNames(line);
+    const names = parse(line);
     if (!names)
-      return { ok: false, reason: 'unparsed', detail: `step ${i + 1} "${line}": not "${EXPANSION_MARK} u: v1 v2 …."` };
+      return { ok: false, reason: 'unparsed', detail: `step ${i + 1} "${line}": not "${EXPANSION_MARK} ${form}"` };
     const unknown = names.find((s) => !known.has(s));
     if (unknown !== undefined)
       return { ok: false, reason: 'hallucinated-node', detail: `step ${i + 1}: ${unknown} is not in the question` };
   }
-  const expected = echoLines(parseSymbolicQuestion(example.question, example.id).edges);
+  const expected = echoLines(parseSymbolicQuestion(example.question, example.id).edges, layout);
   const differs = expected.findIndex((line, i) => lines[i] !== line);
   if (differs >= 0)
     return {

@@ -54,7 +54,7 @@ describe('symbolic ProsQA rendering', () => {
   });
 
   it('rejects text that is not the rendering, naming the example', () => {
-    expect(() => parseSymbolicQuestion(' Bob lempus ? Sally a b', 'x/1')).toThrow(
+    expect(() => parseSymbolicQuestion(' bob lempus ? Sally a b', 'x/1')).toThrow(
       /x\/1: not a symbolic ProsQA question/,
     );
     const sym = { ...toSymbolicProsqa(real[0]), steps: ['Bob lempus'] };

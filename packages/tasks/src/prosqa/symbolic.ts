@@ -26,6 +26,13 @@
  * children in sentence order, then " ? root A B". Reading a node's children is then copying one
  * contiguous span, the lookup a step of the expansion trace makes. It keeps the graph and each
  * node's child order but not the order of the sentences, so it does not round-trip to the English.
+ * The 'headed' rendering groups the edges the same way without punctuation, each group opened by
+ * its node capitalised, " Sally boompus gerpus Boompus terpus": a node as a parent is a token of
+ * its own (" Boompus") and as a child another (" boompus"), so every group's start is one token
+ * that occurs once (`npm run bench:copy -- --format heads` copies such prompts where it does not
+ * copy " u: v1 v2." groups). A person is always a parent and already capitalised. Its 'lookup' line
+ * "+ Sally c1 c2 …" is then a token-for-token copy of the root's group, and its 'echo' lines are
+ * "+ U v1 v2" (U capitalised as in the question).
  * Steps start with a mark (">", ":" or "+") because a line break followed by a space is one
  * whitespace piece, which would glue to the first name; each mark is a punctuation piece of its
  * own after the line break. `englishFromSymbolic` reads the text alone (not `meta.graph`) back
@@ -35,14 +42,14 @@ import type { Example } from '../example.js';
 import type { ProsqaGraph } from './graph.js';
 import { questionSentences } from './invariants.js';
 import { prosqaGraph } from './load.js';
-import { isPersonName } from './names.js';
+import { isPersonName, PROSQA_PERSON_NAMES } from './names.js';
 import { expansionTrace, frontierTrace, pathFromSteps } from './traces.js';
 
-export type ProsqaRendering = 'english' | 'symbolic' | 'grouped';
+export type ProsqaRendering = 'english' | 'symbolic' | 'grouped' | 'headed';
 export type ProsqaReasoning = 'path' | 'frontier' | 'expansion' | 'lookup' | 'lookup-span' | 'echo';
-export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic', 'grouped'];
-/** How a symbolic question lists the edges: one pair per sentence, or each node's edges together. */
-export type SymbolicLayout = 'pairs' | 'grouped';
+export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic', 'grouped', 'headed'];
+/** How a symbolic question lists the edges: one pair per sentence, or each node's edges together (with or without punctuation). */
+export type SymbolicLayout = 'pairs' | 'grouped' | 'headed';
 export const PROSQA_REASONING: readonly ProsqaReasoning[] = [
   'path',
   'frontier',
@@ -93,11 +100,17 @@ function inQuestionOrder(g: ProsqaGraph, q: Parsed, id: string): ProsqaGraph {
 }
 
 /** The written steps of one form: lines of names after the form's mark. */
-function reasoningSteps(g: ProsqaGraph, q: Parsed, ex: Example, reasoning: ProsqaReasoning): string[] {
+function reasoningSteps(
+  g: ProsqaGraph,
+  q: Parsed,
+  ex: Example,
+  reasoning: ProsqaReasoning,
+  layout: SymbolicLayout,
+): string[] {
   const path = pathFromSteps(g, ex.steps); // read in every form: it checks the example's steps
   if (reasoning === 'frontier') return frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
   if (reasoning === 'path') return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
-  if (reasoning === 'echo') return echoLines(q.edges);
+  if (reasoning === 'echo') return echoLines(q.edges, layout === 'headed' ? 'headed' : 'grouped');
   const expansion = expansionTrace(inQuestionOrder(g, q, ex.id));
   if (reasoning === 'lookup-span') {
     const [root, ...children] = expansion[0];
@@ -114,18 +127,34 @@ function groupedEdges(edges: readonly [string, string][]): [string, string[]][] 
   return [...children];
 }
 
-/** A node's edges as the grouped question writes them: " u: v1 v2.". */
-const groupText = ([u, vs]: [string, string[]]) => ` ${u}:${vs.map((v) => ` ${v}`).join('')}.`;
+const PERSONS: ReadonlySet<string> = new Set(PROSQA_PERSON_NAMES);
 
-/** The echo trace: one "+ u: v1 v2." line per node, in the grouped question's order. */
-export function echoLines(edges: readonly [string, string][]): string[] {
-  return groupedEdges(edges).map((group) => `${EXPANSION_MARK}${groupText(group)}`);
+/** A node as the headed rendering writes a parent: capitalised (a person already is; one outside ProsQA's pool would be ambiguous). */
+export function headForm(name: string): string {
+  if (isPersonName(name) && !PERSONS.has(name))
+    throw new Error(`headed rendering: the person ${name} is not one of ProsQA's ${PERSONS.size} person names`);
+  return name[0].toUpperCase() + name.slice(1);
+}
+/** The node a headed parent names: one of ProsQA's persons as it is, a concept in lower case. */
+export const nodeOfHead = (head: string) => (PERSONS.has(head) ? head : head[0].toLowerCase() + head.slice(1));
+
+/** A node's edges as the grouped question writes them, " u: v1 v2.", or the headed one, " U v1 v2". */
+function groupText([u, vs]: [string, string[]], layout: 'grouped' | 'headed'): string {
+  const children = vs.map((v) => ` ${v}`).join('');
+  return layout === 'headed' ? ` ${headForm(u)}${children}` : ` ${u}:${children}.`;
 }
 
-/** The edges as " u v." per sentence, or (grouped) " u: v1 v2." per node in order of its first sentence. */
+/** The echo trace: one line per node, "+ u: v1 v2." (grouped) or "+ U v1 v2" (headed), in the question's order. */
+export function echoLines(edges: readonly [string, string][], layout: 'grouped' | 'headed' = 'grouped'): string[] {
+  return groupedEdges(edges).map((group) => `${EXPANSION_MARK}${groupText(group, layout)}`);
+}
+
+/** The edges as " u v." per sentence, or (grouped, headed) per node in order of its first sentence. */
 function edgeText(edges: readonly [string, string][], layout: SymbolicLayout): string {
   if (layout === 'pairs') return edges.map(([u, v]) => ` ${u} ${v}.`).join('');
-  return groupedEdges(edges).map(groupText).join('');
+  return groupedEdges(edges)
+    .map((group) => groupText(group, layout))
+    .join('');
 }
 
 /** The symbolic example (same id and meta.graph) with the chosen written reasoning and question layout. */
@@ -140,16 +169,16 @@ export function toSymbolicProsqa(
   return {
     ...ex,
     question,
-    steps: reasoningSteps(g, q, ex, reasoning),
+    steps: reasoningSteps(g, q, ex, reasoning, layout),
     answer: g.symbols[g.target],
-    meta: { ...ex.meta, rendering: layout === 'pairs' ? 'symbolic' : 'grouped', reasoning },
+    meta: { ...ex.meta, rendering: layout === 'pairs' ? 'symbolic' : layout, reasoning },
   };
 }
 
-/** The example in a rendering: the English as it is, or symbolic (pairs or grouped) with the written reasoning. */
+/** The example in a rendering: the English as it is, or symbolic (pairs, grouped or headed) with the written reasoning. */
 export function renderProsqa(ex: Example, rendering: ProsqaRendering, reasoning: ProsqaReasoning): Example {
   if (rendering === 'english') return ex;
-  return toSymbolicProsqa(ex, reasoning, rendering === 'grouped' ? 'grouped' : 'pairs');
+  return toSymbolicProsqa(ex, reasoning, rendering === 'symbolic' ? 'pairs' : rendering);
 }
 
 /** Names of a lookup-span line ("+ root: c1 c2 …."), root first, or null when it is not one. */
@@ -167,27 +196,30 @@ export function stepNames(line: string, mark: string): string[] | null {
 }
 
 /**
- * Parses a symbolic question text, either layout: edges as name pairs (a grouped question's grouped
- * by node, each node's children in order), the asked person and the options.
+ * Parses a symbolic question text, any layout: edges as name pairs (a grouped or headed question's
+ * grouped by node, each node's children in order), the asked person and the options.
  */
 export function parseSymbolicQuestion(question: string, id = 'question'): Parsed {
   const ask = / \? ([A-Z][a-z]+) ([a-z]+) ([a-z]+)$/;
-  const pairs = new RegExp(`^((?: [A-Za-z]+ [a-z]+\\.)*)${ask.source}`).exec(question);
-  const grouped = pairs ? null : new RegExp(`^((?: [A-Za-z]+:(?: [a-z]+)+\\.)*)${ask.source}`).exec(question);
-  const m = pairs ?? grouped;
-  if (!m)
-    throw new Error(
-      `${id}: not a symbolic ProsQA question (" u v." per edge or " u: v1 v2." per node, then " ? Name A B")`,
+  const layouts: [RegExp, RegExp, (head: string) => string][] = [
+    [/(?: [A-Za-z]+ [a-z]+\.)*/, / ([A-Za-z]+)((?: [a-z]+))\./g, (u) => u],
+    [/(?: [A-Za-z]+:(?: [a-z]+)+\.)*/, / ([A-Za-z]+):((?: [a-z]+)+)\./g, (u) => u],
+    [/(?: [A-Z][a-z]+(?: [a-z]+)+)*/, / ([A-Z][a-z]+)((?: [a-z]+)+)/g, nodeOfHead],
+  ];
+  for (const [whole, group, node] of layouts) {
+    const m = new RegExp(`^(${whole.source})${ask.source}`).exec(question);
+    if (!m) continue;
+    const edges = [...m[1].matchAll(group)].flatMap((g) =>
+      g[2]
+        .split(' ')
+        .slice(1)
+        .map((v): [string, string] => [node(g[1]), v]),
     );
-  const edges = pairs
-    ? [...m[1].matchAll(/ ([A-Za-z]+) ([a-z]+)\./g)].map((e): [string, string] => [e[1], e[2]])
-    : [...m[1].matchAll(/ ([A-Za-z]+):((?: [a-z]+)+)\./g)].flatMap((g) =>
-        g[2]
-          .split(' ')
-          .slice(1)
-          .map((v): [string, string] => [g[1], v]),
-      );
-  return { edges, root: m[2], options: [m[3], m[4]] };
+    return { edges, root: m[2], options: [m[3], m[4]] };
+  }
+  throw new Error(
+    `${id}: not a symbolic ProsQA question (" u v." per edge, " u: v1 v2." or " U v1 v2" per node, then " ? Name A B")`,
+  );
 }
 
 /**
