@@ -23,13 +23,14 @@ import {
   type PositionKind,
 } from '@telepath/core';
 
-const HELP = `Usage: npm run bench:copy -- [--format flat|groups|echo|heads] [--positions learned|rotary] [--layers N] [--length N] [--names N]
+const HELP = `Usage: npm run bench:copy -- [--format flat|groups|echo|heads|heads-echo] [--positions learned|rotary] [--layers N] [--length N] [--names N]
                               [--steps N] [--batch N] [--backend NAME] [--json]
   --positions  lm.positions (default rotary)
   --format     flat: the prompt is random names, copied as it stands (default);
                groups: the prompt is ProsQA-like groups " h: c1 c2." (1-4 children), copied as they stand;
                echo: the same groups, each copied as "+ h: c1 c2." and a newline (ProsQA's echo trace);
-               heads: the same groups as "H c1 c2", no punctuation, H the head's own id (copied as they stand)
+               heads: the same groups as "H c1 c2", no punctuation, H the head's own id (copied as they stand);
+               heads-echo: those groups copied as ProsQA's headed echo writes them, "+ H c1 c2" and a newline
   --layers     layers of the 4-head, width-128 model (default 4)
   --length     the longest prompt; each is length/2..length long (groups: until a group ends past it) (default 40)
   --names      distinct ids a sequence draws from (default 10: each recurs ≈ 3 times in 30)
@@ -71,7 +72,7 @@ const [layers, L, names, steps, B] = [
   int('batch', 1),
 ];
 const positions = values.positions as PositionKind;
-const FORMATS = ['flat', 'groups', 'echo', 'heads'] as const;
+const FORMATS = ['flat', 'groups', 'echo', 'heads', 'heads-echo'] as const;
 const format = values.format as (typeof FORMATS)[number];
 if (!FORMATS.includes(format)) {
   console.error(`bench:copy: --format must be one of ${FORMATS.join(', ')}, got ${values.format}`);
@@ -80,10 +81,23 @@ if (!FORMATS.includes(format)) {
 
 const FIRST_NAME = 4; // ids 0..3: pad, bos, sep, unused; then the names; then groups' punctuation or the heads
 const [PAD, BOS, SEP] = [0, 1, 2];
-const [COLON, DOT, NEWLINE, PLUS] = [0, 1, 2, 3].map((i) => FIRST_NAME + names + i);
-const vocabSize = FIRST_NAME + names + (format === 'flat' ? 0 : format === 'heads' ? names : 4);
-/** Groups end past the drawn length by at most 6 ids (h : c1..c4 .; heads: 4), and an echo is at most 1.5× its prompt (+ and a newline per group of ≥ 4). */
-const ROW = format === 'flat' ? 2 * L + 2 : format === 'heads' ? 2 * (L + 4) + 2 : 2 + Math.ceil(((L + 6) * 5) / 2);
+const headed = format === 'heads' || format === 'heads-echo';
+const PUNCTUATION = FIRST_NAME + names + (headed ? names : 0); // after the heads' ids, if any
+const [COLON, DOT, NEWLINE, PLUS] = [0, 1, 2, 3].map((i) => PUNCTUATION + i);
+const vocabSize =
+  FIRST_NAME + names + (format === 'flat' ? 0 : format === 'heads' ? names : format === 'heads-echo' ? names + 4 : 4);
+/**
+ * Groups end past the drawn length by at most 6 ids (h : c1..c4 .; headed: 4); an echo is at most
+ * 1.5× its prompt (+ and a newline per group of ≥ 4), a headed echo twice (groups of 2).
+ */
+const ROW =
+  format === 'flat'
+    ? 2 * L + 2
+    : format === 'heads'
+      ? 2 * (L + 4) + 2
+      : format === 'heads-echo'
+        ? 3 * (L + 4) + 2
+        : 2 + Math.ceil(((L + 6) * 5) / 2);
 const T = ROW - 1; // inputs per row, less the last target
 
 const name = (rng: Rng) => FIRST_NAME + rng.int(names);
@@ -98,11 +112,13 @@ function copyRow(rng: Rng): { ids: number[]; from: number; to: number } {
   if (format === 'flat') {
     prompt = Array.from({ length: len }, () => name(rng));
     copy = prompt;
-  } else if (format === 'heads') {
+  } else if (headed) {
     // The grouped question without punctuation: "H c1 c2" per node, 1-4 children each.
-    prompt = [];
-    while (prompt.length < len) prompt.push(head(rng), ...Array.from({ length: 1 + rng.int(4) }, () => name(rng)));
-    copy = prompt;
+    const groups: number[][] = [];
+    for (let n = 0; n < len; n += groups[groups.length - 1].length)
+      groups.push([head(rng), ...Array.from({ length: 1 + rng.int(4) }, () => name(rng))]);
+    prompt = groups.flat();
+    copy = format === 'heads' ? prompt : groups.flatMap((g) => [PLUS, ...g, NEWLINE]);
   } else {
     // ProsQA's grouped question: " h: c1 c2." per node, 1-4 children each.
     const groups: number[][] = [];
