@@ -112,20 +112,14 @@ function copyRow(rng: Rng): { ids: number[]; from: number; to: number } {
   if (format === 'flat') {
     prompt = Array.from({ length: len }, () => name(rng));
     copy = prompt;
-  } else if (headed) {
-    // The grouped question without punctuation: "H c1 c2" per node, 1-4 children each.
-    const groups: number[][] = [];
-    for (let n = 0; n < len; n += groups[groups.length - 1].length)
-      groups.push([head(rng), ...Array.from({ length: 1 + rng.int(4) }, () => name(rng))]);
-    prompt = groups.flat();
-    copy = format === 'heads' ? prompt : groups.flatMap((g) => [PLUS, ...g, NEWLINE]);
   } else {
-    // ProsQA's grouped question: " h: c1 c2." per node, 1-4 children each.
+    // ProsQA's grouped question, " h: c1 c2." per node (headed: "H c1 c2", no punctuation), 1-4 children each.
+    const children = () => Array.from({ length: 1 + rng.int(4) }, () => name(rng));
     const groups: number[][] = [];
     for (let n = 0; n < len; n += groups[groups.length - 1].length)
-      groups.push([name(rng), COLON, ...Array.from({ length: 1 + rng.int(4) }, () => name(rng)), DOT]);
+      groups.push(headed ? [head(rng), ...children()] : [name(rng), COLON, ...children(), DOT]);
     prompt = groups.flat();
-    copy = format === 'groups' ? prompt : groups.flatMap((g) => [PLUS, ...g, NEWLINE]);
+    copy = format === 'groups' || format === 'heads' ? prompt : groups.flatMap((g) => [PLUS, ...g, NEWLINE]);
   }
   const row = [BOS, ...prompt, SEP, ...copy];
   return { ids: [...row, ...Array<number>(ROW - row.length).fill(PAD)], from: prompt.length + 1, to: row.length - 1 };
