@@ -65,6 +65,10 @@ describe('ProsQA rendering, reasoning and generator', () => {
       /p.json data.reasoning: echo copies the question's groups \(set data.rendering to "grouped" or "headed"\)/,
     );
     expect(() => parseData('prosqa', { reasoning: 'echo', rendering: 'headed' }, 'p.json')).not.toThrow();
+    expect(() => parseData('prosqa', { reasoning: 'echo-line', rendering: 'symbolic' }, 'p.json')).toThrow(
+      /p.json data.reasoning: echo-line copies the question's groups \(set data.rendering to "grouped" or "headed"\)/,
+    );
+    expect(() => parseData('prosqa', { reasoning: 'echo-line', rendering: 'headed' }, 'p.json')).not.toThrow();
   });
 
   it('renders train and test symbolically, with one tokenizer for every written reasoning', async () => {

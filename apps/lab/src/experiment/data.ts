@@ -75,8 +75,9 @@ export interface ProsqaData {
   rendering: ProsqaRendering;
   /** Written reasoning: 'path' (ProsQA's own), or a breadth-first trace (symbolic rendering only): 'frontier'
    *  (the set reached so far per step) or 'expansion' (one node and all its children per step); the lookup
-   *  probe's 'lookup' and 'lookup-span' (the first expansion line alone) and 'echo' (every node's line,
-   *  the question copied; grouped or headed rendering; 'lookup-span' grouped only). */
+   *  probe's 'lookup' and 'lookup-span' (the first expansion line alone), 'echo' (every node's line,
+   *  the question copied) and 'echo-line' (the same copy as one line; both grouped or headed rendering;
+   *  'lookup-span' grouped only). */
   reasoning: ProsqaReasoning;
   /** Training graphs: 'coconut' (generateProsqa, the real files' statistics) or 'balanced' (generateBalancedProsqa: no mention or in-degree shortcut, 2-6 hops). */
   generator: 'coconut' | 'balanced';
@@ -172,9 +173,9 @@ function checkProsqaData(d: ProsqaData, where: string): void {
     throw new Error(
       `${where} data.reasoning: lookup-span copies the grouped question's span " u: c1 c2." (set data.rendering to "grouped")`,
     );
-  if (d.reasoning === 'echo' && d.rendering !== 'grouped' && d.rendering !== 'headed')
+  if ((d.reasoning === 'echo' || d.reasoning === 'echo-line') && d.rendering !== 'grouped' && d.rendering !== 'headed')
     throw new Error(
-      `${where} data.reasoning: echo copies the question's groups (set data.rendering to "grouped" or "headed")`,
+      `${where} data.reasoning: ${d.reasoning} copies the question's groups (set data.rendering to "grouped" or "headed")`,
     );
 }
 

@@ -116,6 +116,32 @@ describe("ProsQA's headed rendering (each node's edges together, the node capita
     });
   });
 
+  it("writes the one-line echo as '+' and the question's groups as they stand, and checks it word by word", () => {
+    for (const ex of real) {
+      for (const layout of ['headed', 'grouped'] as const) {
+        const line = toSymbolicProsqa(ex, 'echo-line', layout);
+        expect(line.steps).toHaveLength(1);
+        expect(line.steps[0]).toBe(`+${line.question.slice(0, line.question.indexOf(' ?'))}`);
+        expect(checkSymbolicReasoning(line, line.steps[0])).toMatchObject({ ok: true, reason: 'echo' });
+      }
+    }
+    const line = toSymbolicProsqa(real[0], 'echo-line', 'headed').steps[0];
+    const check = (text: string) => checkSymbolicReasoning(toSymbolicProsqa(real[0], 'echo-line', 'headed'), text);
+    const words = line.split(' ');
+    const swapped = [...words.slice(0, 3), words[4], words[3], ...words.slice(5)].join(' ');
+    expect(check(swapped)).toMatchObject({ ok: false, reason: 'wrong-echo', detail: expect.stringMatching(/^word 3: /) });
+    expect(check(words.slice(0, -1).join(' '))).toMatchObject({ ok: false, reason: 'wrong-echo', detail: /missing/ });
+    expect(check(`${line} ${words[2]}`)).toMatchObject({ ok: false, reason: 'wrong-echo' });
+    expect(check(`${line}\n${line}`)).toMatchObject({ ok: false, reason: 'wrong-echo' });
+    expect(check(`${line} zzzpus`)).toMatchObject({ ok: false, reason: 'hallucinated-node' });
+    expect(check(line.slice(2))).toMatchObject({ ok: false, reason: 'unparsed' });
+    // a parent written as a child (lower case) is a known node but not the question's text
+    expect(check(line.replace(/ ([A-Z])([a-z]+pus)/, (_, a: string, b: string) => ` ${a.toLowerCase()}${b}`))).toMatchObject({
+      ok: false,
+      reason: 'wrong-echo',
+    });
+  });
+
   it("gives a parent and a child of the same name different tokens with core's tokenizer, one token per name", () => {
     const train = generateBalancedProsqa({ count: 300, seed: 1 }).map((e) => toSymbolicProsqa(e, 'echo', 'headed'));
     const tok = Tokenizer.build(exampleTexts(train));

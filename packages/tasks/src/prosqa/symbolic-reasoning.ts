@@ -9,7 +9,8 @@
  * checked as that one line: 'lookup' or 'wrong-lookup'; one rendered as the echo probe
  * (meta.reasoning 'echo') is checked against the question's text: 'echo' when its lines are the
  * question's groups, each "+ u: v1 v2." in order ("+ U v1 v2" in the headed rendering), else
- * 'wrong-echo' at the first line that differs.
+ * 'wrong-echo' at the first line that differs; 'echo-line' (the same copy as one line) gets the same
+ * verdicts, 'wrong-echo' at the first word that differs.
  * Unknown names are 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
  */
 import type { Example, ReasoningVerdict } from '../example.js';
@@ -17,6 +18,7 @@ import type { ProsqaGraph } from './graph.js';
 import { prosqaGraph } from './load.js';
 import { checkPathSteps } from './path-check.js';
 import {
+  echoLine,
   echoLines,
   EXPANSION_MARK,
   nodeOfHead,
@@ -129,6 +131,37 @@ function checkEcho(example: Example, g: ProsqaGraph, lines: string[]): Reasoning
   return { ok: true, reason: 'echo', detail: `${lines.length} steps` };
 }
 
+/** A one-line echo against the question's groups as they stand, word by word. */
+function checkEchoLine(example: Example, g: ProsqaGraph, lines: string[]): ReasoningVerdict {
+  const layout = example.meta?.rendering === 'headed' ? 'headed' : 'grouped';
+  const [line, ...more] = lines;
+  if (!line.startsWith(`${EXPANSION_MARK} `))
+    return { ok: false, reason: 'unparsed', detail: `"${line}": not "${EXPANSION_MARK}" and the question's groups` };
+  const known = new Set(g.symbols);
+  const words = line.slice(EXPANSION_MARK.length + 1).split(' ');
+  const unknown = words
+    .map((w) => w.replace(/[:.]$/, ''))
+    .find((w) => !known.has(layout === 'headed' && /^[A-Z]/.test(w) ? nodeOfHead(w) : w));
+  if (unknown !== undefined) return { ok: false, reason: 'hallucinated-node', detail: `${unknown} is not in the question` };
+  const expected = echoLine(parseSymbolicQuestion(example.question, example.id).edges, layout)
+    .slice(EXPANSION_MARK.length + 1)
+    .split(' ');
+  const differs = expected.findIndex((w, i) => words[i] !== w);
+  if (differs >= 0)
+    return {
+      ok: false,
+      reason: 'wrong-echo',
+      detail: `word ${differs + 1}: ${words[differs] === undefined ? 'missing' : `"${words[differs]}"`}, the question has "${expected[differs]}"`,
+    };
+  if (words.length > expected.length || more.length > 0)
+    return {
+      ok: false,
+      reason: 'wrong-echo',
+      detail: `${words.length} words on ${lines.length} line(s), the question's groups have ${expected.length} on one`,
+    };
+  return { ok: true, reason: 'echo', detail: `${words.length} words` };
+}
+
 export function checkSymbolicReasoning(example: Example, reasoning: string): ReasoningVerdict {
   const g = prosqaGraph(example);
   const lines = reasoning
@@ -139,6 +172,7 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
   if (example.meta?.reasoning === 'lookup') return checkTrace(g, lines, LOOKUP_FORM);
   if (example.meta?.reasoning === 'lookup-span') return checkTrace(g, lines, LOOKUP_SPAN_FORM);
   if (example.meta?.reasoning === 'echo') return checkEcho(example, g, lines);
+  if (example.meta?.reasoning === 'echo-line') return checkEchoLine(example, g, lines);
   const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
   if (form) return checkTrace(g, lines, form);
   return checkPathSteps(

@@ -20,6 +20,9 @@
  *             in the grouped question's order: the question copied line by line, so every token
  *             of the trace is a copy target (a dense signal for the copy the lookup needs); the
  *             answer after it is not implied by it
+ *   echo-line the same copy as one line, "+" and the question's groups as they stand (" u: v1 v2."
+ *             or headed " U v1 v2" each): no mark between groups, the form `npm run bench:copy --
+ *             --format heads` copies where its per-line marks (`--format heads-echo`) slow it
  *   answer    " target" (core writes it after ###)
  * The 'grouped' rendering is the same but for the question: each node's edges together, " u: v1 v2.",
  * the nodes in the order the English question first states one of their edges and each node's
@@ -46,7 +49,7 @@ import { isPersonName, PROSQA_PERSON_NAMES } from './names.js';
 import { expansionTrace, frontierTrace, pathFromSteps } from './traces.js';
 
 export type ProsqaRendering = 'english' | 'symbolic' | 'grouped' | 'headed';
-export type ProsqaReasoning = 'path' | 'frontier' | 'expansion' | 'lookup' | 'lookup-span' | 'echo';
+export type ProsqaReasoning = 'path' | 'frontier' | 'expansion' | 'lookup' | 'lookup-span' | 'echo' | 'echo-line';
 export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic', 'grouped', 'headed'];
 /** How a symbolic question lists the edges: one pair per sentence, or each node's edges together (with or without punctuation). */
 export type SymbolicLayout = 'pairs' | 'grouped' | 'headed';
@@ -57,6 +60,7 @@ export const PROSQA_REASONING: readonly ProsqaReasoning[] = [
   'lookup',
   'lookup-span',
   'echo',
+  'echo-line',
 ];
 
 /** Marks that start a symbolic step line. */
@@ -111,6 +115,7 @@ function reasoningSteps(
   if (reasoning === 'frontier') return frontierTrace(g).map((step) => `${FRONTIER_MARK}${names(step, g)}`);
   if (reasoning === 'path') return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
   if (reasoning === 'echo') return echoLines(q.edges, layout === 'headed' ? 'headed' : 'grouped');
+  if (reasoning === 'echo-line') return [echoLine(q.edges, layout === 'headed' ? 'headed' : 'grouped')];
   const expansion = expansionTrace(inQuestionOrder(g, q, ex.id));
   if (reasoning === 'lookup-span') {
     const [root, ...children] = expansion[0];
@@ -147,6 +152,11 @@ function groupText([u, vs]: [string, string[]], layout: 'grouped' | 'headed'): s
 /** The echo trace: one line per node, "+ u: v1 v2." (grouped) or "+ U v1 v2" (headed), in the question's order. */
 export function echoLines(edges: readonly [string, string][], layout: 'grouped' | 'headed' = 'grouped'): string[] {
   return groupedEdges(edges).map((group) => `${EXPANSION_MARK}${groupText(group, layout)}`);
+}
+
+/** The echo as one line: "+" and the question's groups as they stand (headed: "+ Sally c1 c2 Boompus c3"). */
+export function echoLine(edges: readonly [string, string][], layout: 'grouped' | 'headed' = 'grouped'): string {
+  return `${EXPANSION_MARK}${edgeText(edges, layout)}`;
 }
 
 /** The edges as " u v." per sentence, or (grouped, headed) per node in order of its first sentence. */
