@@ -8,6 +8,7 @@ import {
   COUNTDOWN_MAX_N,
   COUNTDOWN_MIN_N,
   COUNTDOWN_REASONING,
+  SEARCH_REASONING,
   FACT_OPS,
   NUMBER_FORMATS,
   SEARCH_ORDERS,
@@ -47,6 +48,8 @@ export interface CountdownData {
   searchBacks: number;
   /** The order a search trace tries moves in: 'closest' result first, 'listed' (pairs left to right, then + * - /), or 'products-last' (listed, products of two numbers ≥ 10 last). */
   searchOrder: SearchOrder;
+  /** Search traces write each inexact division they pass as a rejected move "a/b x" ('listed' or 'products-last' order; @telepath/tasks reasoning.ts). */
+  rejectInexact: boolean;
   /** Share of each batch that is "a op b=" → "c" facts during the first `warmupSteps` steps (every arm alike). */
   warmupShare: number;
   warmupSteps: number;
@@ -68,6 +71,7 @@ export const DEFAULT_COUNTDOWN_DATA: CountdownData = {
   numberFormat: 'plain',
   searchBacks: 4,
   searchOrder: 'closest',
+  rejectInexact: false,
   warmupShare: 0,
   warmupSteps: 0,
   factOps: 'moves',
@@ -96,6 +100,10 @@ export function checkCountdownData(d: CountdownData, where: string): void {
     throw new Error(
       `${where} data.searchOrder: expected one of ${SEARCH_ORDERS.join(', ')}, got ${JSON.stringify(d.searchOrder)}`,
     );
+  if (d.rejectInexact && (!SEARCH_REASONING.includes(d.reasoning) || d.searchOrder === 'closest'))
+    throw new Error(
+      `${where} data.rejectInexact: rejected divisions are written by a search trace in the 'listed' or 'products-last' order (data.reasoning ${JSON.stringify(d.reasoning)}, data.searchOrder ${JSON.stringify(d.searchOrder)})`,
+    );
   if (!FACT_OPS.includes(d.factOps))
     throw new Error(`${where} data.factOps: expected one of ${FACT_OPS.join(', ')}, got ${JSON.stringify(d.factOps)}`);
   if (!(d.warmupShare >= 0 && d.warmupShare <= 1))
@@ -119,6 +127,7 @@ export async function countdownData(d: CountdownData): Promise<TaskData> {
     numberFormat: d.numberFormat,
     maxBacks: d.searchBacks,
     searchOrder: d.searchOrder,
+    rejectInexact: d.rejectInexact,
   };
   const base = generateCountdown({ n: d.n, count: d.trainCount, seed: d.seed, split: 'train' });
   const avoid = d.stream ? undefined : new Set(base.map((e) => e.steps.join(', ')));

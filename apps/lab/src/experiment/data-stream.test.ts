@@ -121,6 +121,12 @@ describe('Countdown data generated on the fly', () => {
       /data.searchOrder: expected one of closest, listed, products-last, got "random"/,
     );
     expect(bad({ factOps: 'divisions' })).toThrow(/data.factOps: expected one of moves, every-op, got "divisions"/);
+    expect(bad({ rejectInexact: 'yes' })).toThrow(/data: config key "rejectInexact"/);
+    expect(bad({ rejectInexact: true, reasoning: 'search-check' })).toThrow(
+      /data.rejectInexact: rejected divisions are written by a search trace in the 'listed' or 'products-last' order \(data.reasoning "search-check", data.searchOrder "closest"\)/,
+    );
+    expect(bad({ rejectInexact: true, reasoning: 'state', searchOrder: 'listed' })).toThrow(/data.rejectInexact/);
+    expect(bad({ rejectInexact: true, reasoning: 'search-check', searchOrder: 'products-last' })).not.toThrow();
   });
 
   it('trains an arm on the stream end to end, recording its own data settings', async () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { generateCountdown, type CountdownMeta } from './generate.js';
 import { stepsToExpression } from './format.js';
-import { renderCountdown, reverseDigitRuns, searchTrace, stateLines } from './reasoning.js';
+import {
+  renderCountdown,
+  reverseDigitRuns,
+  searchTrace,
+  stateLines,
+  type CountdownReasoning,
+  type SearchOrder,
+} from './reasoning.js';
 import { countdownTask } from './task.js';
 import { sosFirstSolution } from './sos-dfs.js';
 import { verifyTrace } from './trace-check.js';
@@ -47,7 +54,7 @@ describe('Countdown reasoning formats', () => {
           ['search-check', 'products-last'],
           ['search-judged', 'closest'],
           ['search-judged', 'products-last'],
-        ] as const) {
+        ] as [CountdownReasoning, SearchOrder][]) {
           for (const numberFormat of ['plain', 'reversed'] as const) {
             const r = renderCountdown(ex, { reasoning, numberFormat, maxBacks: 4, searchOrder });
             const v = countdownTask.checkReasoning!(r, r.steps.join('\n'));
@@ -59,6 +66,29 @@ describe('Countdown reasoning formats', () => {
         }
       }
       expect(backs).toBeGreaterThan(500); // the search traces do show dead ends and backtracking
+    });
+
+    it(`every rejecting ('rejectInexact') products-last search-check and search-judged trace of 1,000 Countdown-${n} instances is sound, plain and reversed`, () => {
+      let rejected = 0;
+      for (const ex of generateCountdown({ n, count: 1000, seed: 7, split: 'train' })) {
+        for (const reasoning of ['search-check', 'search-judged'] as const) {
+          for (const numberFormat of ['plain', 'reversed'] as const) {
+            const o = {
+              reasoning,
+              numberFormat,
+              maxBacks: 4,
+              searchOrder: 'products-last',
+              rejectInexact: true,
+            } as const;
+            const r = renderCountdown(ex, o);
+            const v = countdownTask.checkReasoning!(r, r.steps.join('\n'));
+            if (!v.ok) throw new Error(`${ex.id} ${reasoning}/${numberFormat}: ${v.detail}\n${r.steps.join('\n')}`);
+            expect(countdownTask.isCorrect(r, `### ${r.answer}`)).toBe(true);
+            rejected += r.steps.filter((l) => /^\d+\/\d+ x$/.test(l)).length;
+          }
+        }
+      }
+      expect(rejected).toBeGreaterThan(400); // the traces do reject divisions
     });
   }
 
@@ -184,6 +214,57 @@ describe('Countdown reasoning formats', () => {
       expect(verifyTrace(m.nums, m.target, t.lines, 'sos').ok).toBe(true);
     }
     expect(marks).toBeGreaterThan(400);
+  });
+
+  it('a rejecting search writes an inexact division "a/b x" in the place of ÷ and goes on; otherwise the same search', () => {
+    const rejecting = { ...CHECKED, order: 'products-last', rejectInexact: true } as const;
+    // 34/19 is not exact: written after the pair's + and −, without entering anything.
+    expect(searchTrace([19, 34, 17], 17, ['19-17=2', '34/2=17'], rejecting).lines).toEqual([
+      '19+34=53 [53 17]',
+      '53-17=36 [36]',
+      'back [19 34 17]',
+      '34-19=15 [15 17]',
+      '15+17=32 [32]',
+      'back [19 34 17]',
+      '34/19 x',
+      '19+17=36 [36 34]',
+      '36-34=2 [2]',
+      'back [19 34 17]',
+      '19-17=2 [2 34]',
+      '34/2=17 [17]',
+    ]);
+    // Without the rejected lines (and a "back" straight before one) it is the search it was, where
+    // the budget of dead ends allows; every rejected division is of two numbers of its state.
+    for (const e of generateCountdown({ n: 3, count: 300, seed: 11, split: 'train' })) {
+      const m = e.meta as CountdownMeta;
+      const lines = searchTrace(m.nums, m.target, e.steps, { ...rejecting, maxBacks: 1000 }).lines;
+      const kept = lines.filter((l, i) => !/ x$/.test(l) && !(l.startsWith('back') && / x$/.test(lines[i + 1] ?? '')));
+      const plain = searchTrace(m.nums, m.target, e.steps, {
+        ...rejecting,
+        rejectInexact: false,
+        maxBacks: 1000,
+      }).lines;
+      expect(kept.filter((l) => !l.startsWith('back'))).toEqual(plain.filter((l) => !l.startsWith('back')));
+    }
+    expect(() => searchTrace([19, 34, 17], 17, ['19-17=2', '34/2=17'], { ...rejecting, order: 'closest' })).toThrow(
+      /rejectInexact needs the 'listed' or 'products-last' order/,
+    );
+  });
+
+  it('the checker accepts a rejected division only when it is inexact and of two numbers of the state', () => {
+    const start = [19, 34, 17];
+    const solved = ['19-17=2 [2 34]', '34/2=17 [17]'];
+    expect(verifyTrace(start, 17, ['34/19 x', ...solved], 'sos').ok).toBe(true);
+    expect(verifyTrace(start, 17, ['34/17 x', ...solved], 'sos')).toMatchObject({
+      ok: false,
+      reason: 'wrong-judgement',
+      detail: expect.stringMatching(/34\/17=2 is exact/),
+    });
+    expect(verifyTrace(start, 17, ['34/4 x', ...solved], 'sos')).toMatchObject({ reason: 'numbers-mismatch' });
+    // After a move the state changes: 19 is gone from [2 34].
+    expect(verifyTrace(start, 17, ['19-17=2 [2 34]', '34/19 x', '34/2=17 [17]'], 'sos')).toMatchObject({
+      reason: 'numbers-mismatch',
+    });
   });
 
   it('the checker rejects a judged move whose state has a solution, and checks its arithmetic', () => {

@@ -24,6 +24,10 @@
  * 'products-last' is the listed order with every product of two numbers ≥ 10 moved behind all the
  * other moves of its state: such products are the arithmetic small models get wrong, and the listed
  * order wrote one in 55 % of its Countdown-3 traces, mostly in branches it then abandoned.
+ * With `rejectInexact` (listed and products-last orders) a search also writes, at the place ÷ has
+ * in the listed order, every division of a pair that is not exact, as a rejected move "71/4 x", and
+ * goes on: the decision "is this division exact?" is then written with both operands in view and
+ * trained wherever the search passes a pair, instead of left to a quotient it may get wrong.
  * And how numbers are written: 'plain' ("120") or 'reversed' (least significant digit first,
  * "021"), the order in which carries propagate. Reversing every run of digits is its own inverse,
  * so the checker reads a reversed text by reversing it again (`readNumbers`).
@@ -56,6 +60,8 @@ export interface RenderOptions {
   /** Dead ends a search trace shows before it returns to the start and writes the solution. */
   maxBacks: number;
   searchOrder: SearchOrder;
+  /** Write each inexact division a search passes as a rejected move "a/b x" (listed and products-last orders); default false. */
+  rejectInexact?: boolean;
 }
 
 export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
@@ -63,6 +69,7 @@ export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
   numberFormat: 'plain',
   maxBacks: 4,
   searchOrder: 'closest',
+  rejectInexact: false,
 };
 
 /** Reverses every run of digits ("120+7" → "021+7"); applying it twice gives the text back. */
@@ -100,10 +107,18 @@ interface Move {
   /** The bare step, "a op b=c". */
   step: string;
   next: number[];
+  /** A division that is not exact, written "a/b x" and not entered (`rejectInexact`). */
+  rejected?: true;
 }
 
-/** Every SoS move on a state in SoS order: pairs left to right by position, then + * - /. */
-function listedMoves(xs: readonly number[]): Move[] {
+/** The mark after a move the search judges a dead end, or a division it rejects, without entering it. */
+export const JUDGED_MARK = ' x';
+
+/**
+ * Every SoS move on a state in SoS order: pairs left to right by position, then + * - /; with
+ * `rejectInexact` a pair whose division is not exact gets the rejected "hi/lo x" in ÷'s place.
+ */
+function listedMoves(xs: readonly number[], rejectInexact = false): Move[] {
   const out: Move[] = [];
   for (let i = 0; i < xs.length; i++) {
     for (let j = i + 1; j < xs.length; j++) {
@@ -112,6 +127,9 @@ function listedMoves(xs: readonly number[]): Move[] {
         const step = formatStep(rat(l), op, rat(r), rat(c));
         out.push({ line: `${step} ${state(next)}`, step, next });
       }
+      const [hi, lo] = xs[i] >= xs[j] ? [xs[i], xs[j]] : [xs[j], xs[i]];
+      if (rejectInexact && lo !== 0 && hi % lo !== 0)
+        out.push({ line: `${hi}/${lo}${JUDGED_MARK}`, step: `${hi}/${lo}`, next: [], rejected: true });
     }
   }
   return out;
@@ -126,15 +144,16 @@ export function isLongProduct(line: string): boolean {
 }
 
 /** The listed moves, every long product after all the others (each group keeps the listed order). */
-function movesProductsLast(xs: readonly number[]): Move[] {
-  const moves = listedMoves(xs);
+function movesProductsLast(xs: readonly number[], rejectInexact: boolean): Move[] {
+  const moves = listedMoves(xs, rejectInexact);
   return [...moves.filter((m) => !isLongProduct(m.step)), ...moves.filter((m) => isLongProduct(m.step))];
 }
 
 /** The moves a search tries on a state, in the order it tries them. */
-function movesInOrder(xs: readonly number[], target: number, order: SearchOrder): Move[] {
-  if (order === 'listed') return listedMoves(xs);
-  if (order === 'products-last') return movesProductsLast(xs);
+function movesInOrder(xs: readonly number[], target: number, order: SearchOrder, rejectInexact: boolean): Move[] {
+  if (order === 'listed') return listedMoves(xs, rejectInexact);
+  if (order === 'products-last') return movesProductsLast(xs, rejectInexact);
+  if (rejectInexact) throw new Error("searchTrace: rejectInexact needs the 'listed' or 'products-last' order");
   return movesByCloseness(xs, target);
 }
 
@@ -151,10 +170,9 @@ export interface SearchOptions {
   order: SearchOrder;
   /** Write a move from ≥ 4 numbers into an unsolvable three-number state with " x", not entered (the 'search-judged' trace). */
   judge?: boolean;
+  /** Write each inexact division the search passes as "a/b x" (RenderOptions.rejectInexact). */
+  rejectInexact?: boolean;
 }
-
-/** The mark after a move the search judges a dead end without entering it. */
-export const JUDGED_MARK = ' x';
 
 /**
  * The 'search' lines for one instance (solvable under SoS rules; `solution` is its SoS steps), and
@@ -166,7 +184,7 @@ export function searchTrace(
   nums: readonly number[],
   target: number,
   solution: readonly string[],
-  { maxBacks, writeChecks, order, judge = false }: SearchOptions,
+  { maxBacks, writeChecks, order, judge = false, rejectInexact = false }: SearchOptions,
 ): { lines: string[]; solution: string[] } {
   const lines: string[] = [];
   const path: string[] = []; // bare steps from the start to the current state
@@ -182,12 +200,16 @@ export function searchTrace(
       return hit;
     }
     let left = false; // the last try entered a state below this one and came back empty
-    for (const m of movesInOrder(xs, target, order)) {
+    for (const m of movesInOrder(xs, target, order, rejectInexact)) {
       if (left) {
         if (backs >= maxBacks) return 'budget';
         backs++;
         lines.push(`back ${state(xs)}`);
         left = false;
+      }
+      if (m.rejected) {
+        lines.push(m.line);
+        continue;
       }
       if (judge && xs.length >= 4 && m.next.length === 3 && sosFirstSolution(m.next, target) === null) {
         lines.push(m.line + JUDGED_MARK);
@@ -218,6 +240,7 @@ export function renderCountdown(ex: Example, o: RenderOptions): Example {
         writeChecks: o.reasoning !== 'search',
         order: o.searchOrder,
         judge: o.reasoning === 'search-judged',
+        rejectInexact: o.rejectInexact,
       })
     : undefined;
   const steps = search ? search.lines : o.reasoning === 'state' ? stateLines(m.nums, ex.steps) : ex.steps;

@@ -152,4 +152,28 @@ describe('Countdown search stats', () => {
     const s = searchStats([{ text: '54+18=92 [92 3 58] x\n54-18=36 [36 3 58]\n### 54-18', correct: false }]);
     expect(s.lines).toEqual({ '+': { count: 1, right: 0 }, '-': { count: 1, right: 1 } });
   });
+
+  it('counts rejected divisions ("a/b x") and whether each is inexact, apart from the arithmetic lines', () => {
+    const s = searchStats([{ text: '34/19 x\n34/17 x\n19-17=2 [2 34]\n34/2=17 [17]\n### 34/(19-17)', correct: true }]);
+    expect(s.rejections).toEqual({ count: 2, right: 1 }); // 34/17 is exact: a wrong rejection
+    expect(s.lines).toEqual({ '-': { count: 1, right: 1 }, '/': { count: 1, right: 1 } });
+    expect(formatSearchStats('f', s)).toContain('rejected divisions: 1 / 2 inexact (50.0 %)');
+    expect(formatSearchStats('f', searchStats([{ text: '1+1=2\n### 1+1', correct: true }]))).not.toContain('rejected');
+    // The full search of a rejecting run writes the "back" before a rejection too.
+    const q = 'Make 17 from 19 34 17.';
+    const r = renderCountdown(generateCountdown({ n: 3, count: 1, seed: 4, split: 'val' })[0], {
+      reasoning: 'search-check',
+      numberFormat: 'plain',
+      maxBacks: 1000,
+      searchOrder: 'products-last',
+      rejectInexact: true,
+    });
+    expect(goldDeadEnds(r.question, 'plain', 'products-last', false, true)).toBe(
+      r.steps.filter((l) => l.startsWith('back')).length,
+    );
+    expect(goldDeadEnds(q, 'plain', 'products-last', false, true)).toBe(3);
+    // A three-number state whose last listed move is a rejection: one more "back", before it.
+    expect(goldDeadEnds('Make 87 from 54 50 9 43.', 'plain', 'products-last', false, true)).toBe(48);
+    expect(goldDeadEnds('Make 87 from 54 50 9 43.', 'plain', 'products-last')).toBe(47);
+  });
 });

@@ -53,6 +53,8 @@ export interface SearchStats {
   firstWrong: Record<string, WrongLineCount>;
   /** Every arithmetic line of every trace, by operation: how many, and how many are right. */
   lines: Record<string, { count: number; right: number }>;
+  /** Rejected divisions "a/b x" ('rejectInexact' traces), and how many of them are inexact, as a rejection must be. */
+  rejections: { count: number; right: number };
   /** Every arithmetic line by its place among its trace's arithmetic lines: [0] the first, …, the last entry all from the BY_PLACE-th on. */
   byPlace: { count: number; right: number }[];
 }
@@ -89,6 +91,9 @@ export function reasoningLines(text: string): string[] {
 /** "a op b=c", then the state "[..]" where written, then " x" where a judged move is not entered. */
 const STEP_LINE = /^(\d+)([-+*/])(\d+)=(\d+)(?: \[[\d ]*\])?(?: x)?$/;
 
+/** A rejected division, "a/b x" (plain digits). */
+const REJECTED_LINE = /^(\d+)\/(\d+) x$/;
+
 /**
  * A reasoning line's arithmetic (plain digits): its operation and whether c is a op b; null for
  * lines of other shapes ("back [..]", text the model garbled), which are not arithmetic.
@@ -117,11 +122,23 @@ export function firstWrongLine(lines: readonly string[]): { op: string; last: bo
  * Dead ends of the full search of a question ("Make T from a b c.", in its number format): the
  * search trace with no budget, tried in `order`. Null when the text is not such a question.
  */
-export function goldDeadEnds(question: string, format: NumberFormat, order: SearchOrder, judge = false): number | null {
+export function goldDeadEnds(
+  question: string,
+  format: NumberFormat,
+  order: SearchOrder,
+  judge = false,
+  rejectInexact = false,
+): number | null {
   const m = /^Make (\d+) from ((?:\d+ )*\d+)\.$/.exec(readNumbers(question.trim(), format));
   if (!m) return null;
   const nums = m[2].split(' ').map(Number);
-  const { lines } = searchTrace(nums, Number(m[1]), [], { maxBacks: Infinity, writeChecks: false, order, judge });
+  const { lines } = searchTrace(nums, Number(m[1]), [], {
+    maxBacks: Infinity,
+    writeChecks: false,
+    order,
+    judge,
+    rejectInexact,
+  });
   return lines.filter((l) => l.startsWith('back')).length;
 }
 
@@ -137,6 +154,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     reasons: {},
     firstWrong: {},
     lines: {},
+    rejections: { count: 0, right: 0 },
     byPlace: Array.from({ length: BY_PLACE }, () => ({ count: 0, right: 0 })),
   };
   const count = (b: DeadEndBucket, correct: boolean) => {
@@ -160,6 +178,11 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     }
     let place = 0;
     for (const line of lines) {
+      const rejected = REJECTED_LINE.exec(line);
+      if (rejected) {
+        out.rejections.count++;
+        if (Number(rejected[1]) % Number(rejected[2]) !== 0) out.rejections.right++;
+      }
       const a = lineArithmetic(line);
       if (!a) continue;
       for (const c of [(out.lines[a.op] ??= { count: 0, right: 0 }), out.byPlace[Math.min(place++, BY_PLACE - 1)]]) {
@@ -214,6 +237,11 @@ export function formatSearchStats(name: string, s: SearchStats): string {
     `  first wrong arithmetic: ${wrong || 'none'}`,
     `  arithmetic lines right: ${right} / ${all} (${pct(right, all)})${perOp ? `: ${perOp}` : ''}`,
     `  by the line's place among the trace's arithmetic lines: ${perPlace}`,
+    ...(s.rejections.count > 0
+      ? [
+          `  rejected divisions: ${s.rejections.right} / ${s.rejections.count} inexact (${pct(s.rejections.right, s.rejections.count)})`,
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -221,6 +249,7 @@ interface RunData {
   reasoning?: string;
   numberFormat?: NumberFormat;
   searchOrder?: SearchOrder;
+  rejectInexact?: boolean;
 }
 
 /** The data settings of the run beside a samples file (its config.resolved.json), if there is one. */
@@ -265,6 +294,7 @@ export function readSearchSamples(file: string): SearchSample[] {
               data?.numberFormat ?? 'plain',
               data?.searchOrder ?? 'closest',
               data?.reasoning === 'search-judged',
+              data?.rejectInexact === true,
             )
           : null;
       return {

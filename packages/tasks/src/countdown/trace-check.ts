@@ -4,17 +4,20 @@
  * "back [s]". Sound means: every step uses numbers available in the current state with arithmetic
  * that is right and allowed by the rules; every stated state equals the real one (as a multiset);
  * every "back" names a state on the current path; every move marked " x" (judged, not entered:
- * 'search-judged') leads to a state with no SoS solution; and the last state is the target alone.
+ * 'search-judged') leads to a state with no SoS solution; every rejected division "a/b x"
+ * (`rejectInexact`) divides two numbers of the current state and is not exact; and the last state
+ * is the target alone.
  * Without brackets and backs this is exactly verifySteps.
  */
 import { rat, ratEq, ratKey, STEP_VALUE, type CountdownRules, type Rational } from './rules.js';
 import { sosFirstSolution } from './sos-dfs.js';
-import { applyStep, parseNumber, verifySteps, type Verdict } from './verify.js';
+import { applyStep, parseNumber, take, verifySteps, type Verdict } from './verify.js';
 
 const BRACKET = String.raw`\[([^\]]*)\]`;
 const STATED_STEP = new RegExp(String.raw`^(.*?=\s*(?:${STEP_VALUE}))\s*${BRACKET}\s*$`);
 const BACK = new RegExp(String.raw`^back\s*${BRACKET}\s*$`);
 const JUDGED = /^(.*\])\s+x\s*$/;
+const REJECTED = /^([0-9]+)\s*\/\s*([0-9]+)\s+x\s*$/;
 
 const fail = (reason: Verdict['reason'], detail: string): Verdict => ({ ok: false, reason, detail });
 
@@ -51,6 +54,12 @@ export function verifyTrace(
       path.length = k + 1;
       continue;
     }
+    const rejected = REJECTED.exec(line);
+    if (rejected) {
+      const wrong = rejectedWrongly(path[path.length - 1], Number(rejected[1]), Number(rejected[2]));
+      if (wrong) return fail(wrong[0], `step ${i + 1} ${JSON.stringify(line)}: ${wrong[1]}`);
+      continue; // rejected, not entered
+    }
     const judged = JUDGED.exec(line);
     const m = STATED_STEP.exec(judged ? judged[1] : line);
     const pool = [...path[path.length - 1]];
@@ -76,6 +85,14 @@ export function verifyTrace(
   if (last.length > 1) return fail('unused-numbers', `left over: ${last.map(ratKey).join(', ')}`);
   if (!ratEq(last[0], rat(target))) return fail('wrong-value', `ends at ${ratKey(last[0])}, target is ${target}`);
   return { ok: true, reason: 'ok', detail: 'reaches the target' };
+}
+
+/** Why rejecting hi/lo on `state` is wrong (its numbers are not there, or it divides exactly), or null. */
+function rejectedWrongly(state: readonly Rational[], hi: number, lo: number): [Verdict['reason'], string] | null {
+  const pool = [...state];
+  for (const x of [hi, lo]) if (!take(pool, rat(x))) return ['numbers-mismatch', `${x} is not available`];
+  if (lo === 0) return ['division-by-zero', 'a division by zero is not a move to reject'];
+  return hi % lo === 0 ? ['wrong-judgement', `${hi}/${lo}=${hi / lo} is exact`] : null;
 }
 
 /** Why marking `state` a dead end is wrong, or null when it is right (the state has no SoS solution). */

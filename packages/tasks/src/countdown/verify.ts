@@ -32,7 +32,7 @@ export type VerifyReason =
   | 'wrong-value'
   /** A written state ("[18 62]") or a "back [s]" that does not match the numbers (trace-check.ts). */
   | 'wrong-state'
-  /** A move marked " x" (judged a dead end, not entered) whose state does have a solution (trace-check.ts). */
+  /** A move marked " x" (judged a dead end, not entered) whose state does have a solution, or a rejected division "a/b x" that is exact (trace-check.ts). */
   | 'wrong-judgement';
 
 export interface Verdict {
@@ -80,7 +80,8 @@ function violationReason(v: string): VerifyReason {
 }
 
 /** Removes one copy of `x` from the pool; false when none is left. */
-function take(pool: Rational[], x: Rational): boolean {
+/** Removes one x from the pool; false when the pool has none. */
+export function take(pool: Rational[], x: Rational): boolean {
   const i = pool.findIndex((p) => ratEq(p, x));
   if (i < 0) return false;
   pool.splice(i, 1);
