@@ -116,6 +116,23 @@ describe("ProsQA's headed rendering (each node's edges together, the node capita
     });
   });
 
+  it('writes each headed expansion line with its node as the group head: a line with children is a copy of the question', () => {
+    let leaves = 0;
+    for (const ex of real) {
+      const sym = toSymbolicProsqa(ex, 'expansion', 'headed');
+      for (const line of sym.steps) {
+        expect(line).toMatch(/^\+ [A-Z]/);
+        if (line.split(' ').length > 2) expect(`${sym.question} `).toContain(`${line.slice(1)} `);
+        else leaves++;
+      }
+      expect(checkSymbolicReasoning(sym, sym.steps.join('\n'))).toMatchObject({ ok: true, reason: 'expansion' });
+      const lowered = sym.steps.map((l) => l.replace(/^\+ ([A-Z])/, (_, a: string) => `+ ${a.toLowerCase()}`));
+      // an expanded node in lower case is not the question's head: the line does not parse
+      expect(checkSymbolicReasoning(sym, lowered.join('\n'))).toMatchObject({ ok: false, reason: 'unparsed' });
+    }
+    expect(leaves).toBeGreaterThan(0); // a node without children is expanded too, and opens no group
+  });
+
   it("writes the one-line echo as '+' and the question's groups as they stand, and checks it word by word", () => {
     for (const ex of real) {
       for (const layout of ['headed', 'grouped'] as const) {
@@ -129,14 +146,20 @@ describe("ProsQA's headed rendering (each node's edges together, the node capita
     const check = (text: string) => checkSymbolicReasoning(toSymbolicProsqa(real[0], 'echo-line', 'headed'), text);
     const words = line.split(' ');
     const swapped = [...words.slice(0, 3), words[4], words[3], ...words.slice(5)].join(' ');
-    expect(check(swapped)).toMatchObject({ ok: false, reason: 'wrong-echo', detail: expect.stringMatching(/^word 3: /) });
+    expect(check(swapped)).toMatchObject({
+      ok: false,
+      reason: 'wrong-echo',
+      detail: expect.stringMatching(/^word 3: /),
+    });
     expect(check(words.slice(0, -1).join(' '))).toMatchObject({ ok: false, reason: 'wrong-echo', detail: /missing/ });
     expect(check(`${line} ${words[2]}`)).toMatchObject({ ok: false, reason: 'wrong-echo' });
     expect(check(`${line}\n${line}`)).toMatchObject({ ok: false, reason: 'wrong-echo' });
     expect(check(`${line} zzzpus`)).toMatchObject({ ok: false, reason: 'hallucinated-node' });
     expect(check(line.slice(2))).toMatchObject({ ok: false, reason: 'unparsed' });
     // a parent written as a child (lower case) is a known node but not the question's text
-    expect(check(line.replace(/ ([A-Z])([a-z]+pus)/, (_, a: string, b: string) => ` ${a.toLowerCase()}${b}`))).toMatchObject({
+    expect(
+      check(line.replace(/ ([A-Z])([a-z]+pus)/, (_, a: string, b: string) => ` ${a.toLowerCase()}${b}`)),
+    ).toMatchObject({
       ok: false,
       reason: 'wrong-echo',
     });

@@ -95,11 +95,20 @@ function checkTrace(g: ProsqaGraph, lines: string[], form: TraceForm): Reasoning
     : { ...form.wrong, detail: problems[0] };
 }
 
-/** A headed echo line's nodes, "+ U v1 v2" (the parent capitalised), or null when it is not one. */
-function headedNames(line: string): string[] | null {
+/** A headed line's nodes, "+ U v1 v2" (the parent capitalised, with at least `minChildren`), or null when it is not one. */
+function headedNames(line: string, minChildren = 1): string[] | null {
   const names = stepNames(line, EXPANSION_MARK);
-  return names && names.length >= 2 && /^[A-Z]/.test(names[0]) ? [nodeOfHead(names[0]), ...names.slice(1)] : null;
+  return names && names.length >= 1 + minChildren && /^[A-Z]/.test(names[0])
+    ? [nodeOfHead(names[0]), ...names.slice(1)]
+    : null;
 }
+
+/** The expansion trace in the headed rendering: each expanded node as its group's head ("+ Boompus c3"; a leaf "+ Terpus"). */
+const HEADED_EXPANSION_FORM: TraceForm = {
+  ...TRACE_FORMS.find((f) => f.mark === EXPANSION_MARK)!,
+  layout: 'U c1 c2 …',
+  parse: (line) => headedNames(line, 0),
+};
 
 /** An echo trace against the question it copies: every node's line ("+ u: v1 v2." or headed "+ U v1 v2"), in the question's order. */
 function checkEcho(example: Example, g: ProsqaGraph, lines: string[]): ReasoningVerdict {
@@ -142,7 +151,8 @@ function checkEchoLine(example: Example, g: ProsqaGraph, lines: string[]): Reaso
   const unknown = words
     .map((w) => w.replace(/[:.]$/, ''))
     .find((w) => !known.has(layout === 'headed' && /^[A-Z]/.test(w) ? nodeOfHead(w) : w));
-  if (unknown !== undefined) return { ok: false, reason: 'hallucinated-node', detail: `${unknown} is not in the question` };
+  if (unknown !== undefined)
+    return { ok: false, reason: 'hallucinated-node', detail: `${unknown} is not in the question` };
   const expected = echoLine(parseSymbolicQuestion(example.question, example.id).edges, layout)
     .slice(EXPANSION_MARK.length + 1)
     .split(' ');
@@ -174,6 +184,8 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
   if (example.meta?.reasoning === 'echo') return checkEcho(example, g, lines);
   if (example.meta?.reasoning === 'echo-line') return checkEchoLine(example, g, lines);
   const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
+  if (form?.mark === EXPANSION_MARK && example.meta?.rendering === 'headed')
+    return checkTrace(g, lines, HEADED_EXPANSION_FORM);
   if (form) return checkTrace(g, lines, form);
   return checkPathSteps(
     g,

@@ -34,8 +34,9 @@
  * its own (" Boompus") and as a child another (" boompus"), so every group's start is one token
  * that occurs once (`npm run bench:copy -- --format heads` copies such prompts where it does not
  * copy " u: v1 v2." groups). A person is always a parent and already capitalised. Its 'lookup' line
- * "+ Sally c1 c2 …" is then a token-for-token copy of the root's group, and its 'echo' lines are
- * "+ U v1 v2" (U capitalised as in the question).
+ * "+ Sally c1 c2 …" is then a token-for-token copy of the root's group, its 'echo' lines are
+ * "+ U v1 v2" (U capitalised as in the question), and so is each 'expansion' line ("+ Boompus c3";
+ * a node without children, "+ Terpus", opens no group of the question).
  * Steps start with a mark (">", ":" or "+") because a line break followed by a space is one
  * whitespace piece, which would glue to the first name; each mark is a punctuation piece of its
  * own after the line break. `englishFromSymbolic` reads the text alone (not `meta.graph`) back
@@ -122,7 +123,9 @@ function reasoningSteps(
     return [`${EXPANSION_MARK}${names([root], g)}:${names(children, g)}.`];
   }
   const lines = reasoning === 'lookup' ? expansion.slice(0, 1) : expansion;
-  return lines.map((line) => `${EXPANSION_MARK}${names(line, g)}`);
+  // Headed: the expanded node as the question opens its group, so a line with children copies it.
+  const head = (u: number) => (layout === 'headed' ? ` ${headForm(g.symbols[u])}` : names([u], g));
+  return lines.map(([u, ...children]) => `${EXPANSION_MARK}${head(u)}${names(children, g)}`);
 }
 
 /** Each node with its children in sentence order, the nodes in the order of their first sentence. */
