@@ -9,6 +9,7 @@ import {
   ConfigError,
   currentBackend,
   encodeExample,
+  exampleTexts,
   lmConfig,
   readCheckpoint,
   readJsonFile,
@@ -16,13 +17,13 @@ import {
   Rng,
   runTokenizer,
   TinyLm,
+  Tokenizer,
   writeFileAtomic,
   type Example,
   type LatentMethod,
   type LmConfig,
   type MethodState,
   type RewardFn,
-  type Tokenizer,
 } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
 import type { Answerer } from '../evaluation/evaluate.js';
@@ -94,10 +95,11 @@ export async function buildArm(
   reward?: RewardFn,
 ) {
   const rng = new Rng(seed);
+  const sourceDir = arm.initFrom ? armRunDir(runsDir, exp, arm.initFrom, seed) : null;
   const { tokenizer, lm, hf } = exp.lm.pretrained
     ? await pretrainedLm(exp.lm.pretrained, dir, exp, arm, all)
-    : { ...(await scratchLm(dir, exp, arm, data, all, rng)), hf: undefined };
-  const source = arm.initFrom ? await readSource(armRunDir(runsDir, exp, arm.initFrom, seed), dir) : null;
+    : { ...(await scratchLm(dir, exp, arm, data, all, rng, sourceDir)), hf: undefined };
+  const source = sourceDir ? await readSource(sourceDir, dir) : null;
   if (source) restoreFrom(source, lm.params, lm.config);
   const state = method.init(
     {
@@ -120,7 +122,12 @@ export async function buildArm(
   return { tokenizer, lm, state, hf };
 }
 
-/** A from-scratch LM sized to the data, with the run's own tokenizer built from the training split. */
+/**
+ * A from-scratch LM sized to the data, with the run's own tokenizer built from the training split.
+ * An arm that starts from another's weights (`sourceDir`) keeps that arm's tokenizer, whose ids its
+ * embedding rows are, when the two hold the same tokens: the ranking by count changes whenever a
+ * written form's text changed since the source ran, and ids that moved would scramble the rows.
+ */
 async function scratchLm(
   dir: string,
   exp: ExperimentConfig,
@@ -128,13 +135,19 @@ async function scratchLm(
   data: Pick<TaskData, 'train' | 'vocabulary' | 'vocabularyFrom' | 'streamedChars'>,
   all: Example[],
   rng: Rng,
+  sourceDir: string | null,
 ): Promise<{ tokenizer: Tokenizer; lm: TinyLm }> {
-  // vocabularyFrom: arms that differ only in how the reasoning is written share one tokenizer (an initFrom between them).
-  const tokenizer = await runTokenizer(
-    path.join(dir, 'tokenizer.json'),
-    data.vocabularyFrom ?? data.train,
-    data.vocabulary,
-  );
+  const file = path.join(dir, 'tokenizer.json');
+  // vocabularyFrom: arms that differ only in how the reasoning is written share one vocabulary.
+  const texts = data.vocabularyFrom ?? data.train;
+  const sourceFile = sourceDir && path.join(sourceDir, 'tokenizer.json');
+  if (sourceFile && !existsSync(file) && existsSync(sourceFile)) {
+    const [own, source] = [Tokenizer.build(exampleTexts(texts), data.vocabulary), await Tokenizer.load(sourceFile)];
+    const sourceTokens = new Set(source.tokens);
+    const missing = own.tokens.filter((t) => !sourceTokens.has(t));
+    if (missing.length === 0 && own.size === source.size) await source.save(file);
+  }
+  const tokenizer = await runTokenizer(file, texts, data.vocabulary);
   const modelFile = path.join(dir, 'model.json');
   let lmConfig: LmConfig;
   if (existsSync(modelFile)) lmConfig = await readJsonFile<LmConfig>(modelFile);
