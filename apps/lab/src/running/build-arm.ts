@@ -141,13 +141,14 @@ async function scratchLm(
   // vocabularyFrom: arms that differ only in how the reasoning is written share one vocabulary.
   const texts = data.vocabularyFrom ?? data.train;
   const sourceFile = sourceDir && path.join(sourceDir, 'tokenizer.json');
+  let tokenizer: Tokenizer;
   if (sourceFile && !existsSync(file) && existsSync(sourceFile)) {
     const [own, source] = [Tokenizer.build(exampleTexts(texts), data.vocabulary), await Tokenizer.load(sourceFile)];
     const sourceTokens = new Set(source.tokens);
-    const missing = own.tokens.filter((t) => !sourceTokens.has(t));
-    if (missing.length === 0 && own.size === source.size) await source.save(file);
-  }
-  const tokenizer = await runTokenizer(file, texts, data.vocabulary);
+    const sameTokens = own.size === source.size && own.tokens.every((t) => sourceTokens.has(t));
+    tokenizer = sameTokens ? source : own; // own: readSource then names the difference
+    await tokenizer.save(file);
+  } else tokenizer = await runTokenizer(file, texts, data.vocabulary);
   const modelFile = path.join(dir, 'model.json');
   let lmConfig: LmConfig;
   if (existsSync(modelFile)) lmConfig = await readJsonFile<LmConfig>(modelFile);

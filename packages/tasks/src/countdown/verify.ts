@@ -80,7 +80,6 @@ function violationReason(v: string): VerifyReason {
 }
 
 /** Removes one copy of `x` from the pool; false when none is left. */
-/** Removes one x from the pool; false when the pool has none. */
 export function take(pool: Rational[], x: Rational): boolean {
   const i = pool.findIndex((p) => ratEq(p, x));
   if (i < 0) return false;

@@ -110,6 +110,14 @@ const HEADED_EXPANSION_FORM: TraceForm = {
   parse: (line) => headedNames(line, 0),
 };
 
+/** 'wrong-echo' at the first of the written steps or words that is not the question's, or null when they start with all of it. */
+function firstEchoDifference(written: string[], expected: string[], unit: 'step' | 'word'): ReasoningVerdict | null {
+  const k = expected.findIndex((e, i) => written[i] !== e);
+  if (k < 0) return null;
+  const got = written[k] === undefined ? 'missing' : `"${written[k]}"`;
+  return { ok: false, reason: 'wrong-echo', detail: `${unit} ${k + 1}: ${got}, the question has "${expected[k]}"` };
+}
+
 /** An echo trace against the question it copies: every node's line ("+ u: v1 v2." or headed "+ U v1 v2"), in the question's order. */
 function checkEcho(example: Example, g: ProsqaGraph, lines: string[]): ReasoningVerdict {
   const known = new Set(g.symbols);
@@ -124,13 +132,8 @@ function checkEcho(example: Example, g: ProsqaGraph, lines: string[]): Reasoning
       return { ok: false, reason: 'hallucinated-node', detail: `step ${i + 1}: ${unknown} is not in the question` };
   }
   const expected = echoLines(parseSymbolicQuestion(example.question, example.id).edges, layout);
-  const differs = expected.findIndex((line, i) => lines[i] !== line);
-  if (differs >= 0)
-    return {
-      ok: false,
-      reason: 'wrong-echo',
-      detail: `step ${differs + 1}: ${lines[differs] === undefined ? 'missing' : `"${lines[differs]}"`}, the question has "${expected[differs]}"`,
-    };
+  const differs = firstEchoDifference(lines, expected, 'step');
+  if (differs) return differs;
   if (lines.length > expected.length)
     return {
       ok: false,
@@ -156,13 +159,8 @@ function checkEchoLine(example: Example, g: ProsqaGraph, lines: string[]): Reaso
   const expected = echoLine(parseSymbolicQuestion(example.question, example.id).edges, layout)
     .slice(EXPANSION_MARK.length + 1)
     .split(' ');
-  const differs = expected.findIndex((w, i) => words[i] !== w);
-  if (differs >= 0)
-    return {
-      ok: false,
-      reason: 'wrong-echo',
-      detail: `word ${differs + 1}: ${words[differs] === undefined ? 'missing' : `"${words[differs]}"`}, the question has "${expected[differs]}"`,
-    };
+  const differs = firstEchoDifference(words, expected, 'word');
+  if (differs) return differs;
   if (words.length > expected.length || more.length > 0)
     return {
       ok: false,
