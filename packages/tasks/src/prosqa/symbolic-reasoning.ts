@@ -10,7 +10,9 @@
  * (meta.reasoning 'echo') is checked against the question's text: 'echo' when its lines are the
  * question's groups, each "+ u: v1 v2." in order ("+ U v1 v2" in the headed rendering), else
  * 'wrong-echo' at the first line that differs; 'echo-line' (the same copy as one line) gets the same
- * verdicts, 'wrong-echo' at the first word that differs.
+ * verdicts, 'wrong-echo' at the first word that differs. One rendered with 'expansion-queue'
+ * ("+ u c1 c2: q1 q2", the last line without the queue; u capitalised in the headed rendering) is
+ * 'expansion-queue' when queue-trace.ts' verifier finds nothing wrong, else 'wrong-queue'.
  * Unknown names are 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
  */
 import type { Example, ReasoningVerdict } from '../example.js';
@@ -25,9 +27,11 @@ import {
   FRONTIER_MARK,
   PATH_MARK,
   parseSymbolicQuestion,
+  QUEUE_MARK,
   spanNames,
   stepNames,
 } from './symbolic.js';
+import { queueProblems, type QueueStep } from './queue-trace.js';
 import { expansionProblems, frontierProblems, lookupProblems } from './traces.js';
 
 /** A trace form written as lines of names after one mark, and its verifier. */
@@ -170,6 +174,41 @@ function checkEchoLine(example: Example, g: ProsqaGraph, lines: string[]): Reaso
   return { ok: true, reason: 'echo', detail: `${words.length} words` };
 }
 
+/** A queue-trace line's node, children and stated queue as names (null: no queue), or null when it is not one (headed: the node capitalised). */
+function queueLineNames(line: string, headed: boolean): { names: string[]; queue: string[] | null } | null {
+  const [expansion, queue, ...more] = line.split(QUEUE_MARK);
+  if (more.length > 0) return null;
+  const names = headed ? headedNames(expansion, 0) : stepNames(expansion, EXPANSION_MARK);
+  const queued = queue === undefined ? null : stepNames(queue, '');
+  if (!names || names.length < 1 || (queue !== undefined && !queued)) return null;
+  return { names, queue: queued };
+}
+
+/** A queue trace: each line parsed, its names known, then queue-trace.ts' verifier. */
+function checkQueueTrace(example: Example, g: ProsqaGraph, lines: string[]): ReasoningVerdict {
+  const headed = example.meta?.rendering === 'headed';
+  const id = new Map(g.symbols.map((s, i) => [s, i]));
+  const trace: QueueStep[] = [];
+  for (const [i, line] of lines.entries()) {
+    const parsed = queueLineNames(line, headed);
+    if (!parsed)
+      return {
+        ok: false,
+        reason: 'unparsed',
+        detail: `step ${i + 1} "${line}": not "${EXPANSION_MARK} ${headed ? 'U' : 'u'} c1 c2 …${QUEUE_MARK} q1 q2 …"`,
+      };
+    const unknown = [...parsed.names, ...(parsed.queue ?? [])].find((s) => !id.has(s));
+    if (unknown !== undefined)
+      return { ok: false, reason: 'hallucinated-node', detail: `step ${i + 1}: ${unknown} is not in the question` };
+    const [node, ...children] = parsed.names.map((s) => id.get(s)!);
+    trace.push({ node, children, queue: parsed.queue && parsed.queue.map((s) => id.get(s)!) });
+  }
+  const problems = queueProblems(g, trace);
+  return problems.length === 0
+    ? { ok: true, reason: 'expansion-queue', detail: `${trace.length} steps` }
+    : { ok: false, reason: 'wrong-queue', detail: problems[0] };
+}
+
 export function checkSymbolicReasoning(example: Example, reasoning: string): ReasoningVerdict {
   const g = prosqaGraph(example);
   const lines = reasoning
@@ -181,6 +220,7 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
   if (example.meta?.reasoning === 'lookup-span') return checkTrace(g, lines, LOOKUP_SPAN_FORM);
   if (example.meta?.reasoning === 'echo') return checkEcho(example, g, lines);
   if (example.meta?.reasoning === 'echo-line') return checkEchoLine(example, g, lines);
+  if (example.meta?.reasoning === 'expansion-queue') return checkQueueTrace(example, g, lines);
   const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
   if (form?.mark === EXPANSION_MARK && example.meta?.rendering === 'headed')
     return checkTrace(g, lines, HEADED_EXPANSION_FORM);

@@ -11,6 +11,9 @@
  *   frontier  one step per breadth-first step: ": n1 n2 …" (every node reached so far, traces.ts)
  *   expansion one step per expanded node: "+ u c1 c2 …" (u and all its children, in the order the
  *             question states u's edges; traces.ts)
+ *   expansion-queue  the expansion trace with the queue it leaves written after each line,
+ *             "+ u c1 c2: q1 q2 …" (queue-trace.ts): the next line expands q1; the line that reaches
+ *             an option states no queue and is the last
  *   lookup    the expansion trace's first step alone, "+ root c1 c2 …": a probe of the one read
  *             every breadth-first step makes (the answer after it is not implied by it)
  *   lookup-span  the same step written as the grouped question writes the root's edges,
@@ -47,10 +50,12 @@ import type { ProsqaGraph } from './graph.js';
 import { questionSentences } from './invariants.js';
 import { prosqaGraph } from './load.js';
 import { isPersonName, PROSQA_PERSON_NAMES } from './names.js';
+import { queueTrace } from './queue-trace.js';
 import { expansionTrace, frontierTrace, pathFromSteps } from './traces.js';
 
 export type ProsqaRendering = 'english' | 'symbolic' | 'grouped' | 'headed';
-export type ProsqaReasoning = 'path' | 'frontier' | 'expansion' | 'lookup' | 'lookup-span' | 'echo' | 'echo-line';
+export type ProsqaReasoning =
+  'path' | 'frontier' | 'expansion' | 'expansion-queue' | 'lookup' | 'lookup-span' | 'echo' | 'echo-line';
 export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic', 'grouped', 'headed'];
 /** How a symbolic question lists the edges: one pair per sentence, or each node's edges together (with or without punctuation). */
 export type SymbolicLayout = 'pairs' | 'grouped' | 'headed';
@@ -58,6 +63,7 @@ export const PROSQA_REASONING: readonly ProsqaReasoning[] = [
   'path',
   'frontier',
   'expansion',
+  'expansion-queue',
   'lookup',
   'lookup-span',
   'echo',
@@ -68,6 +74,8 @@ export const PROSQA_REASONING: readonly ProsqaReasoning[] = [
 export const PATH_MARK = '>';
 export const FRONTIER_MARK = ':';
 export const EXPANSION_MARK = '+';
+/** Between an expansion-queue line's children and the queue it states. */
+export const QUEUE_MARK = ':';
 
 const EDGE = /^(?:Every ([a-z]+)|([A-Z][a-z]+)) is a ([a-z]+)\.$/;
 const ASK = /^Is ([A-Z][a-z]+) a ([a-z]+) or ([a-z]+)\?$/;
@@ -117,14 +125,19 @@ function reasoningSteps(
   if (reasoning === 'path') return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
   if (reasoning === 'echo') return echoLines(q.edges, layout === 'headed' ? 'headed' : 'grouped');
   if (reasoning === 'echo-line') return [echoLine(q.edges, layout === 'headed' ? 'headed' : 'grouped')];
+  // Headed: the expanded node as the question opens its group, so a line with children copies it.
+  const head = (u: number) => (layout === 'headed' ? ` ${headForm(g.symbols[u])}` : names([u], g));
+  if (reasoning === 'expansion-queue')
+    return queueTrace(inQuestionOrder(g, q, ex.id)).map(
+      ({ node, children, queue }) =>
+        `${EXPANSION_MARK}${head(node)}${names(children, g)}${queue ? `${QUEUE_MARK}${names(queue, g)}` : ''}`,
+    );
   const expansion = expansionTrace(inQuestionOrder(g, q, ex.id));
   if (reasoning === 'lookup-span') {
     const [root, ...children] = expansion[0];
     return [`${EXPANSION_MARK}${names([root], g)}:${names(children, g)}.`];
   }
   const lines = reasoning === 'lookup' ? expansion.slice(0, 1) : expansion;
-  // Headed: the expanded node as the question opens its group, so a line with children copies it.
-  const head = (u: number) => (layout === 'headed' ? ` ${headForm(g.symbols[u])}` : names([u], g));
   return lines.map(([u, ...children]) => `${EXPANSION_MARK}${head(u)}${names(children, g)}`);
 }
 

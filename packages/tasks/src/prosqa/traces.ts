@@ -131,7 +131,12 @@ export function expansionTrace(g: ProsqaGraph): number[][] {
 }
 
 /** What is wrong with `written` as exactly u's `children`, as a set: a repeat, an invented child, a missing one. */
-function childProblems(g: ProsqaGraph, u: number, written: readonly number[], children: readonly number[]): string[] {
+export function childProblems(
+  g: ProsqaGraph,
+  u: number,
+  written: readonly number[],
+  children: readonly number[],
+): string[] {
   const name = (v: number) => g.symbols[v] ?? `#${v}`;
   const list = (vs: readonly number[]) => vs.map(name).join(', ');
   const bad: string[] = [];

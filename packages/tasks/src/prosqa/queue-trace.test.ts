@@ -1,0 +1,123 @@
+import { exampleTexts, Tokenizer } from '@telepath/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Example } from '../example.js';
+import { generateBalancedProsqa } from './balanced.js';
+import type { ProsqaGraph } from './graph.js';
+import { loadProsqa } from './load.js';
+import { queueProblems, queueTrace } from './queue-trace.js';
+import { checkSymbolicReasoning } from './symbolic-reasoning.js';
+import { PROSQA_REASONING, toSymbolicProsqa } from './symbolic.js';
+
+let real: Example[];
+beforeAll(async () => {
+  real = [...(await loadProsqa('valid')).examples, ...(await loadProsqa('test')).examples];
+});
+
+// Ann → a, b; a → b, c; b → d; c → e; d → t (target); Bo → f (the distractor, never reachable).
+// b is rediscovered under a and must not join the queue twice; t is three hops from a.
+const g: ProsqaGraph = {
+  symbols: ['Ann', 'Bo', 'a', 'b', 'c', 'd', 'e', 't', 'f'],
+  edges: [
+    [0, 2],
+    [0, 3],
+    [2, 3],
+    [2, 4],
+    [3, 5],
+    [4, 6],
+    [5, 7],
+    [1, 8],
+  ],
+  root: 0,
+  target: 7,
+  negTarget: 8,
+};
+
+describe('the queue trace (the expansion trace with its queue written out)', () => {
+  it('carries the breadth-first queue on a known graph, a rediscovered child joining it once', () => {
+    expect(queueTrace(g)).toEqual([
+      { node: 0, children: [2, 3], queue: [2, 3] },
+      { node: 2, children: [3, 4], queue: [3, 4] },
+      { node: 3, children: [5], queue: [4, 5] },
+      { node: 4, children: [6], queue: [5, 6] },
+      { node: 5, children: [7], queue: null },
+    ]);
+    expect(queueProblems(g, queueTrace(g))).toEqual([]);
+  });
+
+  it('names what is wrong: the node expanded, the queue stated, the stop', () => {
+    const right = queueTrace(g);
+    const swapped = right.map((s, k) => (k === 1 ? { ...s, queue: [4, 3] } : s));
+    expect(queueProblems(g, swapped)[0]).toBe('step 2: states the queue c b, expected b c');
+    const noQueue = right.map((s, k) => (k === 0 ? { ...s, queue: null } : s));
+    expect(queueProblems(g, noQueue)).toEqual(['step 1: states no queue (expected a b)']);
+    const lastQueue = right.map((s, k) => (k === 4 ? { ...s, queue: [6] } : s));
+    expect(queueProblems(g, lastQueue)).toEqual(['step 5: reaches an option, yet states a queue']);
+    expect(queueProblems(g, right.slice(0, 4))).toEqual(['step 4: the last step reaches no option']);
+    const skipped = [right[0], right[2]];
+    expect(queueProblems(g, skipped)[0]).toBe('step 2: expands b, but the queue starts with a');
+    const missing = right.map((s, k) => (k === 0 ? { ...s, children: [2] } : s));
+    expect(queueProblems(g, missing)[0]).toBe("step 1: misses Ann's child b");
+    expect(queueProblems(g, [])).toEqual(['the trace is empty']);
+  });
+
+  it('is sound on all 800 real questions, headed and grouped; without its queues it is the expansion trace', () => {
+    for (const ex of real) {
+      for (const layout of ['headed', 'grouped'] as const) {
+        const sym = toSymbolicProsqa(ex, 'expansion-queue', layout);
+        expect(checkSymbolicReasoning(sym, sym.steps.join('\n'))).toMatchObject({
+          ok: true,
+          reason: 'expansion-queue',
+        });
+        const expansion = toSymbolicProsqa(ex, 'expansion', layout).steps;
+        expect(sym.steps.map((line) => line.split(':')[0])).toEqual(expansion);
+        const last = sym.steps[sym.steps.length - 1];
+        expect(last).not.toContain(':');
+        expect(last.split(' ')).toContain(sym.answer);
+        // each line expands the first node of the queue the line above states
+        for (let k = 1; k < sym.steps.length; k++) {
+          const next = sym.steps[k - 1].split(': ')[1].split(' ')[0];
+          const head = sym.steps[k].split(':')[0].split(' ')[1];
+          expect(head).toBe(layout === 'headed' ? next[0].toUpperCase() + next.slice(1) : next);
+        }
+      }
+    }
+  });
+
+  it('is sound on generated training questions too', () => {
+    for (const ex of generateBalancedProsqa({ count: 200, seed: 3 })) {
+      const sym = toSymbolicProsqa(ex, 'expansion-queue', 'headed');
+      expect(checkSymbolicReasoning(sym, sym.steps.join('\n'))).toMatchObject({ ok: true, reason: 'expansion-queue' });
+    }
+  });
+
+  it('checks written lines: a wrong queue, a lower-case head in the headed rendering, an unknown name, a stray mark', () => {
+    const sym = toSymbolicProsqa(real[0], 'expansion-queue', 'headed');
+    const lines = [...sym.steps];
+    expect(lines.length).toBeGreaterThan(2);
+    const check = (ls: string[]) => checkSymbolicReasoning(sym, ls.join('\n'));
+    const dropped = lines.map((l, k) => (k === 0 ? l.replace(/ [a-z]+$/, '') : l));
+    expect(check(dropped)).toMatchObject({ ok: false, reason: 'wrong-queue' });
+    expect(check(dropped).detail).toMatch(/^step 1: states the queue/);
+    // the second line's head is a concept (the first is the person, capitalised in every rendering)
+    const lowered = lines.map((l, k) =>
+      k === 1 ? l.replace(/^\+ ([A-Z])/, (_, a: string) => `+ ${a.toLowerCase()}`) : l,
+    );
+    expect(check(lowered)).toMatchObject({ ok: false, reason: 'unparsed', detail: expect.stringMatching(/^step 2 /) });
+    expect(check([lines[0].replace(/ ([a-z]+)$/, ' zzzpus'), ...lines.slice(1)])).toMatchObject({
+      ok: false,
+      reason: 'hallucinated-node',
+    });
+    expect(check([`${lines[0]}: x`, ...lines.slice(1)])).toMatchObject({ ok: false, reason: 'unparsed' });
+    expect(check(lines.slice(0, -1))).toMatchObject({ ok: false, reason: 'wrong-queue' });
+  });
+
+  it('adds no token to the headed vocabulary the other written forms make (an arm can start from their weights)', () => {
+    const sample = real.slice(0, 200);
+    const others = PROSQA_REASONING.filter((r) => r !== 'expansion-queue').flatMap((r) =>
+      sample.map((ex) => toSymbolicProsqa(ex, r, 'headed')),
+    );
+    const tokenizer = Tokenizer.build(exampleTexts(others), {});
+    const queue = sample.map((ex) => toSymbolicProsqa(ex, 'expansion-queue', 'headed'));
+    expect(tokenizer.countUnknown(exampleTexts(queue)).unknown).toBe(0);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * The queue trace (issue 21): the expansion trace (traces.ts) with its bookkeeping written out.
+ * Each line expands one node and lists all its children, as the expansion trace does, then states
+ * the queue left after it: the nodes discovered and not yet expanded, in the order breadth-first
+ * search expands them (the previous line's queue without its first node, then this line's children
+ * not discovered before). The next line expands the first node of that queue, so which node comes
+ * next is read from the line above instead of from the whole trace. The line whose children include
+ * an option is the last, and states no queue.
+ *
+ * Trained on the expansion trace alone, a 4 × 128 model copied every group of the question right
+ * yet lost the breadth-first order after five or six lines (docs/results, "The headed echo as one
+ * line"); this form tests whether carrying the queue removes that wall.
+ */
+import { childLists, type ProsqaGraph } from './graph.js';
+import { childProblems } from './traces.js';
+
+/** One line of the queue trace: the expanded node, its children, the queue after it (null on the last line). */
+export interface QueueStep {
+  node: number;
+  children: number[];
+  queue: number[] | null;
+}
+
+/** The queue trace of a graph, breadth-first from the root, children in `g.edges`' order. */
+export function queueTrace(g: ProsqaGraph): QueueStep[] {
+  const ch = childLists(g.symbols.length, g.edges);
+  const isOption = (v: number) => v === g.target || v === g.negTarget;
+  const discovered = new Set([g.root]);
+  let queue = [g.root];
+  const steps: QueueStep[] = [];
+  while (queue.length > 0) {
+    const [u, ...rest] = queue;
+    if (ch[u].some(isOption)) return [...steps, { node: u, children: [...ch[u]], queue: null }];
+    const fresh = ch[u].filter((v) => !discovered.has(v));
+    for (const v of fresh) discovered.add(v);
+    queue = [...rest, ...fresh];
+    steps.push({ node: u, children: [...ch[u]], queue });
+  }
+  throw new Error(`queueTrace: no option is reachable from ${g.symbols[g.root]}`);
+}
+
+/**
+ * Problems with a queue trace (empty when it is right). Each line must expand the first node of
+ * the queue (the root first), list exactly its children as a set, and, unless it reaches an
+ * option, state the queue that follows: the remaining queue, then its children not discovered
+ * before in the order the line writes them (children it misses still join, after the written ones).
+ * The line that reaches an option is the last and states no queue.
+ */
+export function queueProblems(g: ProsqaGraph, trace: readonly QueueStep[]): string[] {
+  const ch = childLists(g.symbols.length, g.edges);
+  const name = (v: number) => g.symbols[v] ?? `#${v}`;
+  const list = (vs: readonly number[]) => (vs.length === 0 ? 'empty' : vs.map(name).join(' '));
+  const bad: string[] = [];
+  const discovered = new Set([g.root]);
+  let queue = [g.root];
+  for (const [k, { node: u, children: written, queue: stated }] of trace.entries()) {
+    const at = `step ${k + 1}`;
+    if (u !== queue[0])
+      bad.push(
+        queue.length === 0
+          ? `${at}: expands ${name(u)}, but the queue is empty`
+          : `${at}: expands ${name(u)}, but the queue starts with ${name(queue[0])}`,
+      );
+    discovered.add(u);
+    const children = ch[u] ?? [];
+    bad.push(...childProblems(g, u, written, children).map((p) => `${at}: ${p}`));
+    const missing = children.filter((v) => !written.includes(v));
+    const fresh = [...written.filter((v) => children.includes(v)), ...missing].filter((v) => !discovered.has(v));
+    for (const v of fresh) discovered.add(v);
+    queue = [...queue.filter((v) => v !== u), ...fresh];
+    const hasOption = written.includes(g.target) || written.includes(g.negTarget);
+    if (hasOption !== (k === trace.length - 1))
+      bad.push(hasOption ? `${at}: reaches an option but the trace goes on` : `${at}: the last step reaches no option`);
+    if (hasOption && stated !== null) bad.push(`${at}: reaches an option, yet states a queue`);
+    if (!hasOption && stated === null) bad.push(`${at}: states no queue (expected ${list(queue)})`);
+    if (!hasOption && stated !== null && (stated.length !== queue.length || stated.some((v, i) => v !== queue[i])))
+      bad.push(`${at}: states the queue ${list(stated)}, expected ${list(queue)}`);
+  }
+  if (trace.length === 0) bad.push('the trace is empty');
+  return bad;
+}
