@@ -5,6 +5,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCountdown } from '../countdown/generate.js';
 import { toCountdownJsonl } from '../countdown/load.js';
+import { loadProsqa } from '../prosqa/load.js';
+import { toSymbolicProsqa } from '../prosqa/symbolic.js';
 import { collectStats } from './collect-stats.js';
 import { runSolve } from './run-solve.js';
 
@@ -55,5 +57,32 @@ describe('stats', () => {
     expect(Object.keys(countdown.splits)).toEqual(['n3/train', 'n3/val', 'n3/val_target']);
     for (const split of Object.values(countdown.splits)) expect(split.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.parse(JSON.stringify(s))).toEqual(s);
+  });
+});
+
+describe('prosqa-trace-stats', () => {
+  it("diagnoses a run's samples from the command line, and names a samples file without its run config", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'telepath-trace-stats-'));
+    const file = path.join(dir, 'samples.jsonl');
+    const examples = (await loadProsqa('test')).examples
+      .slice(0, 2)
+      .map((ex) => toSymbolicProsqa(ex, 'expansion-queue', 'headed'));
+    const rows = examples.map((ex, i) => ({
+      question: ex.question,
+      gold: ex.answer,
+      text: i === 0 ? ex.steps.join('\n') : '',
+    }));
+    await fs.writeFile(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const cli = path.resolve(import.meta.dirname, 'prosqa-trace-stats.ts');
+    const tsx = path.resolve(import.meta.dirname, '../../../../node_modules/.bin/tsx');
+    const run = () => execFileSync(tsx, [cli, file, '--json'], { encoding: 'utf8', stdio: 'pipe' });
+    expect(run).toThrow(/no config\.resolved\.json beside it/);
+    await fs.writeFile(
+      path.join(dir, 'config.resolved.json'),
+      JSON.stringify({ data: { rendering: 'headed', reasoning: 'expansion-queue' } }),
+    );
+    const summary = JSON.parse(run())[file];
+    expect(summary).toMatchObject({ traces: 2, lines: examples[0].steps.length, wentOn: 0 });
+    expect(summary.firstDifference).toMatchObject({ none: 1, '1': 1 });
   });
 });

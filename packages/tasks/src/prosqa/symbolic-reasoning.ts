@@ -174,8 +174,11 @@ function checkEchoLine(example: Example, g: ProsqaGraph, lines: string[]): Reaso
   return { ok: true, reason: 'echo', detail: `${words.length} words` };
 }
 
-/** A queue-trace line's node, children and stated queue as names (null: no queue), or null when it is not one (headed: the node capitalised). */
-function queueLineNames(line: string, headed: boolean): { names: string[]; queue: string[] | null } | null {
+/**
+ * An expansion or queue-trace line's node, children and stated queue as names (null: no queue, as
+ * on every expansion line), or null when it is not one (headed: the node capitalised).
+ */
+export function queueLineNames(line: string, headed: boolean): { names: string[]; queue: string[] | null } | null {
   const [expansion, queue, ...more] = line.split(QUEUE_MARK);
   if (more.length > 0) return null;
   const names = headed ? headedNames(expansion, 0) : stepNames(expansion, EXPANSION_MARK);

@@ -1,0 +1,66 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Example } from '../example.js';
+import { loadProsqa } from './load.js';
+import { toSymbolicProsqa } from './symbolic.js';
+import { diagnoseTrace, summarizeDiagnoses } from './trace-diagnosis.js';
+
+let real: Example[];
+beforeAll(async () => {
+  real = (await loadProsqa('test')).examples;
+});
+
+describe('diagnosing a written breadth-first ProsQA trace', () => {
+  it('finds the right trace in the rendered question alone: every real test trace, headed and grouped, is itself', () => {
+    for (const ex of real) {
+      for (const layout of ['headed', 'grouped'] as const) {
+        for (const reasoning of ['expansion', 'expansion-queue'] as const) {
+          const sym = toSymbolicProsqa(ex, reasoning, layout);
+          const d = diagnoseTrace(sym.question, sym.answer, sym.steps.join('\n'), reasoning, layout === 'headed');
+          const withQueue = reasoning === 'expansion-queue' ? sym.steps.length - 1 : 0;
+          expect(d).toEqual({
+            lines: sym.steps.length,
+            groupCopies: sym.steps.length,
+            firstDifference: null,
+            wentOn: false,
+            followsQueue: [withQueue, withQueue],
+            updatesQueue: [withQueue, withQueue],
+          });
+        }
+      }
+    }
+  });
+
+  it('tells where a trace leaves the right one, a trace that goes on, and bookkeeping right after a slip', () => {
+    const sym = toSymbolicProsqa(real[0], 'expansion-queue', 'headed');
+    const right = sym.steps;
+    const diagnose = (lines: string[]) =>
+      diagnoseTrace(sym.question, sym.answer, lines.join('\n'), 'expansion-queue', true);
+    expect(diagnose([...right, right[right.length - 1]])).toMatchObject({
+      firstDifference: right.length + 1,
+      wentOn: true,
+    });
+    expect(diagnose(right.slice(0, 3))).toMatchObject({ firstDifference: 4, wentOn: false });
+    // the second line's queue with its first two nodes swapped: that line's update is wrong, and the
+    // third line, which expands the first node of the queue as written, follows it
+    const [expanded, queue] = right[1].split(': ');
+    const [a, b, ...rest] = queue.split(' ');
+    const swapped = `${expanded}: ${[b, a, ...rest].join(' ')}`;
+    const third = right[2].replace(/^\+ [A-Z][a-z]+/, `+ ${b[0].toUpperCase()}${b.slice(1)}`).split(':')[0];
+    const d = diagnose([right[0], swapped, third]);
+    expect(d.firstDifference).toBe(2);
+    expect(d.updatesQueue).toEqual([1, 2]);
+    expect(d.followsQueue).toEqual([2, 2]);
+    expect(() => diagnoseTrace(sym.question, 'notanoption', '', 'expansion-queue', true)).toThrow(
+      /not one of the options/,
+    );
+  });
+
+  it('pools traces by where they first leave the right one', () => {
+    const sym = toSymbolicProsqa(real[1], 'expansion', 'headed');
+    const d = (lines: string[]) => diagnoseTrace(sym.question, sym.answer, lines.join('\n'), 'expansion', true);
+    const s = summarizeDiagnoses([d(sym.steps), d(sym.steps.slice(1)), d([])]);
+    expect(s.traces).toBe(3);
+    expect(s.firstDifference).toMatchObject({ none: 1, '1': 2 });
+    expect(s.updatesQueue).toEqual([0, 0]);
+  });
+});

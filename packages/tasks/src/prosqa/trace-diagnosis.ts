@@ -1,0 +1,168 @@
+/**
+ * Where a model's written breadth-first ProsQA trace (expansion or expansion-queue, symbolic
+ * renderings) leaves the right one, read from a generation alone: the rendered question states the
+ * graph, the gold answer names the target, so the right trace is rebuilt without the dataset.
+ * Per trace: the lines that copy a node's children exactly (the lookup), the first line that
+ * differs from the right trace (the breadth-first order), whether it wrote the right trace and went
+ * on (the stop), and for queue traces whether each line expands the first node of the queue the
+ * line above states and states the queue that line's own children make (the bookkeeping, judged
+ * against what the trace itself wrote, so one early slip does not hide later steps done right).
+ */
+import type { ProsqaGraph } from './graph.js';
+import { queueTrace } from './queue-trace.js';
+import { queueLineNames } from './symbolic-reasoning.js';
+import { EXPANSION_MARK, headForm, parseSymbolicQuestion, QUEUE_MARK } from './symbolic.js';
+import { expansionTrace } from './traces.js';
+
+export type DiagnosedReasoning = 'expansion' | 'expansion-queue';
+
+/** One written trace against the right one. */
+export interface TraceDiagnosis {
+  lines: number;
+  /** Lines that name a node of the question and exactly its children in the question's order. */
+  groupCopies: number;
+  /** The first line (1-based) that is not the right trace's line there; null when the trace is the right one. */
+  firstDifference: number | null;
+  /** The right trace written whole, then more lines. */
+  wentOn: boolean;
+  /** Lines after the first whose node is the first of the line above's stated queue, of those after a line with a queue. */
+  followsQueue: [number, number];
+  /** Lines with a queue that state the one their own line makes from the line above's (or the root's), of lines with a queue. */
+  updatesQueue: [number, number];
+}
+
+/** The graph a rendered question states, the options' reachable one (`gold`) as target. */
+export function graphOfQuestion(question: string, gold: string): ProsqaGraph {
+  const q = parseSymbolicQuestion(question);
+  const symbols = [...new Set([q.root, ...q.options, ...q.edges.flat()])];
+  const id = new Map(symbols.map((s, i) => [s, i]));
+  if (!q.options.includes(gold))
+    throw new Error(`the answer ${gold} is not one of the options ${q.options.join(', ')}`);
+  return {
+    symbols,
+    edges: q.edges.map(([u, v]): [number, number] => [id.get(u)!, id.get(v)!]),
+    root: id.get(q.root)!,
+    target: id.get(gold)!,
+    negTarget: id.get(q.options.find((o) => o !== gold)!)!,
+  };
+}
+
+/** The right trace's lines as the renderer writes them. */
+function rightLines(g: ProsqaGraph, reasoning: DiagnosedReasoning, headed: boolean): string[] {
+  const head = (u: number) => ` ${headed ? headForm(g.symbols[u]) : g.symbols[u]}`;
+  const names = (vs: readonly number[]) => vs.map((v) => ` ${g.symbols[v]}`).join('');
+  if (reasoning === 'expansion')
+    return expansionTrace(g).map(([u, ...children]) => `${EXPANSION_MARK}${head(u)}${names(children)}`);
+  return queueTrace(g).map(
+    ({ node, children, queue }) =>
+      `${EXPANSION_MARK}${head(node)}${names(children)}${queue ? `${QUEUE_MARK}${names(queue)}` : ''}`,
+  );
+}
+
+export function diagnoseTrace(
+  question: string,
+  gold: string,
+  written: string,
+  reasoning: DiagnosedReasoning,
+  headed: boolean,
+): TraceDiagnosis {
+  const g = graphOfQuestion(question, gold);
+  const right = rightLines(g, reasoning, headed);
+  const lines = written
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  const children = new Map<string, string[]>();
+  for (const [u, v] of parseSymbolicQuestion(question).edges) children.set(u, [...(children.get(u) ?? []), v]);
+  const parsed = lines.map((l) => queueLineNames(l, headed));
+  const groupCopies = parsed.filter((p) => {
+    if (!p || !g.symbols.includes(p.names[0])) return false;
+    const [u, ...vs] = p.names;
+    return (children.get(u) ?? []).join(' ') === vs.join(' ');
+  }).length;
+  const k = right.findIndex((line, i) => lines[i] !== line);
+  const firstDifference = k >= 0 ? k + 1 : lines.length > right.length ? right.length + 1 : null;
+  const followsQueue: [number, number] = [0, 0];
+  const updatesQueue: [number, number] = [0, 0];
+  const discovered = new Set([g.symbols[g.root]]);
+  let queue: string[] = [g.symbols[g.root]];
+  for (const [i, p] of parsed.entries()) {
+    if (!p) break;
+    const [u, ...vs] = p.names;
+    if (i > 0 && parsed[i - 1]?.queue) {
+      followsQueue[1]++;
+      if (u === parsed[i - 1]!.queue![0]) followsQueue[0]++;
+    }
+    const fresh = vs.filter((v, j) => !discovered.has(v) && vs.indexOf(v) === j);
+    for (const v of fresh) discovered.add(v);
+    discovered.add(u);
+    const made = [...queue.filter((v) => v !== u), ...fresh];
+    if (p.queue) {
+      updatesQueue[1]++;
+      if (p.queue.join(' ') === made.join(' ')) updatesQueue[0]++;
+    }
+    queue = p.queue ?? made;
+  }
+  return {
+    lines: lines.length,
+    groupCopies,
+    firstDifference,
+    wentOn: k < 0 && lines.length > right.length,
+    followsQueue,
+    updatesQueue,
+  };
+}
+
+/** The diagnoses of a run's traces, pooled. */
+export interface TraceDiagnosisSummary {
+  traces: number;
+  lines: number;
+  groupCopies: number;
+  /** Traces by the first line that differs from the right trace: "1" … "5", "6-10", "11+", "none" (the right trace). */
+  firstDifference: Record<string, number>;
+  wentOn: number;
+  followsQueue: [number, number];
+  updatesQueue: [number, number];
+}
+
+const DIFFERENCE_BINS = ['1', '2', '3', '4', '5', '6-10', '11+', 'none'] as const;
+const differenceBin = (k: number | null) => (k === null ? 'none' : k <= 5 ? String(k) : k <= 10 ? '6-10' : '11+');
+
+export function summarizeDiagnoses(ds: readonly TraceDiagnosis[]): TraceDiagnosisSummary {
+  const firstDifference = Object.fromEntries(DIFFERENCE_BINS.map((b) => [b, 0]));
+  const add = (a: [number, number], b: [number, number]): [number, number] => [a[0] + b[0], a[1] + b[1]];
+  let followsQueue: [number, number] = [0, 0];
+  let updatesQueue: [number, number] = [0, 0];
+  for (const d of ds) {
+    firstDifference[differenceBin(d.firstDifference)]++;
+    followsQueue = add(followsQueue, d.followsQueue);
+    updatesQueue = add(updatesQueue, d.updatesQueue);
+  }
+  const sum = (f: (d: TraceDiagnosis) => number) => ds.reduce((s, d) => s + f(d), 0);
+  return {
+    traces: ds.length,
+    lines: sum((d) => d.lines),
+    groupCopies: sum((d) => d.groupCopies),
+    firstDifference,
+    wentOn: sum((d) => (d.wentOn ? 1 : 0)),
+    followsQueue,
+    updatesQueue,
+  };
+}
+
+export function formatDiagnosisSummary(title: string, s: TraceDiagnosisSummary): string {
+  const of = ([a, b]: [number, number]) => `${a} of ${b}`;
+  return [
+    title,
+    `  traces ${s.traces}, lines ${s.lines} (${(s.lines / Math.max(1, s.traces)).toFixed(1)} per trace)`,
+    `  lines naming a node and exactly its children: ${s.groupCopies} of ${s.lines}`,
+    `  first line off the right trace: ${DIFFERENCE_BINS.map((b) => `${b}: ${s.firstDifference[b]}`).join(', ')}`,
+    `  the right trace written whole, then more lines: ${s.wentOn}`,
+    ...(s.updatesQueue[1] > 0
+      ? [
+          `  lines expanding the first node of the queue above: ${of(s.followsQueue)}`,
+          `  queues stated as the line's own children make them from the queue above: ${of(s.updatesQueue)}`,
+        ]
+      : []),
+  ].join('\n');
+}
