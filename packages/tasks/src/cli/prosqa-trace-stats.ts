@@ -4,7 +4,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   diagnoseTrace,
   formatDiagnosisSummary,
@@ -12,6 +11,7 @@ import {
   type DiagnosedReasoning,
   type TraceDiagnosisSummary,
 } from '../prosqa/trace-diagnosis.js';
+import { runSamplesCommand } from './options.js';
 
 const HELP = `Usage: npm run -w @telepath/tasks prosqa-trace-stats -- FILE... [--json]
 
@@ -66,24 +66,4 @@ function fileSummary(file: string): TraceDiagnosisSummary {
   );
 }
 
-function main(): void {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean' } },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
-  if (positionals.length === 0) throw new Error('prosqa-trace-stats: name at least one samples.jsonl (--help)');
-  const stats = positionals.map((f) => [f, fileSummary(f)] as const);
-  if (values.json) console.log(JSON.stringify(Object.fromEntries(stats), null, 2));
-  else console.log(stats.map(([f, s]) => formatDiagnosisSummary(f, s)).join('\n\n'));
-}
-
-try {
-  main();
-} catch (e) {
-  console.error(`prosqa-trace-stats: ${(e as Error).message}`);
-  process.exit(1);
-}
+runSamplesCommand('prosqa-trace-stats', HELP, fileSummary, formatDiagnosisSummary);

@@ -2,8 +2,8 @@
  * `npm run -w @telepath/tasks search-stats -- FILE... [--json]`: what a model's written Countdown
  * searches look like, per samples.jsonl (countdown/search-stats.ts).
  */
-import { parseArgs } from 'node:util';
 import { formatSearchStats, readSearchSamples, searchStats } from '../countdown/search-stats.js';
+import { runSamplesCommand } from './options.js';
 
 const HELP = `Usage: npm run -w @telepath/tasks search-stats -- FILE... [--json]
 
@@ -21,24 +21,4 @@ Options:
   --json   one JSON object on stdout, file → stats
   --help   this text`;
 
-function main(): void {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean' } },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
-  if (positionals.length === 0) throw new Error('search-stats: name at least one samples.jsonl (--help)');
-  const stats = positionals.map((f) => [f, searchStats(readSearchSamples(f))] as const);
-  if (values.json) console.log(JSON.stringify(Object.fromEntries(stats), null, 2));
-  else console.log(stats.map(([f, s]) => formatSearchStats(f, s)).join('\n\n'));
-}
-
-try {
-  main();
-} catch (e) {
-  console.error(`search-stats: ${(e as Error).message}`);
-  process.exit(1);
-}
+runSamplesCommand('search-stats', HELP, (file) => searchStats(readSearchSamples(file)), formatSearchStats);
