@@ -261,7 +261,8 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
             }
           : {}),
         onLog: async (l) => {
-          void record.log(l.step, {
+          // Awaited: a step's line is on disk before shouldStop is polled, so a stop or crash there keeps it.
+          await record.log(l.step, {
             [`${phase}/loss`]: l.loss,
             [`${phase}/lr`]: l.lr,
             [`${phase}/grad_norm`]: l.gradNorm,
