@@ -125,20 +125,34 @@ function reasoningSteps(
   if (reasoning === 'path') return path.slice(1).map((v, i) => `${PATH_MARK}${names([path[i], v], g)}`);
   if (reasoning === 'echo') return echoLines(q.edges, layout === 'headed' ? 'headed' : 'grouped');
   if (reasoning === 'echo-line') return [echoLine(q.edges, layout === 'headed' ? 'headed' : 'grouped')];
-  // Headed: the expanded node as the question opens its group, so a line with children copies it.
-  const head = (u: number) => (layout === 'headed' ? ` ${headForm(g.symbols[u])}` : names([u], g));
-  if (reasoning === 'expansion-queue')
-    return queueTrace(inQuestionOrder(g, q, ex.id)).map(
-      ({ node, children, queue }) =>
-        `${EXPANSION_MARK}${head(node)}${names(children, g)}${queue ? `${QUEUE_MARK}${names(queue, g)}` : ''}`,
-    );
-  const expansion = expansionTrace(inQuestionOrder(g, q, ex.id));
+  const ordered = inQuestionOrder(g, q, ex.id);
+  if (reasoning === 'expansion-queue') return breadthFirstLines(ordered, 'expansion-queue', layout === 'headed');
+  const expansion = expansionTrace(ordered);
   if (reasoning === 'lookup-span') {
     const [root, ...children] = expansion[0];
     return [`${EXPANSION_MARK}${names([root], g)}:${names(children, g)}.`];
   }
-  const lines = reasoning === 'lookup' ? expansion.slice(0, 1) : expansion;
-  return lines.map(([u, ...children]) => `${EXPANSION_MARK}${head(u)}${names(children, g)}`);
+  const lines = breadthFirstLines(ordered, 'expansion', layout === 'headed');
+  return reasoning === 'lookup' ? lines.slice(0, 1) : lines;
+}
+
+/**
+ * The written lines of a breadth-first trace of a graph (edges in the question's order): expansion
+ * "+ u c1 c2", or expansion-queue "+ u c1 c2: q1 q2" (no queue on the last line). Headed: the
+ * expanded node as the question opens its group, so a line with children copies it.
+ */
+export function breadthFirstLines(
+  g: ProsqaGraph,
+  reasoning: 'expansion' | 'expansion-queue',
+  headed: boolean,
+): string[] {
+  const head = (u: number) => (headed ? ` ${headForm(g.symbols[u])}` : names([u], g));
+  if (reasoning === 'expansion')
+    return expansionTrace(g).map(([u, ...children]) => `${EXPANSION_MARK}${head(u)}${names(children, g)}`);
+  return queueTrace(g).map(
+    ({ node, children, queue }) =>
+      `${EXPANSION_MARK}${head(node)}${names(children, g)}${queue ? `${QUEUE_MARK}${names(queue, g)}` : ''}`,
+  );
 }
 
 /** Each node with its children in sentence order, the nodes in the order of their first sentence. */

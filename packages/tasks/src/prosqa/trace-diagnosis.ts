@@ -9,10 +9,8 @@
  * against what the trace itself wrote, so one early slip does not hide later steps done right).
  */
 import type { ProsqaGraph } from './graph.js';
-import { queueTrace } from './queue-trace.js';
 import { queueLineNames } from './symbolic-reasoning.js';
-import { EXPANSION_MARK, headForm, parseSymbolicQuestion, QUEUE_MARK } from './symbolic.js';
-import { expansionTrace } from './traces.js';
+import { breadthFirstLines, parseSymbolicQuestion } from './symbolic.js';
 
 export type DiagnosedReasoning = 'expansion' | 'expansion-queue';
 
@@ -47,18 +45,6 @@ export function graphOfQuestion(question: string, gold: string): ProsqaGraph {
   };
 }
 
-/** The right trace's lines as the renderer writes them. */
-function rightLines(g: ProsqaGraph, reasoning: DiagnosedReasoning, headed: boolean): string[] {
-  const head = (u: number) => ` ${headed ? headForm(g.symbols[u]) : g.symbols[u]}`;
-  const names = (vs: readonly number[]) => vs.map((v) => ` ${g.symbols[v]}`).join('');
-  if (reasoning === 'expansion')
-    return expansionTrace(g).map(([u, ...children]) => `${EXPANSION_MARK}${head(u)}${names(children)}`);
-  return queueTrace(g).map(
-    ({ node, children, queue }) =>
-      `${EXPANSION_MARK}${head(node)}${names(children)}${queue ? `${QUEUE_MARK}${names(queue)}` : ''}`,
-  );
-}
-
 export function diagnoseTrace(
   question: string,
   gold: string,
@@ -67,7 +53,7 @@ export function diagnoseTrace(
   headed: boolean,
 ): TraceDiagnosis {
   const g = graphOfQuestion(question, gold);
-  const right = rightLines(g, reasoning, headed);
+  const right = breadthFirstLines(g, reasoning, headed);
   const lines = written
     .split('\n')
     .map((l) => l.trim())
