@@ -56,6 +56,7 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   frontier: 'sound', // a complete, correct frontier trace (symbolic ProsQA)
   expansion: 'sound', // a correct expansion trace: every step the right node and exactly its children (symbolic ProsQA)
   'expansion-queue': 'sound', // a correct queue trace: the expansion trace with each line's queue right (symbolic ProsQA)
+  'expansion-queue-done': 'sound', // the same with each line's list of the nodes expanded so far right (symbolic ProsQA)
   lookup: 'sound', // the lookup probe's line: the asked person and exactly its children (symbolic ProsQA)
   echo: 'sound', // the echo probe's lines: the grouped question copied line by line (symbolic ProsQA)
   empty: 'syntax',
@@ -72,7 +73,7 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   'hallucinated-node': 'hallucinated-edge', // a frontier or expansion step names a node the question does not have
   'wrong-frontier': 'broken-chain', // a frontier step that is not the set reached so far
   'wrong-expansion': 'broken-chain', // an expansion step of the wrong node, with wrong children, or a wrong stop
-  'wrong-queue': 'broken-chain', // a queue-trace line of the wrong node, children or queue, or a wrong stop
+  'wrong-queue': 'broken-chain', // a queue-trace line of the wrong node, children, queue or done list, or a wrong stop
   'wrong-lookup': 'broken-chain', // the lookup probe's line: another node, or not exactly its children
   'wrong-echo': 'broken-chain', // the echo probe: a line that is not the question's group at that place
   'broken-chain': 'broken-chain',

@@ -186,8 +186,17 @@ interface InitSource {
 }
 
 /**
+ * An LM config as its weights see it. With rotary positions no parameter depends on the context
+ * length (learned positions have a [contextLength, width] table), so an arm may start from weights
+ * trained with a shorter or longer context, e.g. a longer written trace from the same model.
+ */
+function weightsConfig(c: LmConfig): LmConfig {
+  return c.positions === 'rotary' ? { ...c, contextLength: 0 } : c;
+}
+
+/**
  * The weights a finished earlier arm (same seed) ended with (its final.ckpt): its tokenizer and
- * model config must equal this arm's.
+ * model config must equal this arm's (the context length may differ with rotary positions).
  */
 async function readSource(source: string, dir: string): Promise<InitSource> {
   if (!existsSync(path.join(source, 'summary.json')))
@@ -196,7 +205,9 @@ async function readSource(source: string, dir: string): Promise<InitSource> {
     // model.json through lmConfig, so one written before a setting existed reads with its default.
     const read = async (d: string) =>
       JSON.stringify(
-        f === 'model.json' ? lmConfig(await readJsonFile(path.join(d, f))) : await readJsonFile(path.join(d, f)),
+        f === 'model.json'
+          ? weightsConfig(lmConfig(await readJsonFile(path.join(d, f))))
+          : await readJsonFile(path.join(d, f)),
       );
     const [a, b] = await Promise.all([read(source), read(dir)]);
     if (a !== b)
@@ -220,5 +231,9 @@ function restoreFrom(source: InitSource, params: ReturnType<MethodState['variabl
   const tensors = new Map(
     [...source.ck.tensors].filter(([k]) => k.startsWith('param/') && params.has(k.slice('param/'.length))),
   );
-  restoreCheckpoint(source.file, { meta: source.ck.meta, tensors }, { params, modelConfig });
+  // readSource checked the configs agree but for a rotary model's context length: restore under the source's.
+  const saved = source.ck.meta.modelConfig as { contextLength?: unknown };
+  const asSaved =
+    modelConfig.positions === 'rotary' ? { ...modelConfig, contextLength: saved.contextLength } : modelConfig;
+  restoreCheckpoint(source.file, { meta: source.ck.meta, tensors }, { params, modelConfig: asSaved });
 }

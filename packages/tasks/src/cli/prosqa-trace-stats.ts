@@ -15,7 +15,7 @@ import { runSamplesCommand } from './options.js';
 
 const HELP = `Usage: npm run -w @telepath/tasks prosqa-trace-stats -- FILE... [--json]
 
-Reads the generations of a ProsQA run written as an 'expansion' or 'expansion-queue' trace (its
+Reads the generations of a ProsQA run written as an 'expansion', 'expansion-queue' or 'expansion-queue-done' trace (its
 samples.jsonl: "question", "gold", "text" per line; the rendering and reasoning from the
 config.resolved.json beside it) and prints, per file: lines per trace, the lines that name a node
 and exactly its children (the lookup), the first line that leaves the right trace (the breadth-first
@@ -34,9 +34,9 @@ function runData(file: string): { rendering: string; reasoning: DiagnosedReasoni
   const data = (JSON.parse(readFileSync(configFile, 'utf8')) as { data?: { rendering?: string; reasoning?: string } })
     .data;
   const reasoning = data?.reasoning;
-  if (reasoning !== 'expansion' && reasoning !== 'expansion-queue')
+  if (reasoning !== 'expansion' && reasoning !== 'expansion-queue' && reasoning !== 'expansion-queue-done')
     throw new Error(
-      `${configFile}: data.reasoning is ${JSON.stringify(reasoning)}, expected "expansion" or "expansion-queue"`,
+      `${configFile}: data.reasoning is ${JSON.stringify(reasoning)}, expected "expansion", "expansion-queue" or "expansion-queue-done"`,
     );
   return { rendering: data?.rendering ?? 'symbolic', reasoning };
 }

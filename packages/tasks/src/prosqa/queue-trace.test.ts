@@ -35,12 +35,13 @@ const g: ProsqaGraph = {
 describe('the queue trace (the expansion trace with its queue written out)', () => {
   it('carries the breadth-first queue on a known graph, a rediscovered child joining it once', () => {
     expect(queueTrace(g)).toEqual([
-      { node: 0, children: [2, 3], queue: [2, 3] },
-      { node: 2, children: [3, 4], queue: [3, 4] },
-      { node: 3, children: [5], queue: [4, 5] },
-      { node: 4, children: [6], queue: [5, 6] },
-      { node: 5, children: [7], queue: null },
+      { node: 0, children: [2, 3], queue: [2, 3], done: [0] },
+      { node: 2, children: [3, 4], queue: [3, 4], done: [0, 2] },
+      { node: 3, children: [5], queue: [4, 5], done: [0, 2, 3] },
+      { node: 4, children: [6], queue: [5, 6], done: [0, 2, 3, 4] },
+      { node: 5, children: [7], queue: null, done: null },
     ]);
+    expect(queueProblems(g, queueTrace(g), true)).toEqual([]);
     expect(queueProblems(g, queueTrace(g))).toEqual([]);
   });
 
@@ -58,6 +59,17 @@ describe('the queue trace (the expansion trace with its queue written out)', () 
     const missing = right.map((s, k) => (k === 0 ? { ...s, children: [2] } : s));
     expect(queueProblems(g, missing)[0]).toBe("step 1: misses Ann's child b");
     expect(queueProblems(g, [])).toEqual(['the trace is empty']);
+  });
+
+  it("checks the done form's lists of expanded nodes only when asked to", () => {
+    const right = queueTrace(g);
+    const shortDone = right.map((s, k) => (k === 2 ? { ...s, done: [0, 3] } : s));
+    expect(queueProblems(g, shortDone)).toEqual([]);
+    expect(queueProblems(g, shortDone, true)).toEqual(['step 3: states the done list Ann b, expected Ann a b']);
+    const noDone = right.map((s, k) => (k === 0 ? { ...s, done: null } : s));
+    expect(queueProblems(g, noDone, true)).toEqual(['step 1: states no done list (expected Ann)']);
+    const lastDone = right.map((s, k) => (k === 4 ? { ...s, done: [0] } : s));
+    expect(queueProblems(g, lastDone, true)).toEqual(['step 5: reaches an option, yet states a done list']);
   });
 
   it('is sound on all 800 real questions, headed and grouped; without its queues it is the expansion trace', () => {
@@ -83,10 +95,48 @@ describe('the queue trace (the expansion trace with its queue written out)', () 
     }
   });
 
+  it("in the done form: sound on all 800 real questions, its lines the queue form's with the nodes expanded so far", () => {
+    for (const ex of real) {
+      for (const layout of ['headed', 'grouped'] as const) {
+        const done = toSymbolicProsqa(ex, 'expansion-queue-done', layout);
+        expect(checkSymbolicReasoning(done, done.steps.join('\n'))).toMatchObject({
+          ok: true,
+          reason: 'expansion-queue-done',
+        });
+        const queue = toSymbolicProsqa(ex, 'expansion-queue', layout).steps;
+        expect(done.steps.map((line) => line.split('>')[0])).toEqual(queue);
+        expect(done.steps[done.steps.length - 1]).not.toContain('>');
+        // line k's done list: the root, then the node of every line up to k, as the child token
+        const heads = done.steps.map((line) => line.split(':')[0].split(' ')[1]);
+        for (let k = 0; k < done.steps.length - 1; k++) {
+          const listed = done.steps[k].split('> ')[1].split(' ');
+          expect(listed.map((n) => n.toLowerCase())).toEqual(heads.slice(0, k + 1).map((n) => n.toLowerCase()));
+          expect(listed[0]).toBe(heads[0]);
+        }
+      }
+    }
+    // the queue form does not take a done list, nor the done form a line without one
+    const queue = toSymbolicProsqa(real[0], 'expansion-queue', 'headed');
+    const done = toSymbolicProsqa(real[0], 'expansion-queue-done', 'headed');
+    expect(checkSymbolicReasoning(queue, done.steps.join('\n'))).toMatchObject({ ok: false, reason: 'unparsed' });
+    expect(checkSymbolicReasoning(done, queue.steps.join('\n'))).toMatchObject({ ok: false, reason: 'unparsed' });
+    const wrongDone = done.steps.map((l, k) => (k === 1 ? l.replace(/>( [A-Za-z]+)/, '>') : l));
+    expect(checkSymbolicReasoning(done, wrongDone.join('\n'))).toMatchObject({
+      ok: false,
+      reason: 'wrong-queue',
+      detail: expect.stringMatching(/^step 2: states the done list/),
+    });
+  });
+
   it('is sound on generated training questions too', () => {
     for (const ex of generateBalancedProsqa({ count: 200, seed: 3 })) {
       const sym = toSymbolicProsqa(ex, 'expansion-queue', 'headed');
       expect(checkSymbolicReasoning(sym, sym.steps.join('\n'))).toMatchObject({ ok: true, reason: 'expansion-queue' });
+      const done = toSymbolicProsqa(ex, 'expansion-queue-done', 'headed');
+      expect(checkSymbolicReasoning(done, done.steps.join('\n'))).toMatchObject({
+        ok: true,
+        reason: 'expansion-queue-done',
+      });
     }
   });
 
@@ -113,11 +163,13 @@ describe('the queue trace (the expansion trace with its queue written out)', () 
 
   it('adds no token to the headed vocabulary the other written forms make (an arm can start from their weights)', () => {
     const sample = real.slice(0, 200);
-    const others = PROSQA_REASONING.filter((r) => r !== 'expansion-queue').flatMap((r) =>
+    const others = PROSQA_REASONING.filter((r) => !r.startsWith('expansion-queue')).flatMap((r) =>
       sample.map((ex) => toSymbolicProsqa(ex, r, 'headed')),
     );
     const tokenizer = Tokenizer.build(exampleTexts(others), {});
-    const queue = sample.map((ex) => toSymbolicProsqa(ex, 'expansion-queue', 'headed'));
-    expect(tokenizer.countUnknown(exampleTexts(queue)).unknown).toBe(0);
+    for (const form of ['expansion-queue', 'expansion-queue-done'] as const) {
+      const queue = sample.map((ex) => toSymbolicProsqa(ex, form, 'headed'));
+      expect(tokenizer.countUnknown(exampleTexts(queue)).unknown).toBe(0);
+    }
   });
 });

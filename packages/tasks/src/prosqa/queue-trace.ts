@@ -10,15 +10,25 @@
  * Trained on the expansion trace alone, a 4 × 128 model copied every group of the question right
  * yet lost the breadth-first order after five or six lines (docs/results, "The headed echo as one
  * line"); this form tests whether carrying the queue removes that wall.
+ *
+ * The done form (`expansion-queue-done`) also writes, after the queue, the nodes expanded so far
+ * (the root first, this line's node last). Whether a child
+ * was discovered before is then a look at the line above (its queue and its done list) instead of
+ * at the whole trace: the queue form learnt to follow its queue on every line but updated only a
+ * third of its queues right, mostly by dropping a new child.
  */
 import { childLists, type ProsqaGraph } from './graph.js';
 import { childProblems } from './traces.js';
 
-/** One line of the queue trace: the expanded node, its children, the queue after it (null on the last line). */
+/**
+ * One line of the queue trace: the expanded node, its children, the queue after it and the nodes
+ * expanded so far, the root first and this line's node last (both null on the last line).
+ */
 export interface QueueStep {
   node: number;
   children: number[];
   queue: number[] | null;
+  done?: number[] | null;
 }
 
 /** The queue trace of a graph, breadth-first from the root, children in `g.edges`' order. */
@@ -27,14 +37,16 @@ export function queueTrace(g: ProsqaGraph): QueueStep[] {
   const isOption = (v: number) => v === g.target || v === g.negTarget;
   const discovered = new Set([g.root]);
   let queue = [g.root];
+  const done: number[] = [];
   const steps: QueueStep[] = [];
   while (queue.length > 0) {
     const [u, ...rest] = queue;
-    if (ch[u].some(isOption)) return [...steps, { node: u, children: [...ch[u]], queue: null }];
+    if (ch[u].some(isOption)) return [...steps, { node: u, children: [...ch[u]], queue: null, done: null }];
     const fresh = ch[u].filter((v) => !discovered.has(v));
     for (const v of fresh) discovered.add(v);
     queue = [...rest, ...fresh];
-    steps.push({ node: u, children: [...ch[u]], queue });
+    done.push(u);
+    steps.push({ node: u, children: [...ch[u]], queue, done: [...done] });
   }
   throw new Error(`queueTrace: no option is reachable from ${g.symbols[g.root]}`);
 }
@@ -44,16 +56,18 @@ export function queueTrace(g: ProsqaGraph): QueueStep[] {
  * the queue (the root first), list exactly its children as a set, and, unless it reaches an
  * option, state the queue that follows: the remaining queue, then its children not discovered
  * before in the order the line writes them (children it misses still join, after the written ones).
- * The line that reaches an option is the last and states no queue.
+ * The line that reaches an option is the last and states no queue. With `withDone` (the done form)
+ * a line with a queue must also state the nodes expanded so far, in order, the root first.
  */
-export function queueProblems(g: ProsqaGraph, trace: readonly QueueStep[]): string[] {
+export function queueProblems(g: ProsqaGraph, trace: readonly QueueStep[], withDone = false): string[] {
   const ch = childLists(g.symbols.length, g.edges);
   const name = (v: number) => g.symbols[v] ?? `#${v}`;
   const list = (vs: readonly number[]) => (vs.length === 0 ? 'empty' : vs.map(name).join(' '));
   const bad: string[] = [];
   const discovered = new Set([g.root]);
   let queue = [g.root];
-  for (const [k, { node: u, children: written, queue: stated }] of trace.entries()) {
+  const done: number[] = [];
+  for (const [k, { node: u, children: written, queue: stated, done: statedDone }] of trace.entries()) {
     const at = `step ${k + 1}`;
     if (u !== queue[0])
       bad.push(
@@ -62,6 +76,7 @@ export function queueProblems(g: ProsqaGraph, trace: readonly QueueStep[]): stri
           : `${at}: expands ${name(u)}, but the queue starts with ${name(queue[0])}`,
       );
     discovered.add(u);
+    done.push(u);
     const children = ch[u] ?? [];
     bad.push(...childProblems(g, u, written, children).map((p) => `${at}: ${p}`));
     const missing = children.filter((v) => !written.includes(v));
@@ -75,6 +90,11 @@ export function queueProblems(g: ProsqaGraph, trace: readonly QueueStep[]): stri
     if (!hasOption && stated === null) bad.push(`${at}: states no queue (expected ${list(queue)})`);
     if (!hasOption && stated !== null && (stated.length !== queue.length || stated.some((v, i) => v !== queue[i])))
       bad.push(`${at}: states the queue ${list(stated)}, expected ${list(queue)}`);
+    if (withDone && !hasOption && (statedDone ?? null) === null)
+      bad.push(`${at}: states no done list (expected ${list(done)})`);
+    if (withDone && hasOption && statedDone) bad.push(`${at}: reaches an option, yet states a done list`);
+    if (withDone && !hasOption && statedDone && statedDone.join(' ') !== done.join(' '))
+      bad.push(`${at}: states the done list ${list(statedDone)}, expected ${list(done)}`);
   }
   if (trace.length === 0) bad.push('the trace is empty');
   return bad;

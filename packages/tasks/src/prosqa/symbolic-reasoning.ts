@@ -12,7 +12,9 @@
  * 'wrong-echo' at the first line that differs; 'echo-line' (the same copy as one line) gets the same
  * verdicts, 'wrong-echo' at the first word that differs. One rendered with 'expansion-queue'
  * ("+ u c1 c2: q1 q2", the last line without the queue; u capitalised in the headed rendering) is
- * 'expansion-queue' when queue-trace.ts' verifier finds nothing wrong, else 'wrong-queue'.
+ * 'expansion-queue' when queue-trace.ts' verifier finds nothing wrong, else 'wrong-queue';
+ * 'expansion-queue-done' ("+ u c1 c2: q1 q2> root n1 u", the nodes expanded so far after the queue)
+ * the same, its sound verdict 'expansion-queue-done'.
  * Unknown names are 'hallucinated-edge' / 'hallucinated-node'; other lines 'unparsed'.
  */
 import type { Example, ReasoningVerdict } from '../example.js';
@@ -28,6 +30,7 @@ import {
   PATH_MARK,
   parseSymbolicQuestion,
   QUEUE_MARK,
+  DONE_MARK,
   spanNames,
   stepNames,
 } from './symbolic.js';
@@ -175,40 +178,48 @@ function checkEchoLine(example: Example, g: ProsqaGraph, lines: string[]): Reaso
 }
 
 /**
- * An expansion or queue-trace line's node, children and stated queue as names (null: no queue, as
- * on every expansion line), or null when it is not one (headed: the node capitalised).
+ * An expansion or queue-trace line's node, children, stated queue and done list as names (null
+ * where the line states none: no queue on an expansion line, no done list in the queue form), or
+ * null when it is not one (headed: the node capitalised).
  */
-export function queueLineNames(line: string, headed: boolean): { names: string[]; queue: string[] | null } | null {
-  const [expansion, queue, ...more] = line.split(QUEUE_MARK);
-  if (more.length > 0) return null;
+export function queueLineNames(
+  line: string,
+  headed: boolean,
+): { names: string[]; queue: string[] | null; done: string[] | null } | null {
+  const [lists, doneText, ...moreDone] = line.split(DONE_MARK);
+  const [expansion, queue, ...more] = lists.split(QUEUE_MARK);
+  if (more.length > 0 || moreDone.length > 0 || (doneText !== undefined && queue === undefined)) return null;
   const names = headed ? headedNames(expansion, 0) : stepNames(expansion, EXPANSION_MARK);
   const queued = queue === undefined ? null : stepNames(queue, '');
-  if (!names || names.length < 1 || (queue !== undefined && !queued)) return null;
-  return { names, queue: queued };
+  const done = doneText === undefined ? null : stepNames(doneText, '');
+  if (!names || names.length < 1 || (queue !== undefined && !queued) || (doneText !== undefined && !done)) return null;
+  return { names, queue: queued, done };
 }
 
 /** A queue trace: each line parsed, its names known, then queue-trace.ts' verifier. */
-function checkQueueTrace(example: Example, g: ProsqaGraph, lines: string[]): ReasoningVerdict {
+function checkQueueTrace(example: Example, g: ProsqaGraph, lines: string[], withDone: boolean): ReasoningVerdict {
   const headed = example.meta?.rendering === 'headed';
+  const form = `"${EXPANSION_MARK} ${headed ? 'U' : 'u'} c1 c2 …${QUEUE_MARK} q1 q2 …${withDone ? `${DONE_MARK} n1 n2 …` : ''}"`;
   const id = new Map(g.symbols.map((s, i) => [s, i]));
   const trace: QueueStep[] = [];
   for (const [i, line] of lines.entries()) {
     const parsed = queueLineNames(line, headed);
-    if (!parsed)
+    if (!parsed || (parsed.done !== null) !== (withDone && parsed.queue !== null))
       return {
         ok: false,
         reason: 'unparsed',
-        detail: `step ${i + 1} "${line}": not "${EXPANSION_MARK} ${headed ? 'U' : 'u'} c1 c2 …${QUEUE_MARK} q1 q2 …"`,
+        detail: `step ${i + 1} "${line}": not ${form}`,
       };
-    const unknown = [...parsed.names, ...(parsed.queue ?? [])].find((s) => !id.has(s));
+    const unknown = [...parsed.names, ...(parsed.queue ?? []), ...(parsed.done ?? [])].find((s) => !id.has(s));
     if (unknown !== undefined)
       return { ok: false, reason: 'hallucinated-node', detail: `step ${i + 1}: ${unknown} is not in the question` };
     const [node, ...children] = parsed.names.map((s) => id.get(s)!);
-    trace.push({ node, children, queue: parsed.queue && parsed.queue.map((s) => id.get(s)!) });
+    const ids = (names: string[] | null) => names && names.map((s) => id.get(s)!);
+    trace.push({ node, children, queue: ids(parsed.queue), done: ids(parsed.done) });
   }
-  const problems = queueProblems(g, trace);
+  const problems = queueProblems(g, trace, withDone);
   return problems.length === 0
-    ? { ok: true, reason: 'expansion-queue', detail: `${trace.length} steps` }
+    ? { ok: true, reason: withDone ? 'expansion-queue-done' : 'expansion-queue', detail: `${trace.length} steps` }
     : { ok: false, reason: 'wrong-queue', detail: problems[0] };
 }
 
@@ -223,7 +234,8 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
   if (example.meta?.reasoning === 'lookup-span') return checkTrace(g, lines, LOOKUP_SPAN_FORM);
   if (example.meta?.reasoning === 'echo') return checkEcho(example, g, lines);
   if (example.meta?.reasoning === 'echo-line') return checkEchoLine(example, g, lines);
-  if (example.meta?.reasoning === 'expansion-queue') return checkQueueTrace(example, g, lines);
+  if (example.meta?.reasoning === 'expansion-queue') return checkQueueTrace(example, g, lines, false);
+  if (example.meta?.reasoning === 'expansion-queue-done') return checkQueueTrace(example, g, lines, true);
   const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
   if (form?.mark === EXPANSION_MARK && example.meta?.rendering === 'headed')
     return checkTrace(g, lines, HEADED_EXPANSION_FORM);

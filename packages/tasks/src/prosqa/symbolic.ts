@@ -14,6 +14,8 @@
  *   expansion-queue  the expansion trace with the queue it leaves written after each line,
  *             "+ u c1 c2: q1 q2 …" (queue-trace.ts): the next line expands q1; the line that reaches
  *             an option states no queue and is the last
+ *   expansion-queue-done  the same with the nodes expanded so far after the queue, "+ u c1 c2: q1
+ *             q2> root n1 u" (queue-trace.ts): whether a child is new is read from the line above
  *   lookup    the expansion trace's first step alone, "+ root c1 c2 …": a probe of the one read
  *             every breadth-first step makes (the answer after it is not implied by it)
  *   lookup-span  the same step written as the grouped question writes the root's edges,
@@ -55,7 +57,15 @@ import { expansionTrace, frontierTrace, pathFromSteps } from './traces.js';
 
 export type ProsqaRendering = 'english' | 'symbolic' | 'grouped' | 'headed';
 export type ProsqaReasoning =
-  'path' | 'frontier' | 'expansion' | 'expansion-queue' | 'lookup' | 'lookup-span' | 'echo' | 'echo-line';
+  | 'path'
+  | 'frontier'
+  | 'expansion'
+  | 'expansion-queue'
+  | 'expansion-queue-done'
+  | 'lookup'
+  | 'lookup-span'
+  | 'echo'
+  | 'echo-line';
 export const PROSQA_RENDERINGS: readonly ProsqaRendering[] = ['english', 'symbolic', 'grouped', 'headed'];
 /** How a symbolic question lists the edges: one pair per sentence, or each node's edges together (with or without punctuation). */
 export type SymbolicLayout = 'pairs' | 'grouped' | 'headed';
@@ -64,6 +74,7 @@ export const PROSQA_REASONING: readonly ProsqaReasoning[] = [
   'frontier',
   'expansion',
   'expansion-queue',
+  'expansion-queue-done',
   'lookup',
   'lookup-span',
   'echo',
@@ -76,6 +87,8 @@ export const FRONTIER_MARK = ':';
 export const EXPANSION_MARK = '+';
 /** Between an expansion-queue line's children and the queue it states. */
 export const QUEUE_MARK = ':';
+/** Between an expansion-queue-done line's queue and the nodes expanded so far. */
+export const DONE_MARK = '>';
 
 const EDGE = /^(?:Every ([a-z]+)|([A-Z][a-z]+)) is a ([a-z]+)\.$/;
 const ASK = /^Is ([A-Z][a-z]+) a ([a-z]+) or ([a-z]+)\?$/;
@@ -126,7 +139,8 @@ function reasoningSteps(
   if (reasoning === 'echo') return echoLines(q.edges, layout === 'headed' ? 'headed' : 'grouped');
   if (reasoning === 'echo-line') return [echoLine(q.edges, layout === 'headed' ? 'headed' : 'grouped')];
   const ordered = inQuestionOrder(g, q, ex.id);
-  if (reasoning === 'expansion-queue') return breadthFirstLines(ordered, 'expansion-queue', layout === 'headed');
+  if (reasoning === 'expansion-queue' || reasoning === 'expansion-queue-done')
+    return breadthFirstLines(ordered, reasoning, layout === 'headed');
   const expansion = expansionTrace(ordered);
   if (reasoning === 'lookup-span') {
     const [root, ...children] = expansion[0];
@@ -138,20 +152,23 @@ function reasoningSteps(
 
 /**
  * The written lines of a breadth-first trace of a graph (edges in the question's order): expansion
- * "+ u c1 c2", or expansion-queue "+ u c1 c2: q1 q2" (no queue on the last line). Headed: the
+ * "+ u c1 c2", expansion-queue "+ u c1 c2: q1 q2" (no queue on the last line), or
+ * expansion-queue-done "+ u c1 c2: q1 q2> root n1 u" (neither list on the last line). Headed: the
  * expanded node as the question opens its group, so a line with children copies it.
  */
 export function breadthFirstLines(
   g: ProsqaGraph,
-  reasoning: 'expansion' | 'expansion-queue',
+  reasoning: 'expansion' | 'expansion-queue' | 'expansion-queue-done',
   headed: boolean,
 ): string[] {
   const head = (u: number) => (headed ? ` ${headForm(g.symbols[u])}` : names([u], g));
   if (reasoning === 'expansion')
     return expansionTrace(g).map(([u, ...children]) => `${EXPANSION_MARK}${head(u)}${names(children, g)}`);
+  const withDone = reasoning === 'expansion-queue-done';
   return queueTrace(g).map(
-    ({ node, children, queue }) =>
-      `${EXPANSION_MARK}${head(node)}${names(children, g)}${queue ? `${QUEUE_MARK}${names(queue, g)}` : ''}`,
+    ({ node, children, queue, done }) =>
+      `${EXPANSION_MARK}${head(node)}${names(children, g)}${queue ? `${QUEUE_MARK}${names(queue, g)}` : ''}` +
+      (withDone && done ? `${DONE_MARK}${names(done, g)}` : ''),
   );
 }
 

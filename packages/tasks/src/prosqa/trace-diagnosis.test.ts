@@ -13,10 +13,11 @@ describe('diagnosing a written breadth-first ProsQA trace', () => {
   it('finds the right trace in the rendered question alone: every real test trace, headed and grouped, is itself', () => {
     for (const ex of real) {
       for (const layout of ['headed', 'grouped'] as const) {
-        for (const reasoning of ['expansion', 'expansion-queue'] as const) {
+        for (const reasoning of ['expansion', 'expansion-queue', 'expansion-queue-done'] as const) {
           const sym = toSymbolicProsqa(ex, reasoning, layout);
           const d = diagnoseTrace(sym.question, sym.answer, sym.steps.join('\n'), reasoning, layout === 'headed');
-          const withQueue = reasoning === 'expansion-queue' ? sym.steps.length - 1 : 0;
+          const withQueue = reasoning === 'expansion' ? 0 : sym.steps.length - 1;
+          const withDone = reasoning === 'expansion-queue-done' ? withQueue : 0;
           expect(d).toEqual({
             lines: sym.steps.length,
             groupCopies: sym.steps.length,
@@ -24,6 +25,7 @@ describe('diagnosing a written breadth-first ProsQA trace', () => {
             wentOn: false,
             followsQueue: [withQueue, withQueue],
             updatesQueue: [withQueue, withQueue],
+            updatesDone: [withDone, withDone],
           });
         }
       }
@@ -53,6 +55,17 @@ describe('diagnosing a written breadth-first ProsQA trace', () => {
     expect(() => diagnoseTrace(sym.question, 'notanoption', '', 'expansion-queue', true)).toThrow(
       /not one of the options/,
     );
+  });
+
+  it("judges a done list against the nodes the trace's own lines expanded", () => {
+    const sym = toSymbolicProsqa(real[0], 'expansion-queue-done', 'headed');
+    const right = sym.steps;
+    const diagnose = (lines: string[]) =>
+      diagnoseTrace(sym.question, sym.answer, lines.join('\n'), 'expansion-queue-done', true);
+    // the second line's done list without its last node: that list is wrong, the others right
+    const dropped = right.map((l, k) => (k === 1 ? l.replace(/ [a-z]+$/, '') : l));
+    expect(diagnose(dropped).updatesDone).toEqual([right.length - 2, right.length - 1]);
+    expect(diagnose(dropped).firstDifference).toBe(2);
   });
 
   it('pools traces by where they first leave the right one', () => {

@@ -1,18 +1,19 @@
 /**
- * Where a model's written breadth-first ProsQA trace (expansion or expansion-queue, symbolic
+ * Where a model's written breadth-first ProsQA trace (expansion, expansion-queue or -done, symbolic
  * renderings) leaves the right one, read from a generation alone: the rendered question states the
  * graph, the gold answer names the target, so the right trace is rebuilt without the dataset.
  * Per trace: the lines that copy a node's children exactly (the lookup), the first line that
  * differs from the right trace (the breadth-first order), whether it wrote the right trace and went
  * on (the stop), and for queue traces whether each line expands the first node of the queue the
  * line above states and states the queue that line's own children make (the bookkeeping, judged
- * against what the trace itself wrote, so one early slip does not hide later steps done right).
+ * against what the trace itself wrote, so one early slip does not hide later steps done right), and
+ * in the done form whether each done list is the nodes the trace's own lines expanded so far.
  */
 import type { ProsqaGraph } from './graph.js';
 import { queueLineNames } from './symbolic-reasoning.js';
 import { breadthFirstLines, parseSymbolicQuestion } from './symbolic.js';
 
-export type DiagnosedReasoning = 'expansion' | 'expansion-queue';
+export type DiagnosedReasoning = 'expansion' | 'expansion-queue' | 'expansion-queue-done';
 
 /** One written trace against the right one. */
 export interface TraceDiagnosis {
@@ -27,6 +28,8 @@ export interface TraceDiagnosis {
   followsQueue: [number, number];
   /** Lines with a queue that state the one their own line makes from the line above's (or the root's), of lines with a queue. */
   updatesQueue: [number, number];
+  /** Lines with a done list that list the nodes the trace's lines expanded so far, of lines with a done list. */
+  updatesDone: [number, number];
 }
 
 /** The graph a rendered question states, the options' reachable one (`gold`) as target. */
@@ -70,6 +73,8 @@ export function diagnoseTrace(
   const firstDifference = k >= 0 ? k + 1 : lines.length > right.length ? right.length + 1 : null;
   const followsQueue: [number, number] = [0, 0];
   const updatesQueue: [number, number] = [0, 0];
+  const updatesDone: [number, number] = [0, 0];
+  const expanded: string[] = [];
   const discovered = new Set([g.symbols[g.root]]);
   let queue: string[] = [g.symbols[g.root]];
   for (const [i, p] of parsed.entries()) {
@@ -88,6 +93,11 @@ export function diagnoseTrace(
       if (p.queue.join(' ') === made.join(' ')) updatesQueue[0]++;
     }
     queue = p.queue ?? made;
+    expanded.push(u);
+    if (p.done) {
+      updatesDone[1]++;
+      if (p.done.join(' ') === expanded.join(' ')) updatesDone[0]++;
+    }
   }
   return {
     lines: lines.length,
@@ -96,6 +106,7 @@ export function diagnoseTrace(
     wentOn: k < 0 && lines.length > right.length,
     followsQueue,
     updatesQueue,
+    updatesDone,
   };
 }
 
@@ -109,6 +120,7 @@ export interface TraceDiagnosisSummary {
   wentOn: number;
   followsQueue: [number, number];
   updatesQueue: [number, number];
+  updatesDone: [number, number];
 }
 
 const DIFFERENCE_BINS = ['1', '2', '3', '4', '5', '6-10', '11+', 'none'] as const;
@@ -119,10 +131,12 @@ export function summarizeDiagnoses(ds: readonly TraceDiagnosis[]): TraceDiagnosi
   const add = (a: [number, number], b: [number, number]): [number, number] => [a[0] + b[0], a[1] + b[1]];
   let followsQueue: [number, number] = [0, 0];
   let updatesQueue: [number, number] = [0, 0];
+  let updatesDone: [number, number] = [0, 0];
   for (const d of ds) {
     firstDifference[differenceBin(d.firstDifference)]++;
     followsQueue = add(followsQueue, d.followsQueue);
     updatesQueue = add(updatesQueue, d.updatesQueue);
+    updatesDone = add(updatesDone, d.updatesDone);
   }
   const sum = (f: (d: TraceDiagnosis) => number) => ds.reduce((s, d) => s + f(d), 0);
   return {
@@ -133,6 +147,7 @@ export function summarizeDiagnoses(ds: readonly TraceDiagnosis[]): TraceDiagnosi
     wentOn: sum((d) => (d.wentOn ? 1 : 0)),
     followsQueue,
     updatesQueue,
+    updatesDone,
   };
 }
 
@@ -149,6 +164,9 @@ export function formatDiagnosisSummary(title: string, s: TraceDiagnosisSummary):
           `  lines expanding the first node of the queue above: ${of(s.followsQueue)}`,
           `  queues stated as the line's own children make them from the queue above: ${of(s.updatesQueue)}`,
         ]
+      : []),
+    ...(s.updatesDone[1] > 0
+      ? [`  done lists naming the nodes the trace's lines expanded so far: ${of(s.updatesDone)}`]
       : []),
   ].join('\n');
 }
