@@ -16,7 +16,7 @@ export {
 } from './files.js';
 export type { LoadResult, LoadOptions } from './load-result.js';
 export { canonicalNumber, numbersEqual, numbersClose, firstNumber } from './numbers.js';
-export { answerText } from './answer.js';
+export { answerText, reasoningText } from './answer.js';
 
 export {
   loadGsm8k,

@@ -15,7 +15,7 @@ import {
   type LatentMethod,
   type MethodState,
 } from '@telepath/core';
-import { diagnoseChain, type ChainDiagnosis, type Task } from '@telepath/tasks';
+import { diagnoseChain, reasoningText, type ChainDiagnosis, type Task } from '@telepath/tasks';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from './diagnostics.js';
 import { Progress } from '../running/progress.js';
 import type { EvalSettings } from '../experiment/experiment.js';
@@ -69,7 +69,7 @@ export interface EvalOptions {
 /** The written chain of a generation: the text before `###` of token reasoning; null for latent or no reasoning. */
 function chainOf(g: Generation & { chain?: string | null }): string | null {
   if (g.chain !== undefined) return g.chain;
-  return g.reasoningKind === 'tokens' ? g.text.split('###')[0].replaceAll(SPECIAL_TOKENS.eos, '') : null;
+  return g.reasoningKind === 'tokens' ? reasoningText(g.text) : null;
 }
 
 export async function evaluate<C, S extends MethodState>(

@@ -70,7 +70,8 @@ describe('prosqa-trace-stats', () => {
     const rows = examples.map((ex, i) => ({
       question: ex.question,
       gold: ex.answer,
-      text: i === 0 ? ex.steps.join('\n') : '',
+      // as the lab records a generation: the trace, then the answer after ### (not a line of the trace)
+      text: i === 0 ? `${ex.steps.join('\n')}\n### ${ex.answer}<eos>` : '',
     }));
     await fs.writeFile(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const cli = path.resolve(import.meta.dirname, 'prosqa-trace-stats.ts');
@@ -84,5 +85,6 @@ describe('prosqa-trace-stats', () => {
     const summary = JSON.parse(run())[file];
     expect(summary).toMatchObject({ traces: 2, lines: examples[0].steps.length, wentOn: 0 });
     expect(summary.firstDifference).toMatchObject({ none: 1, '1': 1 });
+    expect(summary.firstProblems).toEqual({ none: 1, empty: 1 });
   });
 });

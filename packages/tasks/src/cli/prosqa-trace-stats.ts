@@ -11,6 +11,7 @@ import {
   type DiagnosedReasoning,
   type TraceDiagnosisSummary,
 } from '../prosqa/trace-diagnosis.js';
+import { reasoningText } from '../answer.js';
 import { runSamplesCommand } from './options.js';
 
 const HELP = `Usage: npm run -w @telepath/tasks prosqa-trace-stats -- FILE... [--json]
@@ -58,7 +59,7 @@ function fileSummary(file: string): TraceDiagnosisSummary {
       if (typeof row.question !== 'string' || typeof row.gold !== 'string' || typeof row.text !== 'string')
         throw new Error(`${file}:${n}: expected a sample with "question", "gold" and "text" (strings)`);
       try {
-        return diagnoseTrace(row.question, row.gold, row.text, reasoning, rendering === 'headed');
+        return diagnoseTrace(row.question, row.gold, reasoningText(row.text), reasoning, rendering === 'headed');
       } catch (e) {
         throw new Error(`${file}:${n}: ${(e as Error).message}`);
       }

@@ -60,42 +60,78 @@ export function queueTrace(g: ProsqaGraph): QueueStep[] {
  * a line with a queue must also state the nodes expanded so far, in order, the root first.
  */
 export function queueProblems(g: ProsqaGraph, trace: readonly QueueStep[], withDone = false): string[] {
+  return queueFindings(g, trace, withDone).map((f) => f.text);
+}
+
+/** What kind of slip a queue-trace problem is (how prosqa-trace-stats tallies each trace's first). */
+export type QueueProblemKind =
+  | 'node' // expands another node than the queue's first
+  | 'children' // lists children the node does not have, or misses some
+  | 'queue-misses' // a stated queue without a node it should hold (a new child dropped)
+  | 'queue-adds' // a stated queue with a node it should not hold (one discovered before re-added)
+  | 'queue-misses-and-adds'
+  | 'queue-order' // the right nodes in another order
+  | 'no-queue' // a line before an option without its queue
+  | 'done' // the done form's list of expanded nodes wrong or missing
+  | 'goes-on' // a line reaches an option and the trace goes on (or states a queue or done list there)
+  | 'stops' // the last line reaches no option
+  | 'empty';
+
+export interface QueueFinding {
+  /** 1-based line; 0 for the empty trace. */
+  step: number;
+  kind: QueueProblemKind;
+  text: string;
+}
+
+/** queueProblems with each problem's line and kind. */
+export function queueFindings(g: ProsqaGraph, trace: readonly QueueStep[], withDone = false): QueueFinding[] {
   const ch = childLists(g.symbols.length, g.edges);
   const name = (v: number) => g.symbols[v] ?? `#${v}`;
   const list = (vs: readonly number[]) => (vs.length === 0 ? 'empty' : vs.map(name).join(' '));
-  const bad: string[] = [];
+  const bad: QueueFinding[] = [];
   const discovered = new Set([g.root]);
   let queue = [g.root];
   const done: number[] = [];
   for (const [k, { node: u, children: written, queue: stated, done: statedDone }] of trace.entries()) {
     const at = `step ${k + 1}`;
+    const add = (kind: QueueProblemKind, text: string) => bad.push({ step: k + 1, kind, text: `${at}: ${text}` });
     if (u !== queue[0])
-      bad.push(
+      add(
+        'node',
         queue.length === 0
-          ? `${at}: expands ${name(u)}, but the queue is empty`
-          : `${at}: expands ${name(u)}, but the queue starts with ${name(queue[0])}`,
+          ? `expands ${name(u)}, but the queue is empty`
+          : `expands ${name(u)}, but the queue starts with ${name(queue[0])}`,
       );
     discovered.add(u);
     done.push(u);
     const children = ch[u] ?? [];
-    bad.push(...childProblems(g, u, written, children).map((p) => `${at}: ${p}`));
+    for (const p of childProblems(g, u, written, children)) add('children', p);
     const missing = children.filter((v) => !written.includes(v));
     const fresh = [...written.filter((v) => children.includes(v)), ...missing].filter((v) => !discovered.has(v));
     for (const v of fresh) discovered.add(v);
     queue = [...queue.filter((v) => v !== u), ...fresh];
     const hasOption = written.includes(g.target) || written.includes(g.negTarget);
     if (hasOption !== (k === trace.length - 1))
-      bad.push(hasOption ? `${at}: reaches an option but the trace goes on` : `${at}: the last step reaches no option`);
-    if (hasOption && stated !== null) bad.push(`${at}: reaches an option, yet states a queue`);
-    if (!hasOption && stated === null) bad.push(`${at}: states no queue (expected ${list(queue)})`);
-    if (!hasOption && stated !== null && (stated.length !== queue.length || stated.some((v, i) => v !== queue[i])))
-      bad.push(`${at}: states the queue ${list(stated)}, expected ${list(queue)}`);
+      add(
+        hasOption ? 'goes-on' : 'stops',
+        hasOption ? 'reaches an option but the trace goes on' : 'the last step reaches no option',
+      );
+    if (hasOption && stated !== null) add('goes-on', 'reaches an option, yet states a queue');
+    if (!hasOption && stated === null) add('no-queue', `states no queue (expected ${list(queue)})`);
+    if (!hasOption && stated !== null && (stated.length !== queue.length || stated.some((v, i) => v !== queue[i]))) {
+      const misses = queue.some((v) => !stated.includes(v));
+      const adds = stated.some((v) => !queue.includes(v)) || new Set(stated).size !== stated.length;
+      const kind =
+        misses && adds ? 'queue-misses-and-adds' : misses ? 'queue-misses' : adds ? 'queue-adds' : 'queue-order';
+      add(kind, `states the queue ${list(stated)}, expected ${list(queue)}`);
+    }
     if (withDone && !hasOption && (statedDone ?? null) === null)
-      bad.push(`${at}: states no done list (expected ${list(done)})`);
-    if (withDone && hasOption && statedDone) bad.push(`${at}: reaches an option, yet states a done list`);
+      add('done', `states no done list (expected ${list(done)})`);
+    if (withDone && hasOption && statedDone) add('goes-on', 'reaches an option, yet states a done list');
     if (withDone && !hasOption && statedDone && statedDone.join(' ') !== done.join(' '))
-      bad.push(`${at}: states the done list ${list(statedDone)}, expected ${list(done)}`);
+      add('done', `states the done list ${list(statedDone)}, expected ${list(done)}`);
   }
-  if (trace.length === 0) bad.push('the trace is empty');
+  if (trace.length === 0) bad.push({ step: 0, kind: 'empty', text: 'the trace is empty' });
   return bad;
 }

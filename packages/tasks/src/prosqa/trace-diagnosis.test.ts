@@ -26,6 +26,7 @@ describe('diagnosing a written breadth-first ProsQA trace', () => {
             followsQueue: [withQueue, withQueue],
             updatesQueue: [withQueue, withQueue],
             updatesDone: [withDone, withDone],
+            firstProblem: null,
           });
         }
       }
@@ -66,6 +67,24 @@ describe('diagnosing a written breadth-first ProsQA trace', () => {
     const dropped = right.map((l, k) => (k === 1 ? l.replace(/ [a-z]+$/, '') : l));
     expect(diagnose(dropped).updatesDone).toEqual([right.length - 2, right.length - 1]);
     expect(diagnose(dropped).firstDifference).toBe(2);
+    expect(diagnose(dropped).firstProblem).toBe('done');
+  });
+
+  it("names a queue trace's first problem: a new child dropped, a node added, a line that does not parse", () => {
+    const sym = toSymbolicProsqa(real[0], 'expansion-queue', 'headed');
+    const right = sym.steps;
+    const diagnose = (lines: string[]) =>
+      diagnoseTrace(sym.question, sym.answer, lines.join('\n'), 'expansion-queue', true).firstProblem;
+    expect(diagnose(right)).toBeNull();
+    // the first line's queue without its last node (a new child of the root)
+    expect(diagnose(right.map((l, k) => (k === 0 ? l.replace(/ [a-z]+$/, '') : l)))).toBe('queue-misses');
+    // a name the question does not have, added to the first queue: a node that should not be there
+    expect(diagnose(right.map((l, k) => (k === 0 ? `${l} zzzpus` : l)))).toBe('queue-adds');
+    // right lines, then one cut short: nothing wrong before it, so 'unparsed'; a wrong line before it wins
+    expect(diagnose([...right.slice(0, 2), '+'])).toBe('unparsed');
+    expect(diagnose([right[0].replace(/ [a-z]+$/, ''), right[1], '+'])).toBe('queue-misses');
+    expect(diagnose(right.slice(0, 2))).toBe('stops');
+    expect(diagnose([...right, right[right.length - 1]])).toBe('goes-on');
   });
 
   it('pools traces by where they first leave the right one', () => {

@@ -10,6 +10,7 @@
  * in the done form whether each done list is the nodes the trace's own lines expanded so far.
  */
 import type { ProsqaGraph } from './graph.js';
+import { queueFindings, type QueueProblemKind, type QueueStep } from './queue-trace.js';
 import { queueLineNames } from './symbolic-reasoning.js';
 import { breadthFirstLines, parseSymbolicQuestion } from './symbolic.js';
 
@@ -30,6 +31,39 @@ export interface TraceDiagnosis {
   updatesQueue: [number, number];
   /** Lines with a done list that list the nodes the trace's lines expanded so far, of lines with a done list. */
   updatesDone: [number, number];
+  /** Queue forms: the kind of the trace's first problem by queue-trace.ts' checker (null: none; the expansion form: null). */
+  firstProblem: FirstProblem | null;
+}
+
+/**
+ * A queue trace's first problem: the checker's kind on the lines up to the first that does not
+ * parse ('unparsed' when those lines are right). A name the question lacks is a node of its own, so
+ * it is judged where it stands: in a queue a node that should not be there, as a child not a child.
+ */
+export type FirstProblem = QueueProblemKind | 'unparsed';
+
+function firstQueueProblem(
+  g: ProsqaGraph,
+  parsed: ReturnType<typeof queueLineNames>[],
+  withDone: boolean,
+): FirstProblem | null {
+  const symbols = [...g.symbols];
+  const id = new Map(symbols.map((s, i) => [s, i]));
+  const idOf = (s: string) => id.get(s) ?? (id.set(s, symbols.push(s) - 1), symbols.length - 1);
+  const trace: QueueStep[] = [];
+  const parses = (p: (typeof parsed)[number]) => p !== null && (p.done !== null) === (withDone && p.queue !== null);
+  for (const p of parsed) {
+    if (!parses(p)) break;
+    const ids = (names: string[] | null) => names && names.map(idOf);
+    const [node, ...children] = ids(p!.names)!;
+    trace.push({ node, children, queue: ids(p!.queue), done: ids(p!.done) });
+  }
+  const whole = trace.length === parsed.length;
+  const first = queueFindings({ ...g, symbols }, trace, withDone).find(
+    (f) => whole || !(f.kind === 'stops' && f.step === trace.length), // a cut-short trace's stop is not judged
+  );
+  if (first && (first.kind !== 'empty' || whole)) return first.kind;
+  return whole ? null : 'unparsed';
 }
 
 /** The graph a rendered question states, the options' reachable one (`gold`) as target. */
@@ -107,6 +141,7 @@ export function diagnoseTrace(
     followsQueue,
     updatesQueue,
     updatesDone,
+    firstProblem: reasoning === 'expansion' ? null : firstQueueProblem(g, parsed, reasoning === 'expansion-queue-done'),
   };
 }
 
@@ -121,6 +156,8 @@ export interface TraceDiagnosisSummary {
   followsQueue: [number, number];
   updatesQueue: [number, number];
   updatesDone: [number, number];
+  /** Queue traces by the kind of their first problem ("none": a sound trace). */
+  firstProblems: Record<string, number>;
 }
 
 const DIFFERENCE_BINS = ['1', '2', '3', '4', '5', '6-10', '11+', 'none'] as const;
@@ -132,7 +169,12 @@ export function summarizeDiagnoses(ds: readonly TraceDiagnosis[]): TraceDiagnosi
   let followsQueue: [number, number] = [0, 0];
   let updatesQueue: [number, number] = [0, 0];
   let updatesDone: [number, number] = [0, 0];
+  const firstProblems: Record<string, number> = {};
   for (const d of ds) {
+    if (d.updatesQueue[1] > 0 || d.firstProblem !== null) {
+      const kind = d.firstProblem ?? 'none';
+      firstProblems[kind] = (firstProblems[kind] ?? 0) + 1;
+    }
     firstDifference[differenceBin(d.firstDifference)]++;
     followsQueue = add(followsQueue, d.followsQueue);
     updatesQueue = add(updatesQueue, d.updatesQueue);
@@ -148,6 +190,7 @@ export function summarizeDiagnoses(ds: readonly TraceDiagnosis[]): TraceDiagnosi
     followsQueue,
     updatesQueue,
     updatesDone,
+    firstProblems,
   };
 }
 
@@ -163,6 +206,14 @@ export function formatDiagnosisSummary(title: string, s: TraceDiagnosisSummary):
       ? [
           `  lines expanding the first node of the queue above: ${of(s.followsQueue)}`,
           `  queues stated as the line's own children make them from the queue above: ${of(s.updatesQueue)}`,
+        ]
+      : []),
+    ...(Object.keys(s.firstProblems).length > 0
+      ? [
+          `  first problem per trace: ${Object.entries(s.firstProblems)
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}`,
         ]
       : []),
     ...(s.updatesDone[1] > 0
