@@ -179,12 +179,14 @@ function checkEchoLine(example: Example, g: ProsqaGraph, lines: string[]): Reaso
 
 /**
  * An expansion or queue-trace line's node, children, stated queue and done list as names (null
- * where the line states none: no queue on an expansion line, no done list in the queue form), or
- * null when it is not one (headed: the node capitalised).
+ * where the line states none: no queue on an expansion line or a trace's last), or null when it is
+ * not one (headed: the node capitalised; `withDone`: the done form, where a line states a done list
+ * exactly when it states a queue, and no other form states one).
  */
 export function queueLineNames(
   line: string,
   headed: boolean,
+  withDone = false,
 ): { names: string[]; queue: string[] | null; done: string[] | null } | null {
   const [lists, doneText, ...moreDone] = line.split(DONE_MARK);
   const [expansion, queue, ...more] = lists.split(QUEUE_MARK);
@@ -193,6 +195,7 @@ export function queueLineNames(
   const queued = queue === undefined ? null : stepNames(queue, '');
   const done = doneText === undefined ? null : stepNames(doneText, '');
   if (!names || names.length < 1 || (queue !== undefined && !queued) || (doneText !== undefined && !done)) return null;
+  if ((done !== null) !== (withDone && queued !== null)) return null;
   return { names, queue: queued, done };
 }
 
@@ -203,8 +206,8 @@ function checkQueueTrace(example: Example, g: ProsqaGraph, lines: string[], with
   const id = new Map(g.symbols.map((s, i) => [s, i]));
   const trace: QueueStep[] = [];
   for (const [i, line] of lines.entries()) {
-    const parsed = queueLineNames(line, headed);
-    if (!parsed || (parsed.done !== null) !== (withDone && parsed.queue !== null))
+    const parsed = queueLineNames(line, headed, withDone);
+    if (!parsed)
       return {
         ok: false,
         reason: 'unparsed',

@@ -51,12 +51,11 @@ function firstQueueProblem(
   const id = new Map(symbols.map((s, i) => [s, i]));
   const idOf = (s: string) => id.get(s) ?? (id.set(s, symbols.push(s) - 1), symbols.length - 1);
   const trace: QueueStep[] = [];
-  const parses = (p: (typeof parsed)[number]) => p !== null && (p.done !== null) === (withDone && p.queue !== null);
   for (const p of parsed) {
-    if (!parses(p)) break;
+    if (!p) break;
     const ids = (names: string[] | null) => names && names.map(idOf);
-    const [node, ...children] = ids(p!.names)!;
-    trace.push({ node, children, queue: ids(p!.queue), done: ids(p!.done) });
+    const [node, ...children] = ids(p.names)!;
+    trace.push({ node, children, queue: ids(p.queue), done: ids(p.done) });
   }
   const whole = trace.length === parsed.length;
   const first = queueFindings({ ...g, symbols }, trace, withDone).find(
@@ -97,7 +96,7 @@ export function diagnoseTrace(
     .filter((l) => l !== '');
   const children = new Map<string, string[]>();
   for (const [u, v] of parseSymbolicQuestion(question).edges) children.set(u, [...(children.get(u) ?? []), v]);
-  const parsed = lines.map((l) => queueLineNames(l, headed));
+  const parsed = lines.map((l) => queueLineNames(l, headed, reasoning === 'expansion-queue-done'));
   const groupCopies = parsed.filter((p) => {
     if (!p || !g.symbols.includes(p.names[0])) return false;
     const [u, ...vs] = p.names;
