@@ -11,7 +11,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { SPECIAL_TOKENS, writeFileAtomic } from '@telepath/core';
-import { diagnoseChain } from '@telepath/tasks';
+import { diagnoseChain, reasoningText } from '@telepath/tasks';
 import { samplesFile, type TestSetResult } from '../evaluation/arm-eval.js';
 import type { TaskData } from '../experiment/data.js';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from '../evaluation/diagnostics.js';
@@ -50,7 +50,7 @@ async function diagnosticsFromSamples(dir: string, data: TaskData, reasoningKind
     const s = JSON.parse(line) as RecordedSample;
     const ex = byId.get(s.id);
     if (!ex) return null;
-    const chain = reasoningKind === 'tokens' ? s.text.split('###')[0].replaceAll(SPECIAL_TOKENS.eos, '') : null;
+    const chain = reasoningKind === 'tokens' ? reasoningText(s.text) : null;
     tallyDiagnosis(d, diagnoseChain(data.task, ex, chain, `### ${s.prediction}`), !s.text.includes(SPECIAL_TOKENS.eos));
   }
   return d;

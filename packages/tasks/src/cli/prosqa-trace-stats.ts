@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  DIAGNOSED_REASONING,
   diagnoseTrace,
   formatDiagnosisSummary,
   summarizeDiagnoses,
@@ -35,11 +36,11 @@ function runData(file: string): { rendering: string; reasoning: DiagnosedReasoni
   const data = (JSON.parse(readFileSync(configFile, 'utf8')) as { data?: { rendering?: string; reasoning?: string } })
     .data;
   const reasoning = data?.reasoning;
-  if (reasoning !== 'expansion' && reasoning !== 'expansion-queue' && reasoning !== 'expansion-queue-done')
+  if (!DIAGNOSED_REASONING.some((r) => r === reasoning))
     throw new Error(
-      `${configFile}: data.reasoning is ${JSON.stringify(reasoning)}, expected "expansion", "expansion-queue" or "expansion-queue-done"`,
+      `${configFile}: data.reasoning is ${JSON.stringify(reasoning)}, expected one of ${DIAGNOSED_REASONING.map((r) => JSON.stringify(r)).join(', ')}`,
     );
-  return { rendering: data?.rendering ?? 'symbolic', reasoning };
+  return { rendering: data?.rendering ?? 'symbolic', reasoning: reasoning as DiagnosedReasoning };
 }
 
 function fileSummary(file: string): TraceDiagnosisSummary {

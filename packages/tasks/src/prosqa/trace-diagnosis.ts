@@ -14,7 +14,9 @@ import { queueFindings, type QueueProblemKind, type QueueStep } from './queue-tr
 import { queueLineNames } from './symbolic-reasoning.js';
 import { breadthFirstLines, parseSymbolicQuestion } from './symbolic.js';
 
-export type DiagnosedReasoning = 'expansion' | 'expansion-queue' | 'expansion-queue-done';
+/** The written forms a trace diagnosis reads. */
+export const DIAGNOSED_REASONING = ['expansion', 'expansion-queue', 'expansion-queue-done'] as const;
+export type DiagnosedReasoning = (typeof DIAGNOSED_REASONING)[number];
 
 /** One written trace against the right one. */
 export interface TraceDiagnosis {
