@@ -6,14 +6,19 @@
 # copied is its record (summary, config, model config, tokenizer, metrics, samples, environment):
 # enough to read the run back, rebuild its report and pair it with another arm on the same
 # questions; not enough to evaluate it again or start a latent arm from it (those need final.ckpt).
+# --weights also keeps final.ckpt, the weights the run ended with (no optimiser state; about 3 MB
+# for the 0.8 M-parameter models): copied back into a runs folder (cp -r docs/results/records/X
+# runs/), such a run starts later arms (initFrom, reuse) on a fresh clone without training it again.
 #
-# Usage: scripts/keep-records.sh <runs-dir> <experiment> [arm ...]   (no arm: every finished one)
+# Usage: scripts/keep-records.sh [--weights] <runs-dir> <experiment> [arm ...]   (no arm: every finished one)
 # KEEP_RECORDS_TO=<dir> keeps them there instead of docs/results/records.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then usage; exit 0; fi
+weights=false
+if [ "${1:-}" = --weights ]; then weights=true; shift; fi
 if [ $# -lt 2 ]; then usage >&2; exit 2; fi
 runs=$(realpath -m "$1")
 records=$(realpath -m "${KEEP_RECORDS_TO:-$repo/docs/results/records}")
@@ -40,6 +45,10 @@ for arm in "${arms[@]}"; do
     rm -rf "$staging"
     mkdir -p "$staging"
     find "$run" -maxdepth 1 -type f ! -name '*.ckpt' ! -name '*.lock' ! -name '*.tmp*' -exec cp -p {} "$staging/" \;
+    if $weights; then
+      [ -f "$run/final.ckpt" ] || { rm -rf "$staging"; echo "keep-records: $run has no final.ckpt to keep (--weights)" >&2; exit 2; }
+      cp -p "$run/final.ckpt" "$staging/"
+    fi
     rm -rf "$target"
     mv "$staging" "$target"
     echo "kept $target ($(du -sh "$target" | cut -f1))"

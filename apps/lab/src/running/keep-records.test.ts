@@ -1,10 +1,11 @@
 /**
  * scripts/keep-records.sh: finished runs kept without their checkpoints read back as they were
  * (accuracies and the paired column), without training again; unfinished runs are not kept; the
- * lab refuses to train into a folder of kept records.
+ * lab refuses to train into a folder of kept records; --weights keeps final.ckpt, from which a later
+ * arm starts on another machine without the source arm training again.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,3 +80,46 @@ it('refuses a missing experiment, and skips a run without summary.json', () => {
   expect(partial.stderr).toMatch(/s0 is not finished \(no summary.json\); skipped/);
   expect(existsSync(join(tmp, 'partial', 'kept', 'no-cot', 's0'))).toBe(false);
 });
+
+it(
+  '--weights keeps final.ckpt, and a later arm starts from it in another runs folder',
+  { timeout: 120_000 },
+  async () => {
+    const source = { name: 'cot', method: 'cot', config: { variant: 'cot', steps: 3 } };
+    const raw = { name: 'weights', ...MICRO_SETTINGS, arms: [source] };
+    const runs = join(tmp, 'weights-runs');
+    await runExperiment(validateExperiment(raw, 'weights.json'), { runsDir: runs, ...quiet });
+    const records = join(tmp, 'weights-records');
+    execFileSync('bash', [SCRIPT, '--weights', runs, 'weights'], {
+      env: { ...process.env, KEEP_RECORDS_TO: records },
+      encoding: 'utf8',
+    });
+    const kept = files(records).filter((f) => f.endsWith('.ckpt'));
+    expect(kept.map((f) => f.slice(records.length))).toEqual(['/weights/cot/s0/final.ckpt']);
+
+    // A fresh runs folder holding only the kept record: an arm that evaluates the source's weights
+    // (0 steps from initFrom) answers exactly as the source did, and the source does not train again.
+    const elsewhere = join(tmp, 'weights-elsewhere');
+    cpSync(join(records, 'weights'), join(elsewhere, 'weights'), { recursive: true });
+    const again = { name: 'again', method: 'cot', initFrom: 'cot', config: { variant: 'cot', steps: 0 } };
+    await runExperiment(validateExperiment({ ...raw, arms: [source, again] }, 'weights.json'), {
+      runsDir: elsewhere,
+      ...quiet,
+    });
+    const samples = (arm: string) => readFileSync(join(elsewhere, 'weights', arm, 's0', 'samples.jsonl'), 'utf8');
+    expect(samples('again')).toBe(samples('cot'));
+    expect(readdirSync(join(elsewhere, 'weights', 'cot', 's0')).filter((f) => f.endsWith('.ckpt'))).toEqual([
+      'final.ckpt',
+    ]);
+
+    // A run without final.ckpt cannot be kept with its weights: said, and nothing half-kept.
+    rmSync(join(runs, 'weights', 'cot', 's0', 'final.ckpt'));
+    const missing = spawnSync('bash', [SCRIPT, '--weights', runs, 'weights'], {
+      env: { ...process.env, KEEP_RECORDS_TO: join(tmp, 'weights-missing') },
+      encoding: 'utf8',
+    });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/s0 has no final.ckpt to keep \(--weights\)/);
+    expect(existsSync(join(tmp, 'weights-missing', 'weights', 'cot', 's0'))).toBe(false);
+  },
+);
