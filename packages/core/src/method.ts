@@ -108,6 +108,12 @@ export interface LatentMethod<C, S extends MethodState = MethodState> {
    * stochastically report the mean and spread over these passes (e.g. CoLaR: 5).
    */
   evalPasses?(config: C): number;
+  /**
+   * Controls that cannot change this config's latents, each with the reason (soft tokens are the
+   * same vectors for every question, so shuffling them across questions changes nothing). The lab
+   * does not evaluate them and says so in the table, instead of a control row that cannot fail.
+   */
+  vacuousControls?(config: C): Partial<Record<LatentControl, string>>;
   /** Counts from training worth recording with the result (e.g. CoLaR's GRPO groups with a non-zero advantage). */
   trainingStats?(state: S): Record<string, number>;
   /** Latent vectors for the analysis; asynchronous, as it decodes (reads batched, none synchronous). */

@@ -77,6 +77,20 @@ describe('shuffle', () => {
     expect(fed).toEqual(latents);
   });
 
+  it('the method declares vacuous exactly the controls that leave the latents unchanged', () => {
+    for (const variant of ['soft-tokens', 'continuous-thought'] as const) {
+      const declared = softEmbedding.vacuousControls!({ ...softEmbedding.defaults, variant });
+      for (const control of ['zero', 'shuffle', 'random'] as const) {
+        const { latents, fed } = latentsUnder(variant, control);
+        expect([variant, control, control in declared]).toEqual([
+          variant,
+          control,
+          fed.every((f, b) => JSON.stringify(f) === JSON.stringify(latents[b])),
+        ]);
+      }
+    }
+  });
+
   it('continuous thought under a control decodes from the replaced thoughts', () => {
     const { data, state } = toyState({ variant: 'continuous-thought', latentTokens: 2 });
     const logits = (c: LatentControl) => {

@@ -33,5 +33,9 @@ export const softEmbedding: LatentMethod<SoftEmbeddingConfig, SoftEmbeddingState
   loss: (s, batch, at) =>
     s.config.variant === 'soft-tokens' ? softTokensLoss(s, batch, at) : continuousLoss(s, batch, at),
   generate: generateAnswers,
+  vacuousControls: (raw) =>
+    resolveConfig(raw).variant === 'soft-tokens'
+      ? { shuffle: 'soft tokens are the same vectors for every question, so shuffling them changes nothing' }
+      : {},
   trace: (s, batch) => traceLatents(s, batch),
 };

@@ -50,6 +50,8 @@ export interface ArmRow {
   paired: Paired[];
   /** Seeds' diagnostics added up; null for control rows. */
   diagnostics: Diagnostics | null;
+  /** The arm's own row only: controls not evaluated because they cannot change its latents, with why. */
+  vacuousControls?: Record<string, string>;
 }
 
 export interface CompareOptions {
@@ -184,10 +186,11 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
             ...extra(x.name),
           };
         });
+    const vacuous = rs[0].vacuousControls;
     const own = scored(
       'own',
       () => arm,
-      () => ({}),
+      () => (vacuous && Object.keys(vacuous).length ? { vacuousControls: vacuous } : {}),
     );
     // One row per further test set, with the diagnostics of its generations.
     const tests = scored(
@@ -276,8 +279,19 @@ function displayTable(rows: ArmRow[]) {
   );
 }
 
+/**
+ * One line per control an arm did not run because it cannot fail (LatentMethod.vacuousControls),
+ * printed under the table in place of its row.
+ */
+export function vacuousNotes(rows: ArmRow[]): string[] {
+  return rows.flatMap((r) =>
+    Object.entries(r.vacuousControls ?? {}).map(([c, why]) => `${r.arm} [${c}]: not run, vacuous: ${why}`),
+  );
+}
+
 export function tableMarkdown(rows: ArmRow[]): string {
-  return displayTable(rows).toMarkdown();
+  const notes = vacuousNotes(rows);
+  return displayTable(rows).toMarkdown() + (notes.length ? `\n\n${notes.map((n) => `- ${n}`).join('\n')}` : '');
 }
 
 /** Per-row breakdown of the written chains by class and, for ProsQA, the options answered (shares in %). */
@@ -320,7 +334,7 @@ export function tableCsv(rows: ArmRow[]): string {
   const bases = baselines(rows);
   return aq
     .from(
-      rows.map(({ paired, diagnostics: _d, ...r }) => ({
+      rows.map(({ paired, diagnostics: _d, vacuousControls: _v, ...r }) => ({
         ...r,
         ...Object.fromEntries(
           bases.flatMap((b) => {
@@ -345,7 +359,7 @@ export function tableText(rows: ArmRow[]): string {
   const cells = objs.map((o) => head.map((h) => String(o[h])));
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => c.map((x, i) => (i < 3 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line), ...vacuousNotes(rows)].join('\n');
 }
 
 /** `telepath run --json`: every row (arms, their further test sets and controls) with n, the paired differences and diagnostics; `runs` has one entry per arm × seed. */
@@ -362,6 +376,7 @@ export function resultsJson(experiment: string, results: ArmSummary[], rows: Arm
       n: r.n,
       paired: r.paired.map(({ baseline, diff, lo, hi }) => ({ baseline, diff, lo, hi })),
       ...(r.diagnostics ? { diagnostics: r.diagnostics } : {}),
+      ...(r.vacuousControls ? { vacuousControls: r.vacuousControls } : {}),
     })),
     runs: results.map((r) => ({
       arm: r.arm,

@@ -33,6 +33,8 @@ export interface ArmSummary {
   trainingStats?: Record<string, number>;
   /** Accuracy of the same arm with its latents replaced (latent methods only). */
   controls?: Record<string, { accuracy: number; stderr: number; correct: number; total: number }>;
+  /** Controls of eval.controls not evaluated because they cannot change this arm's latents (LatentMethod.vacuousControls), with why. */
+  vacuousControls?: Record<string, string>;
   /** Chain classes, agreement, token-cap hits, ProsQA option rates (absent in records written before them). */
   diagnostics?: Diagnostics;
   /** Further test sets (Countdown's other split), by name; their samples are in samples.<name>.jsonl. */

@@ -321,8 +321,15 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
     );
     if (ev === 'interrupted') return 'interrupted';
     const controls: NonNullable<ArmSummary['controls']> = {};
+    const vacuous: Record<string, string> = {};
     if (ev.reasoningKind === 'latents') {
+      const cannotFail = method.vacuousControls?.(arm.config) ?? {};
       for (const control of exp.eval.controls as LatentControl[]) {
+        const why = cannotFail[control];
+        if (why !== undefined) {
+          vacuous[control] = why;
+          continue;
+        }
         const c = await evaluate(
           method,
           state,
@@ -360,6 +367,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         ? { validReasoning: ev.validReasoning, reasoningVerdicts: ev.reasoningVerdicts }
         : {}),
       ...(Object.keys(controls).length ? { controls } : {}),
+      ...(Object.keys(vacuous).length ? { vacuousControls: vacuous } : {}),
       diagnostics: ev.diagnostics,
       ...(Object.keys(sets.tests).length ? { tests: sets.tests } : {}),
       startsFrom: startingPoint(exp, arm),

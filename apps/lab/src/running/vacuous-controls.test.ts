@@ -1,0 +1,67 @@
+/**
+ * Controls that cannot fail are not run: a soft-token arm (the same latents for every question)
+ * evaluates zero and random but not shuffle, records why, and every table format says so in place
+ * of the shuffle row; continuous thought, whose latents differ per question, runs all three.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initBackend } from '@telepath/core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { validateExperiment } from '../experiment/experiment.js';
+import { resultsJson, tableMarkdown, tableText } from '../reports/table.js';
+import { MICRO_SETTINGS } from '../testing.js';
+import type { ArmSummary } from './arm-summary.js';
+import { runExperiment } from './run-experiment.js';
+
+const runs = mkdtempSync(join(tmpdir(), 'lab-vacuous-'));
+beforeAll(async () => void (await initBackend('cpu', { quiet: true })));
+afterAll(() => rmSync(runs, { recursive: true, force: true }));
+
+it(
+  'a vacuous control is skipped, recorded with its reason and named under the table',
+  { timeout: 120_000 },
+  async () => {
+    const exp = validateExperiment(
+      {
+        name: 'vacuous',
+        ...MICRO_SETTINGS,
+        eval: { ...MICRO_SETTINGS.eval, controls: ['zero', 'shuffle', 'random'] },
+        arms: [
+          { name: 'soft', method: 'soft-embedding', config: { variant: 'soft-tokens', latentTokens: 2, steps: 2 } },
+          {
+            name: 'coconut',
+            method: 'soft-embedding',
+            config: {
+              variant: 'continuous-thought',
+              latentTokens: 2,
+              firstStage: 0,
+              stepsPerStage: 1,
+              finalStageSteps: 1,
+            },
+          },
+        ],
+      },
+      'vacuous.json',
+    );
+    const res = await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
+    const summary = (arm: string): ArmSummary =>
+      JSON.parse(readFileSync(join(runs, 'vacuous', arm, 's0', 'summary.json'), 'utf8'));
+
+    expect(Object.keys(summary('soft').controls ?? {})).toEqual(['zero', 'random']);
+    expect(summary('soft').vacuousControls).toEqual({
+      shuffle: expect.stringMatching(/same vectors for every question/),
+    });
+    expect(Object.keys(summary('coconut').controls ?? {})).toEqual(['zero', 'shuffle', 'random']);
+    expect(summary('coconut').vacuousControls).toBeUndefined();
+
+    expect(res.rows.map((r) => r.arm)).not.toContain('soft [shuffle]');
+    expect(res.rows.map((r) => r.arm)).toContain('coconut [shuffle]');
+    const note = /soft \[shuffle\]: not run, vacuous: soft tokens are the same vectors/;
+    expect(tableMarkdown(res.rows)).toMatch(note);
+    expect(tableText(res.rows)).toMatch(note);
+    const json = resultsJson('vacuous', res.results, res.rows) as { arms: { arm: string; vacuousControls?: object }[] };
+    expect(json.arms.find((a) => a.arm === 'soft')!.vacuousControls).toEqual(summary('soft').vacuousControls);
+    expect(readFileSync(join(runs, 'vacuous', 'table.md'), 'utf8')).toMatch(note);
+  },
+);
