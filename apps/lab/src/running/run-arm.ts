@@ -36,7 +36,7 @@ import { Progress } from './progress.js';
 import { runDirOf, startingPoint } from '../experiment/plan.js';
 import { acquireRunLock } from './run-lock.js';
 import type { ArmSummary } from './arm-summary.js';
-import { trainBatch } from './batches.js';
+import { batchDigest, streamBatch } from './batches.js';
 import { buildArm, finalAnswerer, FINAL_CHECKPOINT, maxNewTokensOf, rewardFromTask } from './build-arm.js';
 
 export { runDirOf };
@@ -229,7 +229,17 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
     const timing = await readTiming(dir);
     const maxNewTokens = maxNewTokensOf(exp, arm);
     const answer: Answerer = (batch, g) => method.generate(state, batch, g);
+    let phaseStart = 0; // the steps of the phases before this one: where it reads the seed's stream
     for (const { phase, steps, optim } of method.phases(arm.config)) {
+      const stream = { seed, phase, phaseStart, batchSize: exp.train.batchSize };
+      phaseStart += steps;
+      // Steps done (the log's step; at.step counts from 0) → the batchDigest of their first micro-batch, until logged.
+      const digests = new Map<number, number>();
+      const batchOf = (at: TrainStep) => {
+        const batch = streamBatch(data, stream, at);
+        if (at.micro === 0) digests.set(at.step + 1, batchDigest(batch));
+        return batch;
+      };
       const bar = o.quiet ? undefined : new Progress(`${arm.name} s${seed} ${phase}`, steps);
       const curve = curveLogger(answer, data, { ...exp.eval, maxNewTokens }, record, phase, steps, seed);
       const res = await train({
@@ -244,7 +254,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
           optim: { ...exp.train.optim, ...optim },
         },
         loss: (at) =>
-          method.loss(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), {
+          method.loss(state, batchOf(at), {
             step: at.step,
             phase,
             rng: at.rng,
@@ -253,7 +263,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         ...(method.prepare
           ? {
               prepare: (at: TrainStep) =>
-                method.prepare!(state, trainBatch(data, at.rng, at.step, exp.train.batchSize), {
+                method.prepare!(state, batchOf(at), {
                   step: at.step,
                   phase,
                   rng: at.rng,
@@ -267,7 +277,9 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
             [`${phase}/lr`]: l.lr,
             [`${phase}/grad_norm`]: l.gradNorm,
             [`${phase}/ms`]: l.ms,
+            ...(digests.has(l.step) ? { [`${phase}/batch`]: digests.get(l.step)! } : {}),
           });
+          digests.clear();
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
           await curve.onStep(l.step);
         },
