@@ -34,6 +34,26 @@ export function streamBatch(data: Pick<TaskData, 'train' | 'trainBatch'>, p: Str
   return trainBatch(data, rng, step, p.batchSize);
 }
 
+/**
+ * One phase's batches: `of(at)` for its loss and prepare, and `logged(step)`, the `<phase>/batch`
+ * digest of a step just done (counted from 1, as the log counts) to write beside its loss.
+ */
+export function phaseBatches(data: Pick<TaskData, 'train' | 'trainBatch'>, p: StreamPosition) {
+  const digests = new Map<number, number>(); // steps done → their first micro-batch's digest, until logged
+  return {
+    of(at: TrainStep): Example[] {
+      const batch = streamBatch(data, p, at);
+      if (at.micro === 0) digests.set(at.step + 1, batchDigest(batch));
+      return batch;
+    },
+    logged(step: number): Record<string, number> {
+      const digest = digests.get(step);
+      digests.clear();
+      return digest === undefined ? {} : { [`${p.phase}/batch`]: digest };
+    },
+  };
+}
+
 /** The step's training batch: the task's own stream where it has one, else drawn from `train`; both from the step's rng. */
 export function trainBatch(
   data: Pick<TaskData, 'train' | 'trainBatch'>,

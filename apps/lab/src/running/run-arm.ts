@@ -36,7 +36,7 @@ import { Progress } from './progress.js';
 import { runDirOf, startingPoint } from '../experiment/plan.js';
 import { acquireRunLock } from './run-lock.js';
 import type { ArmSummary } from './arm-summary.js';
-import { batchDigest, streamBatch } from './batches.js';
+import { phaseBatches } from './batches.js';
 import { buildArm, finalAnswerer, FINAL_CHECKPOINT, maxNewTokensOf, rewardFromTask } from './build-arm.js';
 
 export { runDirOf };
@@ -231,15 +231,8 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
     const answer: Answerer = (batch, g) => method.generate(state, batch, g);
     let phaseStart = 0; // the steps of the phases before this one: where it reads the seed's stream
     for (const { phase, steps, optim } of method.phases(arm.config)) {
-      const stream = { seed, phase, phaseStart, batchSize: exp.train.batchSize };
+      const batches = phaseBatches(data, { seed, phase, phaseStart, batchSize: exp.train.batchSize });
       phaseStart += steps;
-      // Steps done (the log's step; at.step counts from 0) → the batchDigest of their first micro-batch, until logged.
-      const digests = new Map<number, number>();
-      const batchOf = (at: TrainStep) => {
-        const batch = streamBatch(data, stream, at);
-        if (at.micro === 0) digests.set(at.step + 1, batchDigest(batch));
-        return batch;
-      };
       const bar = o.quiet ? undefined : new Progress(`${arm.name} s${seed} ${phase}`, steps);
       const curve = curveLogger(answer, data, { ...exp.eval, maxNewTokens }, record, phase, steps, seed);
       const res = await train({
@@ -253,21 +246,11 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
           checkpointEvery: exp.train.checkpointEvery,
           optim: { ...exp.train.optim, ...optim },
         },
-        loss: (at) =>
-          method.loss(state, batchOf(at), {
-            step: at.step,
-            phase,
-            rng: at.rng,
-          }),
+        loss: (at) => method.loss(state, batches.of(at), { step: at.step, phase, rng: at.rng }),
         // The same batch as the loss (an equal, fresh step rng), prepared before the gradient tape.
         ...(method.prepare
           ? {
-              prepare: (at: TrainStep) =>
-                method.prepare!(state, batchOf(at), {
-                  step: at.step,
-                  phase,
-                  rng: at.rng,
-                }),
+              prepare: (at: TrainStep) => method.prepare!(state, batches.of(at), { step: at.step, phase, rng: at.rng }),
             }
           : {}),
         onLog: async (l) => {
@@ -277,9 +260,8 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
             [`${phase}/lr`]: l.lr,
             [`${phase}/grad_norm`]: l.gradNorm,
             [`${phase}/ms`]: l.ms,
-            ...(digests.has(l.step) ? { [`${phase}/batch`]: digests.get(l.step)! } : {}),
+            ...batches.logged(l.step),
           });
-          digests.clear();
           bar?.update(l.step, `loss ${l.loss.toFixed(3)}`);
           await curve.onStep(l.step);
         },
