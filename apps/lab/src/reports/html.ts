@@ -174,6 +174,7 @@ export async function buildHtml(
       r.n,
     ]),
   );
+  const vacuous = vacuousNotes(rows);
   const diag = diagnosticsRows(rows);
   const diagnostics = diag.length
     ? htmlTable(
@@ -208,13 +209,7 @@ th:first-child,td:first-child,th:nth-child(2),td:nth-child(2){text-align:left}th
 <p class="meta">Built by <code>telepath report</code> from ${results.length} run record(s) on ${new Date().toISOString().slice(0, 10)}. Accuracy is the mean over seeds; ${escapeHtml(SPREAD_METHOD)}</p>
 <h2>Comparison</h2>
 ${main}
-${
-  vacuousNotes(rows).length
-    ? `<ul class="meta">${vacuousNotes(rows)
-        .map((n) => `<li>${escapeHtml(n)}</li>`)
-        .join('')}</ul>`
-    : ''
-}
+${vacuous.length ? `<ul class="meta">${vacuous.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : ''}
 ${diagnostics ? `<h2>Diagnostics</h2>\n<p class="meta">Written chains by class (% of the chains the task checks), answers agreeing with their chain, generations cut off by the token cap${diag.some((d) => 'first option %' in d) ? ', and the ProsQA option answered (as listed in the question) and whether it is the less-mentioned one' : ''}. – where not recorded.</p>\n${diagnostics}` : ''}
 <div class="charts">${charts.map((c) => `<figure class="chart" id="chart-${c.name}">${c.svg}</figure>`).join('\n')}</div>
 <h2>Per seed</h2>
