@@ -142,11 +142,10 @@ export async function countdownData(d: CountdownData): Promise<TaskData> {
     test = generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: d.testSplit, avoidSolutions: avoid });
   }
   // The other split (val ↔ val_target) beside the test set, and the training curves' questions.
-  const other = d.testSplit === 'val' ? 'val_target' : d.testSplit === 'val_target' ? 'val' : null;
-  const otherTest =
-    d.otherSplit && !d.testFile && other
-      ? generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: other, avoidSolutions: avoid })
-      : [];
+  const other = otherSplitOf(d);
+  const otherTest = other
+    ? generateCountdown({ n: d.n, count: d.testCount, seed: d.seed, split: other, avoidSolutions: avoid })
+    : [];
   const validation = generateCountdown({
     n: d.n,
     count: COUNTDOWN_VALIDATION.count,
@@ -171,7 +170,7 @@ export async function countdownData(d: CountdownData): Promise<TaskData> {
     plain || d.testSplit === 'facts'
       ? test
       : test.map((e) => renderCountdown(e, d.testFile ? { ...render, reasoning: 'steps' } : render));
-  const extraTests: Record<string, Example[]> = other && otherTest.length ? { [other]: renderAll(otherTest) } : {};
+  const extraTests: Record<string, Example[]> = other ? { [other]: renderAll(otherTest) } : {};
   // The context length is sized from `train` and the test set: longer streamed instances are redrawn.
   const maxChars = Math.max(...[...train, ...rendered].map(exampleChars));
   const trainBatch = d.stream
@@ -196,4 +195,13 @@ export async function countdownData(d: CountdownData): Promise<TaskData> {
     ...(trainBatch ? { trainBatch } : {}),
     ...(d.stream ? { streamedChars: maxChars } : {}),
   };
+}
+
+/**
+ * The split reported beside the test set (val ↔ val_target), known from the settings alone so a
+ * finished record can be checked for it without generating any data; null when there is none.
+ */
+export function otherSplitOf(d: CountdownData): 'val' | 'val_target' | null {
+  if (!d.otherSplit || d.testFile) return null;
+  return d.testSplit === 'val' ? 'val_target' : d.testSplit === 'val_target' ? 'val' : null;
 }

@@ -20,7 +20,13 @@ import {
   type ProsqaRendering,
   type Task,
 } from '@telepath/tasks';
-import { checkCountdownData, countdownData, DEFAULT_COUNTDOWN_DATA, type CountdownData } from './data-countdown.js';
+import {
+  checkCountdownData,
+  countdownData,
+  DEFAULT_COUNTDOWN_DATA,
+  otherSplitOf,
+  type CountdownData,
+} from './data-countdown.js';
 
 export { DEFAULT_COUNTDOWN_DATA, type CountdownData };
 
@@ -238,6 +244,12 @@ function curriculumBatches(ordered: Example[], curriculumSteps: number): NonNull
 }
 
 const limit = (xs: Example[], n: number) => (n > 0 ? xs.slice(0, n) : xs);
+
+/** The names of `TaskData.extraTests` for these settings, without loading the data (a finished record is checked against them). */
+export function extraTestNames(task: LabTaskName, data: object): string[] {
+  const other = task === 'countdown' ? otherSplitOf(data as CountdownData) : null;
+  return other ? [other] : [];
+}
 
 export async function loadTaskData(task: LabTaskName, data: object): Promise<TaskData> {
   switch (task) {

@@ -129,13 +129,16 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<number> {
     if (takenOver) await dropForeignLock(jobDir(o.runsDir, { exp, arm, seed: d.seed }));
     const armSettings = armData(exp, arm); // the experiment's data with the arm's own settings over it
     const key = JSON.stringify([exp.task, armSettings]);
-    if (data?.key !== key) data = { key, value: loadTaskData(exp.task, armSettings) };
+    const loadData = () => {
+      if (data?.key !== key) data = { key, value: loadTaskData(exp.task, armSettings) };
+      return data.value;
+    };
     const lockLost = () => lostLocks.has(job.id!);
     const r = await runArm({
       exp,
       arm,
       seed: d.seed,
-      data: await data.value,
+      loadData,
       runsDir: o.runsDir,
       shouldStop: () => o.shouldStop() || lockLost(),
       quiet: o.quiet,

@@ -24,7 +24,7 @@ import {
   type TrainStep,
 } from '@telepath/core';
 import { curveLogger, evaluateTestSets } from '../evaluation/arm-eval.js';
-import { DATA_DEFAULTS, type LabTaskName, type TaskData } from '../experiment/data.js';
+import { DATA_DEFAULTS, extraTestNames, type LabTaskName, type TaskData } from '../experiment/data.js';
 import { evaluate, type Answerer } from '../evaluation/evaluate.js';
 import { addPasses } from '../evaluation/eval-passes.js';
 import { HEURISTIC, runHeuristicArm } from './heuristic-arm.js';
@@ -71,18 +71,19 @@ export interface RunArmOptions {
   warn?: (line: string) => void;
 }
 
+/** runArm's arm, with its data loaded only when the arm trains, is evaluated or has its record upgraded (a finished one is read back without it). */
+export type ArmRequest = Omit<RunArmOptions, 'data'> & { loadData: () => Promise<TaskData> };
+
 /** Trains and evaluates one arm × seed (or reads its record); with `deferIfBusy`, 'busy' when another live process holds it, instead of waiting. */
-export async function runArm(o: RunArmOptions & { deferIfBusy: true }): Promise<ArmSummary | 'interrupted' | 'busy'>;
-export async function runArm(o: RunArmOptions): Promise<ArmSummary | 'interrupted'>;
-export async function runArm(
-  o: RunArmOptions & { deferIfBusy?: boolean },
-): Promise<ArmSummary | 'interrupted' | 'busy'> {
+export async function runArm(o: ArmRequest & { deferIfBusy: true }): Promise<ArmSummary | 'interrupted' | 'busy'>;
+export async function runArm(o: ArmRequest): Promise<ArmSummary | 'interrupted'>;
+export async function runArm(o: ArmRequest & { deferIfBusy?: boolean }): Promise<ArmSummary | 'interrupted' | 'busy'> {
   const dir = runDirOf(o.runsDir, o.exp.name, o.arm.name, o.seed);
   const summaryFile = path.join(dir, 'summary.json');
   const retrained = existsSync(path.join(retrainDirOf(dir), 'summary.json')); // to swap in (finishSwap)
   const missing = async () =>
     missingFromRecord(
-      o.data,
+      extraTestNames(o.exp.task as LabTaskName, armData(o.exp, o.arm)),
       await readJsonFile<ArmSummary>(summaryFile),
       dir,
       o.arm.method === HEURISTIC || existsSync(path.join(dir, FINAL_CHECKPOINT)),
@@ -104,16 +105,16 @@ export async function runArm(
     if (!o.force && existsSync(summaryFile)) {
       // Finished (perhaps by the process it waited for); a record that predates the diagnostics or a test set gains them.
       const [finished, gaps] = [await readFinished(o, dir), await missing()];
-      return nothingMissing(gaps)
-        ? finished
-        : upgradeRecord(finished, dir, gaps, {
-            data: o.data,
-            eval: { ...o.exp.eval, maxNewTokens: maxNewTokensOf(o.exp, o.arm) },
-            answerer: () => finalAnswerer(o, dir),
-            log: o.warn ?? ((l) => console.error(l)),
-          });
+      if (nothingMissing(gaps)) return finished;
+      const loaded = { ...o, data: await o.loadData() };
+      return upgradeRecord(finished, dir, gaps, {
+        data: loaded.data,
+        eval: { ...o.exp.eval, maxNewTokens: maxNewTokensOf(o.exp, o.arm) },
+        answerer: () => finalAnswerer(loaded, dir),
+        log: o.warn ?? ((l) => console.error(l)),
+      });
     }
-    return await runLockedArm(o, dir);
+    return await runLockedArm({ ...o, data: await o.loadData() }, dir);
   } finally {
     await lock.release();
   }
@@ -125,7 +126,7 @@ export async function runArm(
  * named, so a table never silently mixes settings. Keys the record lacks (settings added since it
  * was written) are not named.
  */
-async function readFinished(o: RunArmOptions, dir: string): Promise<ArmSummary> {
+async function readFinished(o: ArmRequest, dir: string): Promise<ArmSummary> {
   const recorded = await readJsonFile(path.join(dir, 'config.resolved.json'));
   const changed = configDifferences(recorded, JSON.parse(JSON.stringify(resolvedConfig(o.exp, o.arm, o.seed))), {
     acceptAdded: () => true,

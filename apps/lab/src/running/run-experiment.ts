@@ -33,11 +33,7 @@ export async function runExperiment(
 ): Promise<{ results: ArmSummary[]; rows: ArmRow[]; interrupted: boolean }> {
   const log = o.log ?? ((l: string) => console.error(l));
   log(`[telepath] ${exp.name}: task ${exp.task}, ${exp.arms.length} arm(s) × ${exp.seeds.length} seed(s)`);
-  const data = dataLoader(exp.task);
-  const first = await data(exp.data);
-  log(
-    `[telepath] data: ${first.train.length} train${first.trainBatch ? ' (batches drawn per step: a sample of the stream, warm-up facts or a curriculum)' : ''}, ${first.test.length} test examples`,
-  );
+  const data = dataLoader(exp.task, log);
   // The plan's jobs in order (each after the job it starts from); one that another process is
   // training (or that starts from such a job) is left for a second pass, where it waits for that
   // process and reads its record.
@@ -94,7 +90,7 @@ export async function runExperiment(
         exp: owner,
         arm,
         seed,
-        data: await data(armData(owner, arm)),
+        loadData: () => data(armData(owner, arm)),
         runsDir: o.runsDir,
         force: o.force && owner.name === exp.name,
         shouldStop: o.shouldStop,
@@ -166,14 +162,28 @@ export async function readReusedRow(dir: string): Promise<ArmSummary> {
 
 type DataLoader = (data: object) => Promise<TaskData>;
 
-/** Task data by data settings, each loaded once (arms may override the experiment's data). */
-function dataLoader(task: ExperimentConfig['task']): DataLoader {
-  const cache = new Map<string, Promise<TaskData>>();
-  return (data) => {
-    const key = JSON.stringify(data);
-    if (!cache.has(key)) cache.set(key, loadTaskData(task, data));
-    return cache.get(key)!;
+/**
+ * Task data by data settings (arms may override the experiment's data), loaded when an arm first
+ * needs it: finished arms are read back without it. Only the latest settings stay loaded (the plan
+ * runs an arm's seeds together), so an experiment of many arms, each with its own data, does not
+ * hold them all at once.
+ */
+function dataLoader(task: ExperimentConfig['task'], log: (line: string) => void): DataLoader {
+  let latest: { key: string; data: Promise<TaskData> } | null = null;
+  return (settings) => {
+    const key = JSON.stringify(settings);
+    if (latest?.key !== key) latest = { key, data: loadLogged(settings) };
+    return latest.data;
   };
+
+  async function loadLogged(settings: object): Promise<TaskData> {
+    const d = await loadTaskData(task, settings);
+    const drawn = d.trainBatch
+      ? ' (batches drawn per step: a sample of the stream, warm-up facts or a curriculum)'
+      : '';
+    log(`[telepath] data: ${d.train.length} train${drawn}, ${d.test.length} test examples`);
+    return d;
+  }
 }
 
 /**

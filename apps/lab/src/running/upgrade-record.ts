@@ -24,11 +24,14 @@ interface Missing {
   tests: string[];
 }
 
-/** What a finished record lacks that can be added: `canEvaluate` when the arm's final weights (or rule) are at hand. */
-export function missingFromRecord(data: TaskData, s: ArmSummary, dir: string, canEvaluate: boolean): Missing {
+/**
+ * What a finished record lacks that can be added, from the names of the further test sets its
+ * data has (`extraTestNames`): `canEvaluate` when the arm's final weights (or rule) are at hand.
+ */
+export function missingFromRecord(extraTests: string[], s: ArmSummary, dir: string, canEvaluate: boolean): Missing {
   return {
     diagnostics: !s.diagnostics && existsSync(path.join(dir, samplesFile())),
-    tests: canEvaluate ? Object.keys(data.extraTests ?? {}).filter((k) => !s.tests?.[k]) : [],
+    tests: canEvaluate ? extraTests.filter((k) => !s.tests?.[k]) : [],
   };
 }
 
