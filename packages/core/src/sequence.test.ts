@@ -10,10 +10,15 @@ import {
   exampleTexts,
   leftPadRows,
   packSegments,
+  paddedWidth,
   referenceSegments,
+  type PackedBatch,
   runTokenizer,
 } from './sequence.js';
 import { Tokenizer } from './tokenizer.js';
+import { TinyLm } from './tiny-lm.js';
+import { Rng } from './rng.js';
+import { maskedCrossEntropy } from './loss.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -78,6 +83,28 @@ it('packs right-padded teacher-forcing batches with loss masks', () => {
   ]);
   tf.dispose([p.ids, p.targets, p.lossMask, p.attentionMask]);
   expect(() => packSegments([[{ ids: [1, 2, 3, 4], trained: true }]], 0, 2)).toThrow(/exceeds the context length/);
+});
+
+it('within a context length, pads to one of 8 widths per doubling (at most the context), with the same masked loss', () => {
+  expect([5, 9, 17, 39, 64, 65, 200, 450, 600].map((n) => paddedWidth(n, 640))).toEqual([
+    5, 9, 18, 40, 64, 72, 208, 480, 640,
+  ]);
+  const rows = [40, 21].map((n) => [{ ids: Array.from({ length: n }, (_, i) => 1 + (i % 9)), trained: true }]);
+  const width = (p: PackedBatch) => {
+    tf.dispose([p.ids, p.targets, p.lossMask, p.attentionMask]);
+    return p.ids.shape[1];
+  };
+  expect(width(packSegments(rows, 0))).toBe(39); // no context length: the longest row
+  expect(width(packSegments(rows, 0, 100))).toBe(40);
+  expect(width(packSegments(rows, 0, 39))).toBe(39); // rounded past the context: the context
+  const lm = new TinyLm({ vocabSize: 10, contextLength: 100, layers: 1, heads: 2, width: 8 }, new Rng(0));
+  const loss = (p: PackedBatch) => {
+    const value = tf.tidy(() => maskedCrossEntropy(lm.forward(lm.embed(p.ids)).logits, p.targets, p.lossMask));
+    width(p);
+    return value.dataSync()[0];
+  };
+  expect(loss(packSegments(rows, 0, 100))).toBeCloseTo(loss(packSegments(rows, 0)), 6);
+  lm.dispose();
 });
 
 it('weights the targets of a trained segment by its weight, and refuses a weight that is not ≥ 0', () => {
