@@ -94,7 +94,8 @@ export interface Segment {
  * of varying length then come in 8 widths per doubling, and the native backend's buffer pool
  * reuses their buffers instead of allocating fresh ones every step: a 4-layer, width-128 step on
  * 16 rows of 200–450 tokens in 4 length groups took 4.2–4.9 s instead of 5.1–6.0 s at the exact
- * width (four runs of each, alternating, one thread beside two training runs;
+ * width (two runs of each, alternating, one thread beside two training runs; a fixed multiple of 32
+ * gave 4.4–4.8 s in four earlier runs;
  * `packages/core/bench/pad-width.bench.ts`). Padding is masked, so the loss is unchanged and the
  * gradients differ only in summation order.
  */
