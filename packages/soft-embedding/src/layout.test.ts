@@ -59,6 +59,45 @@ describe('alignBatch', () => {
     disposeAligned(b);
   });
 
+  it('pads training batches to few widths (core paddedWidth): more left and right padding, masked', () => {
+    const long = Array.from({ length: 17 }, (_, i) => 1 + (i % 5)); // 17 prefix tokens
+    const rows = [
+      { prefix: long, latents: 1, suffix: [{ ids: [4, 5], trained: true }] },
+      { prefix: [1, 2], latents: 1, suffix: [{ ids: [6], trained: true }] },
+    ];
+    const train = alignBatch(rows, { padId: PAD, latentId: LAT, contextLength: 64, teacherForcing: true });
+    expect(train.latentStart).toBe(18); // 17 rounded up to a multiple of 2
+    expect(train.ids.shape).toEqual([2, 20]); // 18 + 1 slot + 1 input (5 is only a target): 20, even
+    const ids = train.ids.arraySync();
+    const mask = train.attentionMask.arraySync();
+    const pos = train.positions.arraySync();
+    expect(ids[0].slice(0, 2)).toEqual([PAD, 1]); // one column of left padding before the long prompt
+    expect(mask[0].slice(0, 2)).toEqual([0, 1]);
+    expect(pos[0].slice(1, 4)).toEqual([0, 1, 2]); // positions count from the first real token
+    expect(ids[0].slice(18)).toEqual([LAT, 4]);
+    expect(ids[1].slice(16)).toEqual([1, 2, LAT, PAD]); // 6 is only a target
+    expect(mask[1].reduce((a, v) => a + v, 0)).toBe(3);
+    expect(train.nextPositions).toEqual([19, 3]);
+    disposeAligned(train);
+    const three = alignBatch([{ ...rows[0], suffix: [{ ids: [4, 5, 6], trained: true }] }], {
+      padId: PAD,
+      latentId: LAT,
+      contextLength: 64,
+      teacherForcing: true,
+    });
+    expect(three.ids.shape).toEqual([1, 22]); // 18 + 1 slot + 2 inputs = 21, rounded up to 22
+    expect(three.attentionMask.arraySync()[0].slice(20)).toEqual([1, 0]);
+    disposeAligned(three);
+    const gen = alignBatch([{ prefix: long, latents: 1, suffix: [] }], {
+      padId: PAD,
+      latentId: LAT,
+      contextLength: 64,
+      teacherForcing: false,
+    });
+    expect(gen.latentStart).toBe(17); // generation keeps its exact width
+    disposeAligned(gen);
+  });
+
   it('generation batches keep whole sequences, all ending in the last column', () => {
     const b = alignBatch(
       [

@@ -5,9 +5,13 @@
  * row (as Coconut's collator aligns the first latent across a batch); suffixes are right-padded.
  * Position ids count from each row's first real token, and padding is masked, so a row computes
  * exactly what it would alone. Slots hold the `<latent>` id until a method replaces their
- * embeddings. Letters: B batch, T columns, K latent slots.
+ * embeddings. For training, P and T are rounded up with core's `paddedWidth` (more left and right
+ * padding), so batches come in few shapes and the native buffer pool reuses their buffers (a
+ * Coconut step ≈ 0.91× the time; `bench/step.bench.ts`, docs/engineering-notes.md).
+ * Letters: B batch, T columns, K latent slots.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { paddedWidth } from '@telepath/core';
 
 export interface AlignedRow {
   prefix: number[];
@@ -43,7 +47,8 @@ export interface AlignOptions {
 /** Builds an aligned batch; throws if a row needs more positions than the context has. */
 export function alignBatch(rows: AlignedRow[], o: AlignOptions): AlignedBatch {
   if (rows.length === 0) throw new Error('alignBatch: no rows');
-  const P = Math.max(...rows.map((r) => r.prefix.length));
+  const widest = Math.max(...rows.map((r) => r.prefix.length));
+  const P = o.teacherForcing ? paddedWidth(widest, o.contextLength) : widest;
   const seqs = rows.map((r) => {
     const ids = [...r.prefix, ...new Array<number>(r.latents).fill(o.latentId)];
     const trained = new Array<boolean>(ids.length).fill(false);
@@ -59,7 +64,8 @@ export function alignBatch(rows: AlignedRow[], o: AlignOptions): AlignedBatch {
     return { ids, trained, pad: P - r.prefix.length };
   });
   const inputs = seqs.map((s) => (o.teacherForcing ? s.ids.length - 1 : s.ids.length));
-  const T = Math.max(...seqs.map((s, b) => s.pad + inputs[b]));
+  const reach = Math.max(...seqs.map((s, b) => s.pad + inputs[b]));
+  const T = o.teacherForcing ? Math.max(reach, paddedWidth(reach, o.contextLength)) : reach;
   if (!o.teacherForcing && seqs.some((s, b) => s.pad + inputs[b] !== T)) {
     throw new Error(
       'alignBatch: for generation every row must end in the same column (same latent count and suffix length)',

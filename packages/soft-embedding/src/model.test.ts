@@ -14,10 +14,15 @@ beforeAll(async () => {
 
 const at = { step: 0, phase: 'sft', rng: new Rng(0) };
 
-/** Examples with different prompt lengths, so the batch has left padding. */
+/** Examples with different prompt lengths, so the batch has left padding (the longest one long enough for paddedWidth to add a column). */
 function mixed(): Example[] {
-  const d = toyExamples(3);
-  return [d[0], { ...d[1], question: `sum ${d[1].question.slice(4)} ok` }, { ...d[2], question: 'sum 1' }];
+  const d = toyExamples(4);
+  return [
+    d[0],
+    { ...d[1], question: `sum ${d[1].question.slice(4)} ok` },
+    { ...d[2], question: 'sum 1' },
+    { ...d[3], question: `sum ${'1 2 '.repeat(8)}3` },
+  ];
 }
 
 function align(s: SoftEmbeddingState, rows: AlignedRow[], teacherForcing: boolean) {
@@ -107,8 +112,10 @@ describe('continuous thought', () => {
     );
     const out = continuousForward(state.lm, b);
     const T = b.ids.shape[1];
-    expect(out.thoughts.shape).toEqual([3, 3, 16]);
-    expect(out.logits.shape).toEqual([3, T, state.tokenizer.size]);
+    const widest = Math.max(...batch.map((ex) => encodeExample(state.tokenizer, ex).prompt.length + 1));
+    expect(b.latentStart).toBeGreaterThan(widest); // the rounded width: one more column of left padding
+    expect(out.thoughts.shape).toEqual([4, 3, 16]);
+    expect(out.logits.shape).toEqual([4, T, state.tokenizer.size]);
     const thoughts = out.thoughts.arraySync() as number[][][];
     const logits = out.logits.arraySync() as number[][][];
     batch.forEach((ex, r) => {

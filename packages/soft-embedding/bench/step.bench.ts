@@ -1,0 +1,60 @@
+/**
+ * `npx tsx packages/soft-embedding/bench/step.bench.ts [--steps N] [--variant continuous-thought|soft-tokens]`:
+ * ms per training step (forward, backward, Adam) of a 4-layer, width-128 rotary LM (context 640)
+ * on batches of 8 examples whose prompts are 100–300 tokens and whose chains are 4 steps, as a
+ * ProsQA chain arm would train; continuous thought at stage 2 of N_L 4. Prints one JSON line
+ * (median ms per step after 2 warm-up steps). To compare two versions of the code, run each in
+ * its own process, alternating, several times: a shared 2-core VM varies by 10–40 %.
+ */
+import { parseArgs } from 'node:util';
+import * as tf from '@tensorflow/tfjs-core';
+import { exampleTexts, initBackend, Rng, TinyLm, Tokenizer, type Example } from '@telepath/core';
+import { softEmbedding, type SoftEmbeddingVariant } from '../src/index.js';
+
+const { values } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '10' },
+    variant: { type: 'string', default: 'continuous-thought' },
+  },
+});
+const variant = values.variant as SoftEmbeddingVariant;
+const steps = Number(values.steps);
+const ROWS = 8;
+
+await initBackend('native', { quiet: true });
+const rng = new Rng(1);
+const LETTERS = 'abcdefghij';
+const word = () => `w${LETTERS[rng.int(10)]}${LETTERS[rng.int(6)]}`; // 60 one-token words
+const pool: Example[] = Array.from({ length: 256 }, (_, i) => ({
+  id: `bench${i}`,
+  question: Array.from({ length: 100 + rng.int(200) }, word).join(' '),
+  steps: Array.from({ length: 4 }, () => Array.from({ length: 4 + rng.int(12) }, word).join(' ')),
+  answer: word(),
+}));
+const tokenizer = Tokenizer.build(exampleTexts(pool));
+const lm = new TinyLm(
+  { vocabSize: tokenizer.size, contextLength: 640, layers: 4, heads: 4, width: 128, positions: 'rotary' },
+  new Rng(0),
+);
+const s = softEmbedding.init(
+  { lm, tokenizer, rng: new Rng(0), backend: 'native' },
+  { ...softEmbedding.defaults, variant, latentTokens: 4, uniformProb: 0 },
+);
+const phase = variant === 'soft-tokens' ? 'sft' : 'stage2'; // stage 2: two language steps replaced
+const vars = [...s.trainable(phase).values()];
+const optimizer = tf.train.adam(1e-3);
+const at = { step: 0, phase, rng: new Rng(2) };
+
+async function step(): Promise<number> {
+  const batch = Array.from({ length: ROWS }, () => pool[rng.int(pool.length)]);
+  const t0 = performance.now();
+  const cost = optimizer.minimize(() => softEmbedding.loss(s, batch, at), true, vars);
+  await cost!.data();
+  cost!.dispose();
+  return performance.now() - t0;
+}
+
+const times: number[] = [];
+for (let i = 0; i < steps + 2; i++) times.push(await step());
+const timed = times.slice(2).sort((a, b) => a - b);
+console.log(JSON.stringify({ variant, steps, msPerStep: Math.round(timed[Math.floor(timed.length / 2)]) }));
