@@ -168,6 +168,66 @@ describe('KV injection (H1)', () => {
   });
 });
 
+describe('prompt cache width', () => {
+  it('pads a long prompt batch to paddedWidth, and the continuation equals one forward without padding', () => {
+    const C = 8;
+    const lm = new TinyLm(
+      {
+        vocabSize: 7,
+        contextLength: 32,
+        layers: 2,
+        heads: 2,
+        width: C,
+        mlpRatio: 2,
+        dropout: 0,
+        layerNormEps: 1e-5,
+        initStd: 0.3,
+      },
+      new Rng(7),
+    );
+    const long = Array.from({ length: 17 }, (_, i) => 1 + (i % 5)); // 17 tokens: the cache is 18 wide
+    tf.tidy(() => {
+      const prompt = encodePrompts(lm, [long, [4]], 0);
+      expect(prompt.cache.keyMask.shape).toEqual([2, 18]);
+      expect(Array.from(prompt.cache.keyMask.dataSync()).slice(0, 2)).toEqual([0, 1]); // one more column of left padding
+      expect(prompt.lengths).toEqual([17, 1]);
+      const z = tf.randomNormal([2, 2, C], 0, 1, 'float32', 8) as tf.Tensor3D; // [B, K, C] embedding latents
+      const got = continueBase(lm, prompt, { injection: 'embeddings', z }, [[5, 6], [6]], 0, 2).logits; // [2, 2 + 2, V], inputs after the latents (shift K)
+      const whole = (row: number[], b: number, n: number) =>
+        lm.forward(
+          tf.concat(
+            [
+              lm.embed(tf.tensor2d([row], [1, row.length], 'int32')),
+              tf.slice(z, [b, 0, 0], [1, -1, -1]),
+              lm.embed(tf.tensor2d([[5, 6].slice(0, n)], [1, n], 'int32')),
+            ],
+            1,
+          ) as tf.Tensor3D,
+        ).logits; // [1, P + 2 + n, V], no padding, no cache
+      const ref0 = whole(long, 0, 2);
+      expectClose(tf.slice(got, [0, 0, 0], [1, -1, -1]), tf.slice(ref0, [0, 17, 0], [1, -1, -1]), {
+        rtol: 1e-4,
+        atol: 1e-5,
+      });
+      const ref1 = lm.forward(
+        tf.concat(
+          [
+            lm.embed(tf.tensor2d([[4]], [1, 1], 'int32')),
+            tf.slice(z, [1, 0, 0], [1, -1, -1]),
+            lm.embed(tf.tensor2d([[6]], [1, 1], 'int32')),
+          ],
+          1,
+        ) as tf.Tensor3D,
+      ).logits; // [1, 1 + 2 + 1, V]
+      expectClose(tf.slice(got, [1, 0, 0], [1, 3, -1]), tf.slice(ref1, [0, 1, 0], [1, -1, -1]), {
+        rtol: 1e-4,
+        atol: 1e-5,
+      });
+    });
+    lm.dispose();
+  });
+});
+
 describe('controls on KV latents', () => {
   it('shuffle moves whole positions (all layers, keys and values) between examples; zero and random keep shapes', async () => {
     const kv = tf.tidy(() =>

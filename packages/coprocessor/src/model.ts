@@ -22,6 +22,7 @@ import {
   applyLatentControl,
   embeddingStd,
   leftPadRows,
+  paddedWidth,
   TinyLm,
   tidy,
   uniqueVariableName,
@@ -59,12 +60,17 @@ export interface PromptCache {
   lengths: number[];
 }
 
-/** Base forward over left-padded prompts (positions counted from each row's first real token). Call inside a tidy. */
+/**
+ * Base forward over left-padded prompts (positions counted from each row's first real token),
+ * padded to core's `paddedWidth` of the longest (few cache widths across batches, so the native
+ * buffer pool reuses their buffers; padding is masked). Call inside a tidy.
+ */
 export function encodePrompts(base: TinyLm, prompts: number[][], padId: number): PromptCache {
   const B = prompts.length;
-  const S = Math.max(...prompts.map((p) => p.length));
-  if (B === 0 || S === 0) throw new Error('coprocessor: empty prompt batch');
-  const { ids, mask, positions: pos } = leftPadRows(prompts, padId);
+  const longest = Math.max(...prompts.map((p) => p.length));
+  if (B === 0 || longest === 0) throw new Error('coprocessor: empty prompt batch');
+  const S = Math.max(longest, paddedWidth(longest, base.config.contextLength));
+  const { ids, mask, positions: pos } = leftPadRows(prompts, padId, 0, S);
   return tidy(() => {
     const out = base.forward(base.embed(tf.tensor2d(ids, [B, S], 'int32')), {
       attentionMask: tf.tensor2d(mask, [B, S]),

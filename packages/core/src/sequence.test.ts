@@ -156,6 +156,19 @@ describe('leftPadRows', () => {
       T: 2,
     });
   });
+
+  it('pads to a given width, and rejects one narrower than the longest row', () => {
+    const out = leftPadRows([[5, 6], [8]], 0, 0, 4);
+    expect(out).toEqual({
+      ids: [0, 0, 5, 6, 0, 0, 0, 8],
+      mask: [0, 0, 1, 1, 0, 0, 0, 1],
+      positions: [0, 0, 0, 1, 0, 0, 0, 0],
+      T: 4,
+    });
+    expect(() => leftPadRows([[5, 6], [8]], 0, 0, 1)).toThrow(
+      /width must be an integer ≥ the longest row \(2\), got 1/,
+    );
+  });
 });
 
 describe('runTokenizer', () => {

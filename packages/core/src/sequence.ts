@@ -158,14 +158,19 @@ export function packSegments(rows: Segment[][], padId: number, maxLength?: numbe
  * Left-padded layout of id rows (prefill): flat [B·T] ids, the attention mask (1 on real tokens)
  * and position ids counted from each row's first real token. `leading` slots per row (e.g. prefix
  * embeddings placed before the tokens) come first in `mask` and `positions` (mask 1, position 0),
- * not in `ids`.
+ * not in `ids`. `width` (at least the longest row) pads to that many columns instead of the
+ * longest row's.
  */
 export function leftPadRows(
   rows: readonly (readonly number[])[],
   padId: number,
   leading = 0,
+  width?: number,
 ): { ids: number[]; mask: number[]; positions: number[]; T: number } {
-  const T = Math.max(...rows.map((r) => r.length));
+  const longest = Math.max(...rows.map((r) => r.length));
+  if (width !== undefined && !(Number.isInteger(width) && width >= longest))
+    throw new Error(`leftPadRows: width must be an integer ≥ the longest row (${longest}), got ${width}`);
+  const T = width ?? longest;
   const ids: number[] = [];
   const mask: number[] = [];
   const positions: number[] = [];
