@@ -59,12 +59,16 @@ export function mergeWeights(rows: RowLayout[], pooling: Pooling, U: number, S: 
 
 /**
  * Input embeddings of a batch from its source-token embeddings: embeds [B, S, C] → [B, U, C],
- * U = the longest row's unit count (shorter rows padded with zero vectors at the right).
+ * U = the longest row's unit count, or `width` when given (shorter rows padded with zero vectors
+ * at the right).
  */
-export function mergeEmbeddings(embeds: tf.Tensor3D, rows: RowLayout[], pooling: Pooling): tf.Tensor3D {
+export function mergeEmbeddings(embeds: tf.Tensor3D, rows: RowLayout[], pooling: Pooling, width?: number): tf.Tensor3D {
   const [B, S, C] = embeds.shape;
   if (rows.length !== B) throw new Error(`mergeEmbeddings: ${rows.length} row layouts for a batch of ${B}`);
-  const U = Math.max(...rows.map((r) => r.units.length));
+  const longest = Math.max(...rows.map((r) => r.units.length));
+  if (width !== undefined && !(Number.isInteger(width) && width >= longest))
+    throw new Error(`mergeEmbeddings: width must be an integer ≥ the longest row's ${longest} units, got ${width}`);
+  const U = width ?? longest;
   return tf.tidy(() => {
     const merge = tf.tensor3d(mergeWeights(rows, pooling, U, S), [B, U, S]); // [B, U, S]
     const pooled = tf.matMul(merge, embeds); // [B, U, C]

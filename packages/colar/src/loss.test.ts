@@ -4,6 +4,7 @@ import { expectClose, expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sftRow } from './layout.js';
 import { gaussianEntropy, gaussianNll, sftLoss, softMse, stopGradient } from './loss.js';
+import { unitsForward } from './model.js';
 import { toyState } from './testing.js';
 
 beforeAll(async () => {
@@ -145,6 +146,22 @@ describe('SFT rows and loss', () => {
       );
       state.dispose();
     }
+  });
+
+  it('pads the units to a wider width (as the loss does with paddedWidth) without changing the real columns', () => {
+    const { state, data, tokenizer } = toyState();
+    const layouts = data.slice(0, 2).map((ex) => sftRow(tokenizer, ex, 2, state.config.speedPrompt, new Rng(0)).layout);
+    const U = Math.max(...layouts.map((l) => l.units.length));
+    tf.tidy(() => {
+      const exact = unitsForward(state, layouts, 'scaled-sum');
+      const wide = unitsForward(state, layouts, 'scaled-sum', U + 3);
+      expect(exact.logits.shape[1]).toBe(U);
+      expect(wide.logits.shape[1]).toBe(U + 3);
+      expectClose(tf.slice(wide.logits, [0, 0, 0], [-1, U, -1]), exact.logits, { rtol: 1e-4, atol: 1e-5 });
+      expectClose(tf.slice(wide.hidden, [0, 0, 0], [-1, U, -1]), exact.hidden, { rtol: 1e-4, atol: 1e-5 });
+      expect(() => unitsForward(state, layouts, 'scaled-sum', U - 1)).toThrow(/width must be an integer ≥/);
+    });
+    state.dispose();
   });
 
   it('rejects a sequence longer than the context', () => {

@@ -7,10 +7,10 @@
  *              next input embedding ÷ the embedding scale (the last one's target is embed(###)):
  *              soft-MSE = (μ + σε − e)² of one reparameterised sample (default), or the Gaussian
  *              NLL (e − μ)²/(2σ²) + log σ + ½ log 2π; mean over C, masked mean over positions.
- * Letters: B batch, U input positions, T = U − 1 predicting positions, C width.
+ * Letters: B batch, U input positions, T predicting positions (U − 1, rounded up by paddedWidth), C width.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { maskedCrossEntropy, type Example, type Rng } from '@telepath/core';
+import { maskedCrossEntropy, paddedWidth, type Example, type Rng } from '@telepath/core';
 import { mergeEmbeddings, sourceIds } from './compress.js';
 import { headForward } from './latent-head.js';
 import { unitsForward } from './model.js';
@@ -82,7 +82,9 @@ export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng): t
   const U = Math.max(...rows.map((r) => r.layout.units.length));
   if (U > s.lm.config.contextLength)
     throw new Error(`colar: a sequence of ${U} positions exceeds the context length ${s.lm.config.contextLength}`);
-  const T = U - 1;
+  // T = U − 1 columns, rounded up with core's paddedWidth (masked), so batches come in few widths
+  // and the native buffer pool reuses their buffers.
+  const T = paddedWidth(U - 1, s.lm.config.contextLength);
   const B = rows.length;
   return tf.tidy(() => {
     const layouts = rows.map((r) => r.layout);
@@ -91,11 +93,13 @@ export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng): t
       s,
       layouts.map((l) => ({ source: l.source, units: l.units.slice(0, -1) })),
       cfg.pooling,
+      T,
     ); // logits [B, T, V], hidden [B, T, C]
     const next = mergeEmbeddings(
       s.lm.embed(sourceIds(layouts, s.tokenizer.padId)),
       layouts.map((l) => ({ source: l.source, units: l.units.slice(1) })),
       cfg.pooling,
+      T,
     ); // [B, T, C]
     const C = next.shape[2];
     const t = sftTargets(rows, s.tokenizer.padId, T);
@@ -105,8 +109,16 @@ export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng): t
     let perPos: tf.Tensor; // [B, T]
     if (cfg.latentLoss === 'nll') perPos = gaussianNll(head.mean, head.logStd, target);
     else {
+      // ε drawn for the U − 1 real columns only, zero on the padding: the loss does not depend on the width.
+      const real = U - 1;
       const eps =
-        s.head.kind === 'gaussian' ? tf.tensor(rng.fork('eps').normalArray(B * T * C), [B, T, C]) : tf.zeros([B, T, C]);
+        s.head.kind === 'gaussian'
+          ? tf.pad(tf.tensor3d(rng.fork('eps').normalArray(B * real * C), [B, real, C]), [
+              [0, 0],
+              [0, T - real],
+              [0, 0],
+            ])
+          : tf.zeros([B, T, C]);
       perPos = softMse(head.mean, head.logStd, eps, target);
     }
     let loss = tf.add(tf.mul(ce, cfg.ceWeight), tf.mul(maskedMean(perPos, t.latentMask), cfg.latentWeight));

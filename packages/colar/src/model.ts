@@ -16,16 +16,18 @@ import type { ColarState } from './state.js';
 
 /**
  * The LM over whole rows of units (right-padded; padding masked): the rows' source tokens are
- * embedded, merged into their units (`pooling` for the groups) and run in one pass.
+ * embedded, merged into their units (`pooling` for the groups) and run in one pass, over U = the
+ * longest row's units or `width` columns.
  * → logits [B, U, V] and the last hidden state [B, U, C] (the latent head's input).
  */
 export function unitsForward(
   s: ColarState,
   layouts: RowLayout[],
   pooling: Pooling,
+  width?: number,
 ): { logits: tf.Tensor3D; hidden: tf.Tensor3D } {
   return tf.tidy(() => {
-    const inputs = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts, pooling); // [B, U, C]
+    const inputs = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts, pooling, width); // [B, U, C]
     const [B, U] = inputs.shape;
     const attn = tf.tensor2d(
       layouts.flatMap((l) => Array.from({ length: U }, (_, i) => (i < l.units.length ? 1 : 0))),
