@@ -10,6 +10,7 @@ import { lmCommand } from './commands/lm.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
+import { tokenLossCommand } from './commands/token-loss.js';
 import { queueCommand, workerCommand } from './queue/command.js';
 
 const HELP = `telepath — latent reasoning experiments
@@ -20,6 +21,7 @@ Commands:
   run <experiment.json>    train and evaluate every arm × seed, print the comparison table
   status <experiment.json> where every arm × seed stands: done, training, stopped or not started
   eval <run dir> --data F  evaluate a trained arm on another file of the same task
+  token-loss <run dir>     where a finished reference's loss goes on its test set's gold chains, per token
   report <name | dir>      rebuild tables, charts and the HTML report from run records
   analyze <run dir>        subspace analysis of a latent arm's latents (tables, heatmaps)
   lm <folder>              load a Hugging Face GPT-2 folder: one forward pass and a greedy continuation
@@ -43,6 +45,8 @@ export async function main(argv: string[]): Promise<number> {
       return runCommand(rest);
     case 'eval':
       return evalCommand(rest);
+    case 'token-loss':
+      return tokenLossCommand(rest);
     case 'report':
       return reportCommand(rest);
     case 'analyze':
@@ -59,7 +63,7 @@ export async function main(argv: string[]): Promise<number> {
       return workerCommand(rest);
     default:
       console.error(
-        `telepath: unknown command "${command}". Expected one of: run, status, eval, report, analyze, lm, list, queue, worker\n\n${HELP}`,
+        `telepath: unknown command "${command}". Expected one of: run, status, eval, token-loss, report, analyze, lm, list, queue, worker\n\n${HELP}`,
       );
       return 2;
   }

@@ -6,19 +6,10 @@
  * other's result.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  describeBackend,
-  initBackend,
-  readCheckpoint,
-  readJsonFile,
-  restoreCheckpoint,
-  writeFileAtomic,
-  type BackendCandidate,
-  type Example,
-} from '@telepath/core';
+import { describeBackend, initBackend, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
 import {
   countdownAllNumbersTask,
   countdownTask,
@@ -34,9 +25,8 @@ import {
 } from '@telepath/tasks';
 import { DEFAULT_PROSQA_DATA, type CountdownData, type ProsqaData } from '../experiment/data.js';
 import { evaluatePasses } from '../evaluation/eval-passes.js';
-import { armData, type Arm, type ExperimentConfig } from '../experiment/experiment.js';
-import { methodById } from '../experiment/methods.js';
-import { buildArm, FINAL_CHECKPOINT } from '../running/build-arm.js';
+import { armData } from '../experiment/experiment.js';
+import { readFinishedRun, restoreFinishedRun } from '../running/restore-run.js';
 
 const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--backend NAME]
 
@@ -68,14 +58,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     return 2;
   }
   const dir = path.resolve(positionals[0]);
-  const configFile = path.join(dir, 'config.resolved.json');
-  if (!existsSync(configFile)) throw new Error(`${dir} is not a run directory (no config.resolved.json)`);
-  if (!existsSync(path.join(dir, 'summary.json')))
-    throw new Error(`${dir}: this run has not finished training and evaluation; finish it with telepath run first`);
-  const resolved = (await readJsonFile(configFile)) as Pick<
-    ExperimentConfig,
-    'task' | 'data' | 'lm' | 'train' | 'eval'
-  > & { experiment: string; arm: Arm; seed: number };
+  const resolved = await readFinishedRun(dir);
   const { examples, task } = await loadEvalFile(resolved.task, armData(resolved, resolved.arm), values.data);
   if (examples.length === 0)
     throw new Error(`${values.data}: no examples to evaluate (an empty file); an accuracy of 0/0 would mean nothing`);
@@ -86,57 +69,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     );
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
-  const method = methodById(resolved.arm.method, `${configFile} arm`);
-  // The record keeps the arm, not the experiment's other arms: an initFrom source is looked for
-  // among this experiment's runs, beside this run directory.
-  const exp = { ...resolved, name: resolved.experiment, arms: [] } as unknown as ExperimentConfig;
-  const final = path.join(dir, FINAL_CHECKPOINT);
-  // final.ckpt holds every variable the arm ended with, frozen ones and init-time measurements
-  // included, so the arm it started from is not needed. Records written before final.ckpt existed:
-  // the initFrom source, then each phase's checkpoint.
-  const hasFinal = existsSync(final);
-  const runsDir = path.dirname(path.dirname(path.dirname(dir)));
-  const checkpoint = hasFinal ? await readCheckpoint(final) : null;
-  let { state, lm } = await buildArm(
-    method,
-    dir,
-    exp,
-    hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm,
-    resolved.seed,
-    { train: [], vocabulary: {} },
-    examples,
-    runsDir,
-  );
-  // Values a method measures at init from the LM it starts from (CoLaR's embStd, the coprocessor's
-  // latentScale) are variables in final.ckpt. A final.ckpt written before they were lacks them:
-  // build from the recorded initFrom, so init measures them on the LM the arm trained from.
-  const missing = checkpoint ? [...state.variables().keys()].filter((k) => !checkpoint.tensors.has(`param/${k}`)) : [];
-  if (missing.length > 0 && resolved.arm.initFrom) {
-    state.dispose();
-    console.error(
-      `[telepath] ${final} has no ${missing.join(', ')} (written before they were checkpointed); measuring them on ${resolved.arm.initFrom}'s trained LM, as training did`,
-    );
-    ({ state, lm } = await buildArm(
-      method,
-      dir,
-      exp,
-      resolved.arm,
-      resolved.seed,
-      { train: [], vocabulary: {} },
-      examples,
-      runsDir,
-    ));
-  }
+  const { method, state } = await restoreFinishedRun(dir, resolved, examples);
   try {
-    if (checkpoint) {
-      const params = new Map([...state.variables()].filter(([k]) => !missing.includes(k)));
-      restoreCheckpoint(final, checkpoint, { params, modelConfig: lm.config });
-    } else {
-      for (const { phase } of method.phases(resolved.arm.config)) {
-        const file = path.join(dir, `${phase}.ckpt`);
-        restoreCheckpoint(file, await readCheckpoint(file), { params: state.trainable(phase), modelConfig: lm.config });
-      }
-    }
     const subset = max > 0 ? examples.slice(0, max) : examples;
     const maxNewTokens = resolved.eval.maxNewTokens || ((resolved.arm.config.maxNewTokens as number | undefined) ?? 64);
     const ev = await evaluatePasses(

@@ -1,0 +1,74 @@
+/**
+ * A finished arm rebuilt from its run record (config.resolved.json, tokenizer, model config,
+ * final.ckpt or its phase checkpoints), for `telepath eval` and `telepath token-loss`.
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { readCheckpoint, readJsonFile, restoreCheckpoint, type Example } from '@telepath/core';
+import type { Arm, ExperimentConfig } from '../experiment/experiment.js';
+import { methodById } from '../experiment/methods.js';
+import { buildArm, FINAL_CHECKPOINT } from './build-arm.js';
+
+/** What a run directory's config.resolved.json records. */
+export type ResolvedRun = Pick<ExperimentConfig, 'task' | 'data' | 'lm' | 'train' | 'eval'> & {
+  experiment: string;
+  arm: Arm;
+  seed: number;
+};
+
+/** The run's record; throws naming the directory if it is not a finished run. */
+export async function readFinishedRun(dir: string): Promise<ResolvedRun> {
+  const configFile = path.join(dir, 'config.resolved.json');
+  if (!existsSync(configFile)) throw new Error(`${dir} is not a run directory (no config.resolved.json)`);
+  if (!existsSync(path.join(dir, 'summary.json')))
+    throw new Error(`${dir}: this run has not finished training and evaluation; finish it with telepath run first`);
+  return (await readJsonFile(configFile)) as ResolvedRun;
+}
+
+/**
+ * The arm's method and state with its trained variables restored (`examples`: what it will be run
+ * on, for a vocabulary check). The caller disposes the state.
+ */
+export async function restoreFinishedRun(dir: string, resolved: ResolvedRun, examples: Example[]) {
+  const configFile = path.join(dir, 'config.resolved.json');
+  const method = methodById(resolved.arm.method, `${configFile} arm`);
+  // The record keeps the arm, not the experiment's other arms: an initFrom source is looked for
+  // among this experiment's runs, beside this run directory.
+  const exp = { ...resolved, name: resolved.experiment, arms: [] } as unknown as ExperimentConfig;
+  const final = path.join(dir, FINAL_CHECKPOINT);
+  // final.ckpt holds every variable the arm ended with, frozen ones and init-time measurements
+  // included, so the arm it started from is not needed. Records written before final.ckpt existed:
+  // the initFrom source, then each phase's checkpoint.
+  const hasFinal = existsSync(final);
+  const runsDir = path.dirname(path.dirname(path.dirname(dir)));
+  const checkpoint = hasFinal ? await readCheckpoint(final) : null;
+  const build = (arm: Arm) =>
+    buildArm(method, dir, exp, arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir);
+  let { state, lm } = await build(hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm);
+  // Values a method measures at init from the LM it starts from (CoLaR's embStd, the coprocessor's
+  // latentScale) are variables in final.ckpt. A final.ckpt written before they were lacks them:
+  // build from the recorded initFrom, so init measures them on the LM the arm trained from.
+  const missing = checkpoint ? [...state.variables().keys()].filter((k) => !checkpoint.tensors.has(`param/${k}`)) : [];
+  if (missing.length > 0 && resolved.arm.initFrom) {
+    state.dispose();
+    console.error(
+      `[telepath] ${final} has no ${missing.join(', ')} (written before they were checkpointed); measuring them on ${resolved.arm.initFrom}'s trained LM, as training did`,
+    );
+    ({ state, lm } = await build(resolved.arm));
+  }
+  try {
+    if (checkpoint) {
+      const params = new Map([...state.variables()].filter(([k]) => !missing.includes(k)));
+      restoreCheckpoint(final, checkpoint, { params, modelConfig: lm.config });
+    } else {
+      for (const { phase } of method.phases(resolved.arm.config)) {
+        const file = path.join(dir, `${phase}.ckpt`);
+        restoreCheckpoint(file, await readCheckpoint(file), { params: state.trainable(phase), modelConfig: lm.config });
+      }
+    }
+  } catch (e) {
+    state.dispose();
+    throw e;
+  }
+  return { method, state, lm };
+}
