@@ -57,6 +57,7 @@ const VERDICT_CLASS: Record<string, ChainClass> = {
   expansion: 'sound', // a correct expansion trace: every step the right node and exactly its children (symbolic ProsQA)
   'expansion-queue': 'sound', // a correct queue trace: the expansion trace with each line's queue right (symbolic ProsQA)
   'expansion-queue-done': 'sound', // the same with each line's list of the nodes expanded so far right (symbolic ProsQA)
+  'expansion-queue-done-cut': 'sound', // the same with the last line's children up to the first option (symbolic ProsQA)
   lookup: 'sound', // the lookup probe's line: the asked person and exactly its children (symbolic ProsQA)
   echo: 'sound', // the echo probe's lines: the grouped question copied line by line (symbolic ProsQA)
   empty: 'syntax',

@@ -82,7 +82,8 @@ export interface ProsqaData {
   /** Written reasoning: 'path' (ProsQA's own), or a breadth-first trace (symbolic rendering only): 'frontier'
    *  (the set reached so far per step), 'expansion' (one node and all its children per step) or
    *  'expansion-queue' (the same, each line also stating the queue it leaves: "+ U c1 c2: q1 q2"),
-   *  'expansion-queue-done' (and then the nodes expanded so far: "+ U c1 c2: q1 q2> root n1 u"); the lookup
+   *  'expansion-queue-done' (and then the nodes expanded so far: "+ U c1 c2: q1 q2> root n1 u"),
+   *  'expansion-queue-done-cut' (the same, the last line's children only up to the first option); the lookup
    *  probe's 'lookup' and 'lookup-span' (the first expansion line alone), 'echo' (every node's line,
    *  the question copied) and 'echo-line' (the same copy as one line; both grouped or headed rendering;
    *  'lookup-span' grouped only). */

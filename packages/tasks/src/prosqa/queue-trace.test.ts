@@ -128,6 +128,40 @@ describe('the queue trace (the expansion trace with its queue written out)', () 
     });
   });
 
+  it('in the cut form: the last line stops at the first option, on a known graph and on every real and 1,000 generated questions', () => {
+    // d → t, e: the option t comes first, so the cut line drops e
+    const h: ProsqaGraph = { ...g, symbols: [...g.symbols, 'e2'], edges: [...g.edges, [5, 9]] };
+    const full = queueTrace(h);
+    const cut = queueTrace(h, true);
+    expect(full[full.length - 1].children).toEqual([7, 9]);
+    expect(cut[cut.length - 1].children).toEqual([7]);
+    expect(cut.slice(0, -1)).toEqual(full.slice(0, -1));
+    expect(queueProblems(h, cut, true, true)).toEqual([]);
+    expect(queueProblems(h, full, true, true)).toEqual([`step ${full.length}: e2 is not a child of d`]); // listed past the option
+    expect(queueProblems(h, cut, true)).toEqual([`step ${cut.length}: misses d's child e2`]); // the uncut form wants every child
+    const generated = generateBalancedProsqa({ count: 1000, seed: 5 });
+    let shorter = 0;
+    for (const ex of [...real, ...generated]) {
+      const sym = toSymbolicProsqa(ex, 'expansion-queue-done-cut', 'headed');
+      expect(checkSymbolicReasoning(sym, sym.steps.join('\n'))).toMatchObject({
+        ok: true,
+        reason: 'expansion-queue-done-cut',
+      });
+      const done = toSymbolicProsqa(ex, 'expansion-queue-done', 'headed').steps;
+      expect(sym.steps.slice(0, -1)).toEqual(done.slice(0, -1));
+      const [last, whole] = [sym.steps[sym.steps.length - 1], done[done.length - 1]];
+      expect(whole.startsWith(last)).toBe(true);
+      expect(
+        last
+          .split(' ')
+          .slice(2)
+          .filter((n) => n === sym.answer || ex.question.endsWith(` ${n}?`)),
+      ).not.toEqual([]);
+      if (last !== whole) shorter++;
+    }
+    expect(shorter).toBeGreaterThan(100); // the cut changes many traces, not a handful
+  });
+
   it('is sound on generated training questions too', () => {
     for (const ex of generateBalancedProsqa({ count: 200, seed: 3 })) {
       const sym = toSymbolicProsqa(ex, 'expansion-queue', 'headed');
@@ -167,7 +201,7 @@ describe('the queue trace (the expansion trace with its queue written out)', () 
       sample.map((ex) => toSymbolicProsqa(ex, r, 'headed')),
     );
     const tokenizer = Tokenizer.build(exampleTexts(others), {});
-    for (const form of ['expansion-queue', 'expansion-queue-done'] as const) {
+    for (const form of ['expansion-queue', 'expansion-queue-done', 'expansion-queue-done-cut'] as const) {
       const queue = sample.map((ex) => toSymbolicProsqa(ex, form, 'headed'));
       expect(tokenizer.countUnknown(exampleTexts(queue)).unknown).toBe(0);
     }

@@ -31,8 +31,11 @@ export interface QueueStep {
   done?: number[] | null;
 }
 
-/** The queue trace of a graph, breadth-first from the root, children in `g.edges`' order. */
-export function queueTrace(g: ProsqaGraph): QueueStep[] {
+/**
+ * The queue trace of a graph, breadth-first from the root, children in `g.edges`' order. With
+ * `cut` (the cut form) the last line lists the children only up to the first option.
+ */
+export function queueTrace(g: ProsqaGraph, cut = false): QueueStep[] {
   const ch = childLists(g.symbols.length, g.edges);
   const isOption = (v: number) => v === g.target || v === g.negTarget;
   const discovered = new Set([g.root]);
@@ -41,7 +44,9 @@ export function queueTrace(g: ProsqaGraph): QueueStep[] {
   const steps: QueueStep[] = [];
   while (queue.length > 0) {
     const [u, ...rest] = queue;
-    if (ch[u].some(isOption)) return [...steps, { node: u, children: [...ch[u]], queue: null, done: null }];
+    const option = ch[u].findIndex(isOption);
+    if (option >= 0)
+      return [...steps, { node: u, children: ch[u].slice(0, cut ? option + 1 : undefined), queue: null, done: null }];
     const fresh = ch[u].filter((v) => !discovered.has(v));
     for (const v of fresh) discovered.add(v);
     queue = [...rest, ...fresh];
@@ -57,10 +62,12 @@ export function queueTrace(g: ProsqaGraph): QueueStep[] {
  * option, state the queue that follows: the remaining queue, then its children not discovered
  * before in the order the line writes them (children it misses still join, after the written ones).
  * The line that reaches an option is the last and states no queue. With `withDone` (the done form)
- * a line with a queue must also state the nodes expanded so far, in order, the root first.
+ * a line with a queue must also state the nodes expanded so far, in order, the root first. With
+ * `cut` (the cut form) the line that reaches an option lists its node's children only up to the
+ * first option (in the question's order), so a child after it is a problem.
  */
-export function queueProblems(g: ProsqaGraph, trace: readonly QueueStep[], withDone = false): string[] {
-  return queueFindings(g, trace, withDone).map((f) => f.text);
+export function queueProblems(g: ProsqaGraph, trace: readonly QueueStep[], withDone = false, cut = false): string[] {
+  return queueFindings(g, trace, withDone, cut).map((f) => f.text);
 }
 
 /** What kind of slip a queue-trace problem is (how prosqa-trace-stats tallies each trace's first). */
@@ -85,7 +92,12 @@ export interface QueueFinding {
 }
 
 /** queueProblems with each problem's line and kind. */
-export function queueFindings(g: ProsqaGraph, trace: readonly QueueStep[], withDone = false): QueueFinding[] {
+export function queueFindings(
+  g: ProsqaGraph,
+  trace: readonly QueueStep[],
+  withDone = false,
+  cut = false,
+): QueueFinding[] {
   const ch = childLists(g.symbols.length, g.edges);
   const name = (v: number) => g.symbols[v] ?? `#${v}`;
   const list = (vs: readonly number[]) => (vs.length === 0 ? 'empty' : vs.map(name).join(' '));
@@ -106,12 +118,14 @@ export function queueFindings(g: ProsqaGraph, trace: readonly QueueStep[], withD
     discovered.add(u);
     done.push(u);
     const children = ch[u] ?? [];
-    for (const p of childProblems(g, u, written, children)) add('children', p);
+    const hasOption = written.includes(g.target) || written.includes(g.negTarget);
+    const firstOption = children.findIndex((v) => v === g.target || v === g.negTarget);
+    const expected = cut && hasOption && firstOption >= 0 ? children.slice(0, firstOption + 1) : children;
+    for (const p of childProblems(g, u, written, expected)) add('children', p);
     const missing = children.filter((v) => !written.includes(v));
     const fresh = [...written.filter((v) => children.includes(v)), ...missing].filter((v) => !discovered.has(v));
     for (const v of fresh) discovered.add(v);
     queue = [...queue.filter((v) => v !== u), ...fresh];
-    const hasOption = written.includes(g.target) || written.includes(g.negTarget);
     if (hasOption !== (k === trace.length - 1))
       add(
         hasOption ? 'goes-on' : 'stops',

@@ -199,8 +199,28 @@ export function queueLineNames(
   return { names, queue: queued, done };
 }
 
+/**
+ * The graph with its edges in the order the symbolic question writes them (the order the written
+ * traces list children in; the dataset's own edge list has another), so "up to the first option"
+ * means the same for the trace and its checker.
+ */
+function inWrittenOrder(g: ProsqaGraph, example: Example): ProsqaGraph {
+  const id = new Map(g.symbols.map((s, i) => [s, i]));
+  const written = parseSymbolicQuestion(example.question, example.id).edges.map(
+    ([u, v]) => `${id.get(u)} ${id.get(v)}`,
+  );
+  const rank = (e: [number, number]) => written.indexOf(`${e[0]} ${e[1]}`);
+  return { ...g, edges: [...g.edges].sort((a, b) => rank(a) - rank(b)) };
+}
+
 /** A queue trace: each line parsed, its names known, then queue-trace.ts' verifier. */
-function checkQueueTrace(example: Example, g: ProsqaGraph, lines: string[], withDone: boolean): ReasoningVerdict {
+function checkQueueTrace(
+  example: Example,
+  g: ProsqaGraph,
+  lines: string[],
+  withDone: boolean,
+  cut = false,
+): ReasoningVerdict {
   const headed = example.meta?.rendering === 'headed';
   const form = `"${EXPANSION_MARK} ${headed ? 'U' : 'u'} c1 c2 …${QUEUE_MARK} q1 q2 …${withDone ? `${DONE_MARK} n1 n2 …` : ''}"`;
   const id = new Map(g.symbols.map((s, i) => [s, i]));
@@ -220,9 +240,10 @@ function checkQueueTrace(example: Example, g: ProsqaGraph, lines: string[], with
     const ids = (names: string[] | null) => names && names.map((s) => id.get(s)!);
     trace.push({ node, children, queue: ids(parsed.queue), done: ids(parsed.done) });
   }
-  const problems = queueProblems(g, trace, withDone);
+  const problems = queueProblems(cut ? inWrittenOrder(g, example) : g, trace, withDone, cut);
+  const sound = cut ? 'expansion-queue-done-cut' : withDone ? 'expansion-queue-done' : 'expansion-queue';
   return problems.length === 0
-    ? { ok: true, reason: withDone ? 'expansion-queue-done' : 'expansion-queue', detail: `${trace.length} steps` }
+    ? { ok: true, reason: sound, detail: `${trace.length} steps` }
     : { ok: false, reason: 'wrong-queue', detail: problems[0] };
 }
 
@@ -239,6 +260,7 @@ export function checkSymbolicReasoning(example: Example, reasoning: string): Rea
   if (example.meta?.reasoning === 'echo-line') return checkEchoLine(example, g, lines);
   if (example.meta?.reasoning === 'expansion-queue') return checkQueueTrace(example, g, lines, false);
   if (example.meta?.reasoning === 'expansion-queue-done') return checkQueueTrace(example, g, lines, true);
+  if (example.meta?.reasoning === 'expansion-queue-done-cut') return checkQueueTrace(example, g, lines, true, true);
   const form = TRACE_FORMS.find((f) => lines[0].startsWith(f.mark));
   if (form?.mark === EXPANSION_MARK && example.meta?.rendering === 'headed')
     return checkTrace(g, lines, HEADED_EXPANSION_FORM);

@@ -16,6 +16,10 @@
  *             an option states no queue and is the last
  *   expansion-queue-done  the same with the nodes expanded so far after the queue, "+ u c1 c2: q1
  *             q2> root n1 u" (queue-trace.ts): whether a child is new is read from the line above
+ *   expansion-queue-done-cut  the same, but the last line lists the children only up to the first
+ *             option, so the line ends at the option's own token: whether to stop is read where
+ *             the option is written (is this token one of the two at the question's end?) instead
+ *             of after the whole list (is any of these one of them?)
  *   lookup    the expansion trace's first step alone, "+ root c1 c2 …": a probe of the one read
  *             every breadth-first step makes (the answer after it is not implied by it)
  *   lookup-span  the same step written as the grouped question writes the root's edges,
@@ -62,6 +66,7 @@ export type ProsqaReasoning =
   | 'expansion'
   | 'expansion-queue'
   | 'expansion-queue-done'
+  | 'expansion-queue-done-cut'
   | 'lookup'
   | 'lookup-span'
   | 'echo'
@@ -75,6 +80,7 @@ export const PROSQA_REASONING: readonly ProsqaReasoning[] = [
   'expansion',
   'expansion-queue',
   'expansion-queue-done',
+  'expansion-queue-done-cut',
   'lookup',
   'lookup-span',
   'echo',
@@ -139,7 +145,11 @@ function reasoningSteps(
   if (reasoning === 'echo') return echoLines(q.edges, layout === 'headed' ? 'headed' : 'grouped');
   if (reasoning === 'echo-line') return [echoLine(q.edges, layout === 'headed' ? 'headed' : 'grouped')];
   const ordered = inQuestionOrder(g, q, ex.id);
-  if (reasoning === 'expansion-queue' || reasoning === 'expansion-queue-done')
+  if (
+    reasoning === 'expansion-queue' ||
+    reasoning === 'expansion-queue-done' ||
+    reasoning === 'expansion-queue-done-cut'
+  )
     return breadthFirstLines(ordered, reasoning, layout === 'headed');
   const expansion = expansionTrace(ordered);
   if (reasoning === 'lookup-span') {
@@ -153,19 +163,20 @@ function reasoningSteps(
 /**
  * The written lines of a breadth-first trace of a graph (edges in the question's order): expansion
  * "+ u c1 c2", expansion-queue "+ u c1 c2: q1 q2" (no queue on the last line), or
- * expansion-queue-done "+ u c1 c2: q1 q2> root n1 u" (neither list on the last line). Headed: the
+ * expansion-queue-done "+ u c1 c2: q1 q2> root n1 u" (neither list on the last line), or
+ * expansion-queue-done-cut (the same, the last line's children up to the first option). Headed: the
  * expanded node as the question opens its group, so a line with children copies it.
  */
 export function breadthFirstLines(
   g: ProsqaGraph,
-  reasoning: 'expansion' | 'expansion-queue' | 'expansion-queue-done',
+  reasoning: 'expansion' | 'expansion-queue' | 'expansion-queue-done' | 'expansion-queue-done-cut',
   headed: boolean,
 ): string[] {
   const head = (u: number) => (headed ? ` ${headForm(g.symbols[u])}` : names([u], g));
   if (reasoning === 'expansion')
     return expansionTrace(g).map(([u, ...children]) => `${EXPANSION_MARK}${head(u)}${names(children, g)}`);
-  const withDone = reasoning === 'expansion-queue-done';
-  return queueTrace(g).map(
+  const withDone = reasoning !== 'expansion-queue';
+  return queueTrace(g, reasoning === 'expansion-queue-done-cut').map(
     ({ node, children, queue, done }) =>
       `${EXPANSION_MARK}${head(node)}${names(children, g)}${queue ? `${QUEUE_MARK}${names(queue, g)}` : ''}` +
       (withDone && done ? `${DONE_MARK}${names(done, g)}` : ''),

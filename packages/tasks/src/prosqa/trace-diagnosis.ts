@@ -15,7 +15,12 @@ import { queueLineNames } from './symbolic-reasoning.js';
 import { breadthFirstLines, parseSymbolicQuestion } from './symbolic.js';
 
 /** The written forms a trace diagnosis reads. */
-export const DIAGNOSED_REASONING = ['expansion', 'expansion-queue', 'expansion-queue-done'] as const;
+export const DIAGNOSED_REASONING = [
+  'expansion',
+  'expansion-queue',
+  'expansion-queue-done',
+  'expansion-queue-done-cut',
+] as const;
 export type DiagnosedReasoning = (typeof DIAGNOSED_REASONING)[number];
 
 /** One written trace against the right one. */
@@ -48,6 +53,7 @@ function firstQueueProblem(
   g: ProsqaGraph,
   parsed: ReturnType<typeof queueLineNames>[],
   withDone: boolean,
+  cut: boolean,
 ): FirstProblem | null {
   const symbols = [...g.symbols];
   const id = new Map(symbols.map((s, i) => [s, i]));
@@ -60,7 +66,7 @@ function firstQueueProblem(
     trace.push({ node, children, queue: ids(p.queue), done: ids(p.done) });
   }
   const whole = trace.length === parsed.length;
-  const first = queueFindings({ ...g, symbols }, trace, withDone).find(
+  const first = queueFindings({ ...g, symbols }, trace, withDone, cut).find(
     (f) => whole || !(f.kind === 'stops' && f.step === trace.length), // a cut-short trace's stop is not judged
   );
   if (first && (first.kind !== 'empty' || whole)) return first.kind;
@@ -98,7 +104,8 @@ export function diagnoseTrace(
     .filter((l) => l !== '');
   const children = new Map<string, string[]>();
   for (const [u, v] of parseSymbolicQuestion(question).edges) children.set(u, [...(children.get(u) ?? []), v]);
-  const parsed = lines.map((l) => queueLineNames(l, headed, reasoning === 'expansion-queue-done'));
+  const withDone = reasoning === 'expansion-queue-done' || reasoning === 'expansion-queue-done-cut';
+  const parsed = lines.map((l) => queueLineNames(l, headed, withDone));
   const groupCopies = parsed.filter((p) => {
     if (!p || !g.symbols.includes(p.names[0])) return false;
     const [u, ...vs] = p.names;
@@ -142,7 +149,10 @@ export function diagnoseTrace(
     followsQueue,
     updatesQueue,
     updatesDone,
-    firstProblem: reasoning === 'expansion' ? null : firstQueueProblem(g, parsed, reasoning === 'expansion-queue-done'),
+    firstProblem:
+      reasoning === 'expansion'
+        ? null
+        : firstQueueProblem(g, parsed, withDone, reasoning === 'expansion-queue-done-cut'),
   };
 }
 
