@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
-import { exampleTexts, initBackend, Rng, TinyLm, Tokenizer, type Example } from '@telepath/core';
+import { benchExamples, exampleTexts, initBackend, medianStepMs, Rng, TinyLm, Tokenizer } from '@telepath/core';
 import { coprocessor, type CoprocessorVariant } from '../src/index.js';
 
 const { values } = parseArgs({
@@ -22,15 +22,8 @@ const steps = Number(values.steps);
 const ROWS = 16;
 
 await initBackend('native', { quiet: true });
-const rng = new Rng(1);
-const LETTERS = 'abcdefghij';
-const word = () => `w${LETTERS[rng.int(10)]}${LETTERS[rng.int(6)]}`; // 60 one-token words
-const pool: Example[] = Array.from({ length: 256 }, (_, i) => ({
-  id: `bench${i}`,
-  question: Array.from({ length: 100 + rng.int(200) }, word).join(' '),
-  steps: [],
-  answer: word(),
-}));
+const pool = benchExamples(256, [100, 300], 0);
+const rng = new Rng(1); // draws the batches
 const tokenizer = Tokenizer.build(exampleTexts(pool));
 const lm = new TinyLm(
   { vocabSize: tokenizer.size, contextLength: 640, layers: 4, heads: 4, width: 128, positions: 'rotary' },
@@ -44,16 +37,10 @@ const vars = [...s.trainable('sft').values()];
 const optimizer = tf.train.adam(1e-3);
 const at = { step: 0, phase: 'sft', rng: new Rng(2) };
 
-async function step(): Promise<number> {
+const ms = await medianStepMs(async () => {
   const batch = Array.from({ length: ROWS }, () => pool[rng.int(pool.length)]);
-  const t0 = performance.now();
   const cost = optimizer.minimize(() => coprocessor.loss(s, batch, at), true, vars);
   await cost!.data();
   cost!.dispose();
-  return performance.now() - t0;
-}
-
-const times: number[] = [];
-for (let i = 0; i < steps + 2; i++) times.push(await step());
-const timed = times.slice(2).sort((a, b) => a - b);
-console.log(JSON.stringify({ variant, steps, msPerStep: Math.round(timed[Math.floor(timed.length / 2)]) }));
+}, steps);
+console.log(JSON.stringify({ variant, steps, msPerStep: ms }));

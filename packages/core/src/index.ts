@@ -33,3 +33,4 @@ export * from './gpt2-config.js';
 export * from './gpt2.js';
 export * from './pretrained-tokenizer.js';
 export * from './bpe-ranks.js';
+export * from './bench.js';
