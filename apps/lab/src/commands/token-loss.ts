@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeBackend, initBackend, Tokenizer, type BackendCandidate, type TinyLm } from '@telepath/core';
+import { describeBackend, initBackend, type BackendCandidate, type TinyLm } from '@telepath/core';
 import { armData } from '../experiment/experiment.js';
 import { loadTaskData } from '../experiment/data.js';
 import { CHAIN_END, tokenLosses } from '../evaluation/token-loss.js';
@@ -53,11 +53,10 @@ export async function tokenLossCommand(args: string[]): Promise<number> {
   console.error(describeBackend(info));
   const data = await loadTaskData(resolved.task, armData(resolved, resolved.arm));
   const examples = max > 0 ? data.test.slice(0, max) : data.test;
-  const { state, lm } = await restoreFinishedRun(dir, resolved, examples);
+  const { state, lm, tokenizer } = await restoreFinishedRun(dir, resolved, examples);
   try {
-    const tok = await Tokenizer.load(path.join(dir, 'tokenizer.json'));
     const withReasoning = resolved.arm.config.variant !== 'no-cot';
-    const table = await tokenLosses(lm as TinyLm, tok, examples, withReasoning);
+    const table = await tokenLosses(lm as TinyLm, tokenizer, examples, withReasoning);
     if (values.json) {
       console.log(JSON.stringify({ run: dir, questions: examples.length, ...table }));
       return 0;

@@ -6,14 +6,7 @@
  * most of its loss on ':' (go on) and the chain's last token (stop).
  */
 import * as tf from '@tensorflow/tfjs-core';
-import {
-  encodeExample,
-  packSegments,
-  referenceSegments,
-  type Example,
-  type TinyLm,
-  type Tokenizer,
-} from '@telepath/core';
+import { packSegments, referenceSegments, type Example, type TinyLm, type Tokenizer } from '@telepath/core';
 
 /** What a row of the table groups: a target token, or the chain's last token. */
 export const CHAIN_END = '⟨the chain’s last token⟩';
@@ -50,12 +43,8 @@ export async function tokenLosses(
   const groups = new Map<string, { count: number; loss: number; right: number }>();
   let [tokens, total] = [0, 0];
   for (let i = 0; i < examples.length; i += batchSize) {
-    const batch = examples.slice(i, i + batchSize);
-    const packed = packSegments(
-      batch.map((ex) => referenceSegments(tok, ex, withReasoning)),
-      tok.padId,
-      lm.config.contextLength,
-    );
+    const rows = examples.slice(i, i + batchSize).map((ex) => referenceSegments(tok, ex, withReasoning));
+    const packed = packSegments(rows, tok.padId, lm.config.contextLength);
     const logProbs = tf.tidy(() => tf.logSoftmax(lm.forward(lm.embed(packed.ids)).logits)); // [B, T, V]; right padding, as the references train
     const [logp, mask, targets] = (await Promise.all([
       logProbs.array(),
@@ -63,10 +52,10 @@ export async function tokenLosses(
       packed.targets.array(),
     ])) as [number[][][], number[][], number[][]];
     tf.dispose([logProbs, packed.ids, packed.targets, packed.lossMask, packed.attentionMask]);
-    batch.forEach((ex, b) => {
-      const e = encodeExample(tok, ex);
-      // The input column whose target is the chain's last token (the sequence is prompt, chain, answer).
-      const chainEnd = withReasoning && e.reasoning.length > 0 ? e.prompt.length + e.reasoning.length - 2 : -1;
+    rows.forEach((segments, b) => {
+      // The input column whose target is the chain's last token (segments: prompt, chain, answer).
+      const [prompt, chain] = segments;
+      const chainEnd = withReasoning && chain.ids.length > 0 ? prompt.ids.length + chain.ids.length - 2 : -1;
       mask[b].forEach((w, t) => {
         if (w === 0) return;
         const target = targets[b][t];
@@ -83,13 +72,13 @@ export async function tokenLosses(
       });
     });
   }
-  const rows = [...groups].map(([target, g]) => ({
+  const table = [...groups].map(([target, g]) => ({
     target,
     count: g.count,
     meanLoss: g.loss / g.count,
     argmaxRight: g.right / g.count,
     share: total > 0 ? g.loss / total : 0,
   }));
-  rows.sort((a, b) => b.share - a.share || a.target.localeCompare(b.target));
-  return { rows, tokens, meanLoss: tokens > 0 ? total / tokens : 0 };
+  table.sort((a, b) => b.share - a.share || a.target.localeCompare(b.target));
+  return { rows: table, tokens, meanLoss: tokens > 0 ? total / tokens : 0 };
 }

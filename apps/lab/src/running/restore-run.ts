@@ -26,8 +26,8 @@ export async function readFinishedRun(dir: string): Promise<ResolvedRun> {
 }
 
 /**
- * The arm's method and state with its trained variables restored (`examples`: what it will be run
- * on, for a vocabulary check). The caller disposes the state.
+ * The arm's method and state with its trained variables restored, its LM and the run's tokenizer
+ * (`examples`: what it will be run on, for a vocabulary check). The caller disposes the state.
  */
 export async function restoreFinishedRun(dir: string, resolved: ResolvedRun, examples: Example[]) {
   const configFile = path.join(dir, 'config.resolved.json');
@@ -44,7 +44,7 @@ export async function restoreFinishedRun(dir: string, resolved: ResolvedRun, exa
   const checkpoint = hasFinal ? await readCheckpoint(final) : null;
   const build = (arm: Arm) =>
     buildArm(method, dir, exp, arm, resolved.seed, { train: [], vocabulary: {} }, examples, runsDir);
-  let { state, lm } = await build(hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm);
+  let { state, lm, tokenizer } = await build(hasFinal ? { ...resolved.arm, initFrom: '' } : resolved.arm);
   // Values a method measures at init from the LM it starts from (CoLaR's embStd, the coprocessor's
   // latentScale) are variables in final.ckpt. A final.ckpt written before they were lacks them:
   // build from the recorded initFrom, so init measures them on the LM the arm trained from.
@@ -54,7 +54,7 @@ export async function restoreFinishedRun(dir: string, resolved: ResolvedRun, exa
     console.error(
       `[telepath] ${final} has no ${missing.join(', ')} (written before they were checkpointed); measuring them on ${resolved.arm.initFrom}'s trained LM, as training did`,
     );
-    ({ state, lm } = await build(resolved.arm));
+    ({ state, lm, tokenizer } = await build(resolved.arm));
   }
   try {
     if (checkpoint) {
@@ -70,5 +70,5 @@ export async function restoreFinishedRun(dir: string, resolved: ResolvedRun, exa
     state.dispose();
     throw e;
   }
-  return { method, state, lm };
+  return { method, state, lm, tokenizer };
 }

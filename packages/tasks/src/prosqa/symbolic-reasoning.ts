@@ -27,6 +27,7 @@ import {
   EXPANSION_MARK,
   nodeOfHead,
   FRONTIER_MARK,
+  inQuestionOrder,
   PATH_MARK,
   parseSymbolicQuestion,
   QUEUE_MARK,
@@ -199,20 +200,6 @@ export function queueLineNames(
   return { names, queue: queued, done };
 }
 
-/**
- * The graph with its edges in the order the symbolic question writes them (the order the written
- * traces list children in; the dataset's own edge list has another), so "up to the first option"
- * means the same for the trace and its checker.
- */
-function inWrittenOrder(g: ProsqaGraph, example: Example): ProsqaGraph {
-  const id = new Map(g.symbols.map((s, i) => [s, i]));
-  const written = parseSymbolicQuestion(example.question, example.id).edges.map(
-    ([u, v]) => `${id.get(u)} ${id.get(v)}`,
-  );
-  const rank = (e: [number, number]) => written.indexOf(`${e[0]} ${e[1]}`);
-  return { ...g, edges: [...g.edges].sort((a, b) => rank(a) - rank(b)) };
-}
-
 /** A queue trace: each line parsed, its names known, then queue-trace.ts' verifier. */
 function checkQueueTrace(
   example: Example,
@@ -240,7 +227,10 @@ function checkQueueTrace(
     const ids = (names: string[] | null) => names && names.map((s) => id.get(s)!);
     trace.push({ node, children, queue: ids(parsed.queue), done: ids(parsed.done) });
   }
-  const problems = queueProblems(cut ? inWrittenOrder(g, example) : g, trace, withDone, cut);
+  // The cut form's "up to the first option" follows the order the question writes the edges in (as
+  // the trace does); the dataset's own edge list has another.
+  const checked = cut ? inQuestionOrder(g, parseSymbolicQuestion(example.question, example.id), example.id) : g;
+  const problems = queueProblems(checked, trace, withDone, cut);
   const sound = cut ? 'expansion-queue-done-cut' : withDone ? 'expansion-queue-done' : 'expansion-queue';
   return problems.length === 0
     ? { ok: true, reason: sound, detail: `${trace.length} steps` }

@@ -121,7 +121,7 @@ function parseEnglishQuestion(question: string, id: string): Parsed {
 const names = (ids: readonly number[], g: ProsqaGraph) => ids.map((v) => ` ${g.symbols[v]}`).join('');
 
 /** The graph with its edges in the question's sentence order (the files' `edges` list is in another order). */
-function inQuestionOrder(g: ProsqaGraph, q: Parsed, id: string): ProsqaGraph {
+export function inQuestionOrder(g: ProsqaGraph, q: Parsed, id: string): ProsqaGraph {
   const index = new Map(g.symbols.map((s, i) => [s, i]));
   const node = (s: string) => {
     const i = index.get(s);
