@@ -1,6 +1,8 @@
 /**
  * `telepath run --arms a,b`: an experiment cut down to the named arms, plus every arm they start
  * from (`initFrom`, transitively), so a long reference can be trained (or read back) on its own.
+ * A reused arm ends the walk: its `initFrom` names an arm of its source experiment, which the plan
+ * follows there.
  * Baselines (`compareTo`) outside the cut are dropped from the table; run directories and records
  * are the same as in a full run, so a later full run reads these arms back.
  */
@@ -18,8 +20,8 @@ export function onlyArms(exp: ExperimentConfig, names: readonly string[]): Exper
   const add = (name: string) => {
     if (keep.has(name)) return;
     keep.add(name);
-    const from = exp.arms.find((a) => a.name === name)!.initFrom;
-    if (from) add(from);
+    const arm = exp.arms.find((a) => a.name === name)!;
+    if (arm.initFrom && !arm.reuse) add(arm.initFrom);
   };
   names.forEach(add);
   return {

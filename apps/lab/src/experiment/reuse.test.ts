@@ -9,6 +9,7 @@ import { initBackend } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateExperiment } from './experiment.js';
 import { loadExperiment } from './load-experiment.js';
+import { onlyArms } from './only-arms.js';
 import { readSummaries } from '../reports/report.js';
 import { runExperiment } from '../running/run-experiment.js';
 import { MICRO_SETTINGS } from '../testing.js';
@@ -52,6 +53,11 @@ describe('reused arms', () => {
     });
     expect(exp.arms[0].reuse?.experiment.name).toBe('base');
     expect(exp.arms[1].reuse).toBeNull();
+  });
+
+  it('end the --arms walk: their initFrom is the source experiment\'s arm, not this one\'s', () => {
+    const exp = validateExperiment(USER, 'user.json', { base: BASE });
+    expect(onlyArms(exp, ['soft']).arms.map((a) => a.name)).toEqual(['ref', 'soft']);
   });
 
   it('reject unlike settings, a bad reference, extra keys and cycles with a clear error', () => {
