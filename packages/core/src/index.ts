@@ -7,6 +7,7 @@ export { activeFusedKernels, FUSED_KERNELS, type FusedKernel, setFusedKernels } 
 export * from './generate.js';
 export * from './kv-cache.js';
 export * from './layers.js';
+export * from './length-groups.js';
 export * from './loss.js';
 export * from './matmul.js';
 export * from './method.js';

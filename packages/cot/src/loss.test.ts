@@ -3,7 +3,7 @@ import { encodeExample, initBackend, Rng, type Example } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cot } from './method.js';
-import { lengthGroups, referenceLoss } from './loss.js';
+import { referenceLoss } from './loss.js';
 import type { CotState } from './state.js';
 import { tinyLmFor } from './testing.js';
 
@@ -29,21 +29,6 @@ function stateWith(lengthBuckets: number, data: Example[], promptLossWeight = 0)
 }
 
 describe('cot loss in length buckets', () => {
-  it('cuts the rows, sorted by length, into near-equal groups that cover every row once', () => {
-    expect(lengthGroups([5, 1, 9, 3], 2)).toEqual([
-      [1, 3],
-      [0, 2],
-    ]);
-    expect(lengthGroups([5, 1, 9], 1)).toEqual([[0, 1, 2]]);
-    expect(lengthGroups([5, 1], 8)).toEqual([[1], [0]]);
-    const g = lengthGroups(
-      Array.from({ length: 33 }, (_, i) => (i * 7) % 13),
-      4,
-    );
-    expect(g.map((x) => x.length)).toEqual([8, 8, 8, 9]);
-    expect(g.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 33 }, (_, i) => i));
-  });
-
   it('gives the loss and the gradient of one padded batch (same token mean), without leaks', async () => {
     const data = varied(24);
     const one = stateWith(1, data);

@@ -4,12 +4,13 @@
  * core LM's forward pass; with `promptLossWeight` > 0 also on the question's tokens, each
  * weighted so. Letters: B batch, T tokens, V vocab.
  *
- * With `lengthBuckets` k > 1 the batch is sorted by length and cut into k groups, each padded to
- * its own longest row: the mean over all trained tokens is Σ_g (n_g / n) · mean_g, the same loss
- * (and gradient) as one padded batch, with less padding computed.
+ * With `lengthBuckets` k > 1 the batch is trained in core's length groups (`lengthGroups`,
+ * `groupTokenMean`): the same loss and gradient as one padded batch, with less padding computed.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import {
+  groupTokenMean,
+  lengthGroups,
   maskedCrossEntropy,
   packSegments,
   referenceSegments,
@@ -30,13 +31,7 @@ export function referenceLoss(s: CotState, batch: Example[]): tf.Scalar {
         s.lm.config.contextLength,
       ),
     );
-    if (packs.length === 1) return packLoss(s, packs[0]);
-    const total = Math.max(
-      packs.reduce((a, p) => a + p.trainedTargets, 0),
-      1,
-    );
-    // Σ_g (n_g / n) · mean_g = the mean over all n trained targets
-    return tf.addN(packs.map((p) => tf.mul(packLoss(s, p), p.trainedTargets / total))) as tf.Scalar;
+    return groupTokenMean(packs.map((p) => ({ loss: packLoss(s, p), targets: p.trainedTargets })));
   });
 }
 
@@ -54,12 +49,3 @@ function packLoss(s: CotState, p: PackedBatch): tf.Scalar {
 
 const rowLength = (row: { ids: number[] }[]) => row.reduce((a, seg) => a + seg.ids.length, 0);
 
-/** Row indices sorted by length and cut into at most `k` groups of near-equal size (non-empty). */
-export function lengthGroups(lengths: readonly number[], k: number): number[][] {
-  const order = lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
-  const parts = Math.min(k, order.length);
-  if (parts <= 1) return [lengths.map((_, i) => i)];
-  return Array.from({ length: parts }, (_, g) =>
-    order.slice(Math.floor((g * order.length) / parts), Math.floor(((g + 1) * order.length) / parts)),
-  );
-}

@@ -1,8 +1,9 @@
 /**
- * `npx tsx packages/soft-embedding/bench/step.bench.ts [--steps N] [--variant continuous-thought|soft-tokens]`:
+ * `npx tsx packages/soft-embedding/bench/step.bench.ts [--steps N] [--variant continuous-thought|soft-tokens] [--buckets K]`:
  * ms per training step (forward, backward, Adam) of a 4-layer, width-128 rotary LM (context 640)
  * on batches of 8 examples whose prompts are 100–300 tokens and whose chains are 4 steps, as a
- * ProsQA chain arm would train; continuous thought at stage 2 of N_L 4. Prints one JSON line
+ * ProsQA chain arm would train; continuous thought at stage 2 of N_L 4; `--buckets` the config's
+ * lengthBuckets (default 1, one padded batch). Prints one JSON line
  * (median ms per step after 2 warm-up steps). To compare two versions of the code, run each in
  * its own process, alternating, several times: a shared 2-core VM varies by 10–40 %.
  */
@@ -15,10 +16,12 @@ const { values } = parseArgs({
   options: {
     steps: { type: 'string', default: '10' },
     variant: { type: 'string', default: 'continuous-thought' },
+    buckets: { type: 'string', default: '1' },
   },
 });
 const variant = values.variant as SoftEmbeddingVariant;
 const steps = Number(values.steps);
+const lengthBuckets = Number(values.buckets);
 const ROWS = 8;
 
 await initBackend('native', { quiet: true });
@@ -31,7 +34,7 @@ const lm = new TinyLm(
 );
 const s = softEmbedding.init(
   { lm, tokenizer, rng: new Rng(0), backend: 'native' },
-  { ...softEmbedding.defaults, variant, latentTokens: 4, uniformProb: 0 },
+  { ...softEmbedding.defaults, variant, latentTokens: 4, uniformProb: 0, lengthBuckets },
 );
 const phase = variant === 'soft-tokens' ? 'sft' : 'stage2'; // stage 2: two language steps replaced
 const vars = [...s.trainable(phase).values()];
@@ -44,4 +47,4 @@ const ms = await medianStepMs(async () => {
   await cost!.data();
   cost!.dispose();
 }, steps);
-console.log(JSON.stringify({ variant, steps, msPerStep: ms }));
+console.log(JSON.stringify({ variant, lengthBuckets, steps, msPerStep: ms }));

@@ -38,6 +38,8 @@ export interface SoftEmbeddingConfig {
   uniformProb: number;
   /** Longest generation after the latents. */
   maxNewTokens: number;
+  /** Training batches in this many length groups, each padded to its own longest row (core's lengthGroups); 1: one padded batch. */
+  lengthBuckets: number;
 }
 
 export const DEFAULT_SOFT_EMBEDDING_CONFIG: SoftEmbeddingConfig = {
@@ -63,6 +65,7 @@ export const DEFAULT_SOFT_EMBEDDING_CONFIG: SoftEmbeddingConfig = {
   // analysis runs of §5).
   uniformProb: 0,
   maxNewTokens: 64, // chosen: as @telepath/cot; Coconut generates ≤ 64 (GSM8K) / 128 tokens
+  lengthBuckets: 1, // chosen: one padded batch, as every recorded run was trained (the same loss either way)
 };
 
 /** N_L = maxLatentStage × c for continuous thought. */
@@ -84,6 +87,7 @@ export function resolveConfig(raw: unknown): SoftEmbeddingConfig {
   };
   int('latentTokens', 1);
   int('maxNewTokens', 1);
+  int('lengthBuckets', 1);
   if (c.variant === 'soft-tokens')
     int('steps', 0); // 0: evaluate the weights an initFrom arm ended with
   else {

@@ -6,12 +6,21 @@
  *   continuous thought: <bos> question \n <bot> · s·c thoughts · <eot> · steps[s:] · ### answer
  *     <eos> at curriculum stage s; the remaining language steps and the answer are trained, the
  *     markers are not (Coconut arXiv 2412.06769 v1 §3; label masking as its released code does).
+ * With `lengthBuckets` k > 1 a batch is trained in core's length groups (each aligned and padded
+ * on its own, the token mean over all of them): the same loss and gradient, less padding computed.
  * Letters: B batch, K latent slots, C width.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { encodeExample, maskedCrossEntropy, type Example, type StepInfo } from '@telepath/core';
+import {
+  encodeExample,
+  groupTokenMean,
+  lengthGroups,
+  maskedCrossEntropy,
+  type Example,
+  type StepInfo,
+} from '@telepath/core';
 import { exampleStage, stageLayout, stageOfPhase } from './curriculum.js';
-import { alignBatch, type AlignedRow } from './layout.js';
+import { alignBatch, type AlignedBatch, type AlignedRow } from './layout.js';
 import { continuousForward, softTokenForward } from './model.js';
 import type { SoftEmbeddingState } from './state.js';
 
@@ -41,17 +50,35 @@ export function continuousRows(s: SoftEmbeddingState, batch: Example[], stages: 
   });
 }
 
+/** The token-mean loss of `rows` in `s.config.lengthBuckets` length groups, each aligned on its own and scored by `lossOf`. */
+function groupedLoss(
+  s: SoftEmbeddingState,
+  rows: AlignedRow[],
+  lossOf: (b: AlignedBatch) => tf.Scalar,
+): tf.Scalar {
+  const length = (r: AlignedRow) => r.prefix.length + r.latents + r.suffix.reduce((a, seg) => a + seg.ids.length, 0);
+  const targets = (r: AlignedRow) => r.suffix.reduce((a, seg) => a + (seg.trained ? seg.ids.length : 0), 0);
+  const groups = lengthGroups(rows.map(length), s.config.lengthBuckets).map((g) => g.map((i) => rows[i]));
+  return tf.tidy(() =>
+    groupTokenMean(
+      groups.map((g) => {
+        const b = alignBatch(g, {
+          padId: s.tokenizer.padId,
+          latentId: s.tokenizer.id('latent'),
+          contextLength: s.lm.config.contextLength,
+          teacherForcing: true,
+        });
+        return { loss: lossOf(b), targets: g.reduce((a, r) => a + targets(r), 0) };
+      }),
+    ),
+  );
+}
+
 export function softTokensLoss(s: SoftEmbeddingState, batch: Example[], at: StepInfo): tf.Scalar {
   if (!s.soft) throw new Error('softTokensLoss: the state has no soft tokens');
   const soft = s.soft;
-  return tf.tidy(() => {
-    const b = alignBatch(softTokenRows(s, batch), {
-      padId: s.tokenizer.padId,
-      latentId: s.tokenizer.id('latent'),
-      contextLength: s.lm.config.contextLength,
-      teacherForcing: true,
-    });
-    const z = tf.tile(tf.expandDims(soft, 0), [batch.length, 1, 1]) as tf.Tensor3D; // [B, K, C]
+  return groupedLoss(s, softTokenRows(s, batch), (b) => {
+    const z = tf.tile(tf.expandDims(soft, 0), [b.latentCounts.length, 1, 1]) as tf.Tensor3D; // [B, K, C]
     const out = softTokenForward(s.lm, b, z, { training: true, rng: at.rng });
     return maskedCrossEntropy(out.logits, b.targets!, b.lossMask!);
   });
@@ -62,13 +89,7 @@ export function continuousLoss(s: SoftEmbeddingState, batch: Example[], at: Step
   const stages = batch.map((ex, i) =>
     exampleStage(scheduled, ex.steps.length, s.config.uniformProb, at.rng.fork(`stage/${i}`)),
   );
-  return tf.tidy(() => {
-    const b = alignBatch(continuousRows(s, batch, stages), {
-      padId: s.tokenizer.padId,
-      latentId: s.tokenizer.id('latent'),
-      contextLength: s.lm.config.contextLength,
-      teacherForcing: true,
-    });
+  return groupedLoss(s, continuousRows(s, batch, stages), (b) => {
     const out = continuousForward(s.lm, b, { training: true, rng: at.rng });
     return maskedCrossEntropy(out.logits, b.targets!, b.lossMask!);
   });
