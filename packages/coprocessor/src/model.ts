@@ -69,7 +69,7 @@ export function encodePrompts(base: TinyLm, prompts: number[][], padId: number):
   const B = prompts.length;
   const longest = Math.max(...prompts.map((p) => p.length));
   if (B === 0 || longest === 0) throw new Error('coprocessor: empty prompt batch');
-  const S = Math.max(longest, paddedWidth(longest, base.config.contextLength));
+  const S = paddedWidth(longest, base.config.contextLength);
   const { ids, mask, positions: pos } = leftPadRows(prompts, padId, 0, S);
   return tidy(() => {
     const out = base.forward(base.embed(tf.tensor2d(ids, [B, S], 'int32')), {

@@ -89,6 +89,7 @@ it('within a context length, pads to one of 8 widths per doubling (at most the c
   expect([5, 9, 17, 39, 64, 65, 200, 450, 600].map((n) => paddedWidth(n, 640))).toEqual([
     5, 9, 18, 40, 64, 72, 208, 480, 640,
   ]);
+  expect(paddedWidth(700, 640)).toBe(700); // past the context: never narrower than the row
   const rows = [40, 21].map((n) => [{ ids: Array.from({ length: n }, (_, i) => 1 + (i % 9)), trained: true }]);
   const width = (p: PackedBatch) => {
     tf.dispose([p.ids, p.targets, p.lossMask, p.attentionMask]);

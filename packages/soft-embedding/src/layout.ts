@@ -65,7 +65,7 @@ export function alignBatch(rows: AlignedRow[], o: AlignOptions): AlignedBatch {
   });
   const inputs = seqs.map((s) => (o.teacherForcing ? s.ids.length - 1 : s.ids.length));
   const reach = Math.max(...seqs.map((s, b) => s.pad + inputs[b]));
-  const T = o.teacherForcing ? Math.max(reach, paddedWidth(reach, o.contextLength)) : reach;
+  const T = o.teacherForcing ? paddedWidth(reach, o.contextLength) : reach;
   if (!o.teacherForcing && seqs.some((s, b) => s.pad + inputs[b] !== T)) {
     throw new Error(
       'alignBatch: for generation every row must end in the same column (same latent count and suffix length)',
