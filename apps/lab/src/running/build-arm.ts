@@ -221,6 +221,10 @@ async function readSource(source: string, dir: string): Promise<InitSource> {
     // Runs recorded before final.ckpt existed: their last phase's checkpoint.
     const phases = methodById(resolved.arm.method, `initFrom ${source}`).phases(resolved.arm.config);
     file = path.join(source, `${phases[phases.length - 1].phase}.ckpt`);
+    if (!existsSync(file))
+      throw new Error(
+        `initFrom: ${source} has finished but holds no weights (no ${FINAL_CHECKPOINT} or ${path.basename(file)}: a record kept without --weights can be read back, not started from); train that arm × seed again with --force in a runs folder`,
+      );
   }
   return { file, ck: await readCheckpoint(file), method: resolved.arm.method };
 }

@@ -112,6 +112,16 @@ it(
       'final.ckpt',
     ]);
 
+    // A record kept without its weights is read back but cannot be started from: said, naming it.
+    rmSync(join(elsewhere, 'weights', 'cot', 's0', 'final.ckpt'));
+    rmSync(join(elsewhere, 'weights', 'again'), { recursive: true });
+    await expect(
+      runExperiment(validateExperiment({ ...raw, arms: [source, again] }, 'weights.json'), {
+        runsDir: elsewhere,
+        ...quiet,
+      }),
+    ).rejects.toThrow(/initFrom: .*cot\/s0 has finished but holds no weights \(no final\.ckpt or sft\.ckpt/);
+
     // A run without final.ckpt cannot be kept with its weights: said, and nothing half-kept.
     rmSync(join(runs, 'weights', 'cot', 's0', 'final.ckpt'));
     const missing = spawnSync('bash', [SCRIPT, '--weights', runs, 'weights'], {
