@@ -38,7 +38,8 @@ A config with "sweep": { "key": "data.n", "values": [3, 4, 5, 6] } runs one expe
   --json            print {"experiment", "arms": [...], "runs": [...]} on stdout instead of the table: one entry per
                     table row in "arms" (accuracy, stderr, n = questions × seeds, "paired": [{"baseline", "diff", "lo", "hi"}],
                     diagnostics), one per arm × seed in "runs"
-  --force           retrain finished arms instead of reading their records
+  --force           retrain finished arms instead of reading their records (with --arms: only the named arms,
+                    not the arms they start from)
   --workers N       run N processes that split the arms (each arm still trains once), e.g. one per core;
                     each gets ⌊cores / N⌋ native threads unless TELEPATH_NATIVE_THREADS is set
 Ctrl-C stops after the current step with checkpoints written; the same command resumes.`;
@@ -122,6 +123,7 @@ export async function runCommand(args: string[]): Promise<number> {
         const { results, rows, interrupted } = await runExperiment(e, {
           runsDir: path.resolve(values.runs!),
           force: values.force,
+          forceOnly: cut ?? undefined,
           shouldStop: stop.requested,
           quiet: values.quiet,
         });

@@ -19,6 +19,8 @@ import { tableCsv, tableMarkdown, type ArmRow } from '../reports/table.js';
 export interface RunExperimentOptions {
   runsDir: string;
   force?: boolean;
+  /** With `force`: only these arms are retrained (`--arms`), not the arms they start from. */
+  forceOnly?: readonly string[];
   shouldStop?: () => boolean;
   quiet?: boolean;
   log?: (line: string) => void;
@@ -38,7 +40,7 @@ export async function runExperiment(
   // training (or that starts from such a job) is left for a second pass, where it waits for that
   // process and reads its record.
   const plan = planExperiment(exp);
-  refuseToTrainIntoKeptRecords(plan.jobs, o);
+  refuseToTrainIntoKeptRecords(plan.jobs, o, exp);
   const byId = new Map(plan.jobs.map((j) => [j.id, j]));
   const done = new Map<string, ArmSummary>();
   const deferred: PlannedJob[] = [];
@@ -85,14 +87,15 @@ export async function runExperiment(
     const { exp: owner, arm, seed } = job;
     let r: ArmSummary | 'interrupted' | 'busy';
     try {
-      // Only this experiment's own arms are forced; a reused arm's source is never retrained from here.
+      // Only this experiment's own arms are forced (with --arms, only the named ones); a reused
+      // arm's source, or an arm named only as a starting point, is never retrained from here.
       const armOptions = {
         exp: owner,
         arm,
         seed,
         loadData: () => data(armData(owner, arm)),
         runsDir: o.runsDir,
-        force: o.force && owner.name === exp.name,
+        force: forced(o, exp, job),
         shouldStop: o.shouldStop,
         quiet: o.quiet,
         warn: o.log,
@@ -186,14 +189,19 @@ function dataLoader(task: ExperimentConfig['task'], log: (line: string) => void)
   }
 }
 
+/** Whether `--force` retrains this job: an arm of the experiment run, named by `--arms` when that is given. */
+function forced(o: RunExperimentOptions, exp: ExperimentConfig, job: PlannedJob): boolean {
+  return !!o.force && job.exp.name === exp.name && (!o.forceOnly || o.forceOnly.includes(job.arm.name));
+}
+
 /**
  * Kept records have no checkpoints: an arm × seed not kept there would train into the folder (its
  * record then looks kept), and one with --force would be overwritten. Both are refused, naming
  * them, before anything trains.
  */
-function refuseToTrainIntoKeptRecords(jobs: readonly PlannedJob[], o: RunExperimentOptions): void {
+function refuseToTrainIntoKeptRecords(jobs: readonly PlannedJob[], o: RunExperimentOptions, exp: ExperimentConfig): void {
   if (!existsSync(path.join(o.runsDir, KEPT_RECORDS_MARKER))) return;
-  const toTrain = jobs.filter((j) => o.force || !existsSync(path.join(jobDir(o.runsDir, j), 'summary.json')));
+  const toTrain = jobs.filter((j) => forced(o, exp, j) || !existsSync(path.join(jobDir(o.runsDir, j), 'summary.json')));
   if (toTrain.length === 0) return;
   const names = toTrain.map((j) => `${j.exp.name}/${j.arm.name} s${j.seed}`).join(', ');
   throw new ConfigError(
