@@ -48,4 +48,3 @@ function packLoss(s: CotState, p: PackedBatch): tf.Scalar {
 }
 
 const rowLength = (row: { ids: number[] }[]) => row.reduce((a, seg) => a + seg.ids.length, 0);
-
