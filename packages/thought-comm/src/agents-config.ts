@@ -87,6 +87,13 @@ export interface AgentsExperimentConfig {
   textDebate: boolean;
   peerRate: number;
   controls: CommControl[];
+  /**
+   * Run records the agents start from instead of being trained here (agentTraining is then not
+   * used): folders holding model.json, tokenizer.json and final.ckpt, relative to the runs folder,
+   * `{seed}` standing for the run seed. One folder: every agent is a copy of it (agentInit
+   * 'copies'); `agents` folders: one each (agentInit 'separate'). Empty: agents are trained here.
+   */
+  agentsFrom: string[];
   eval: { batchSize: number; maxNewTokens: number; maxExamples: number };
   why: Record<string, string> | null;
 }
@@ -147,6 +154,7 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
   textDebate: false, // chosen: off, so the prefix is the only channel and its effect is measured alone; the paper passes both
   peerRate: 0.5, // chosen: half the training questions carry peer answers, so agents still answer alone
   controls: ['random', 'shuffle'], // issue 9: "a random prefix of matched norm; thoughts from another question"
+  agentsFrom: [], // chosen: agents trained here unless an experiment names the references to start from
   eval: { batchSize: 100, maxNewTokens: 24, maxExamples: 0 },
   why: null,
 };
@@ -181,8 +189,31 @@ export function parseAgentsExperimentConfig(
   if (c.commExamples < 2) throw new Error(`${where}: commExamples must be ≥ 2`);
   if (c.stateLayer > c.lm.layers) throw new Error(`${where}: stateLayer ${c.stateLayer} > lm.layers ${c.lm.layers}`);
   if (c.seeds.length === 0) throw new Error(`${where}: seeds must not be empty`);
+  checkAgentsFrom(c, where);
   if (!c.lm.pretrained) delete c.lm.pretrained; // from-scratch records keep their keys
   return c;
+}
+
+/** agentsFrom: strings; one folder with copies, one per agent with separate agents; not with a pretrained GPT-2. */
+function checkAgentsFrom(c: AgentsExperimentConfig, where: string): void {
+  const from = c.agentsFrom;
+  if (!Array.isArray(from) || from.some((p) => typeof p !== 'string' || p === ''))
+    throw new Error(`${where}: agentsFrom must be a list of run-record folders (non-empty strings)`);
+  if (from.length === 0) return;
+  if (c.lm.pretrained)
+    throw new Error(`${where}: agentsFrom and lm.pretrained both say where the agents come from; give one`);
+  if (c.textDebate)
+    throw new Error(
+      `${where}: agentsFrom with textDebate: the records' agents were not trained to read peers' answers`,
+    );
+  if (c.agentInit === 'copies' && from.length !== 1)
+    throw new Error(
+      `${where}: agentInit "copies" takes one agentsFrom folder (every agent a copy of it), got ${from.length}`,
+    );
+  if (c.agentInit === 'separate' && from.length !== c.agents)
+    throw new Error(
+      `${where}: agentInit "separate" takes one agentsFrom folder per agent (${c.agents}), got ${from.length}`,
+    );
 }
 
 /** The hidden-state index agents' states are read from: ⌊2L/3⌋ by default (§1.4). */

@@ -1,7 +1,8 @@
 /**
  * ThoughtComm's part 2 end to end ("Thought Communication in Multiagent Collaboration", arXiv
  * 2510.20733; docs/method-reference.md §1.3–1.10, §1.12): per seed,
- *   1. train A agents (core LMs) on the task, each from its own initialisation and data order;
+ *   1. train A agents (core LMs) on the task, each from its own initialisation and data order, or
+ *      load them from kept run records (agentsFrom: the task's references);
  *   2. round 0 on the held-out communication examples and on the test set;
  *   3. fit the sparse-Jacobian autoencoder on the agents' concatenated round-0 states, read the
  *      structure (relevance masks, α);
@@ -19,18 +20,13 @@ import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import {
   DEFAULT_OPTIM_CONFIG,
-  encodeExample,
-  loadGpt2,
   Rng,
   RunRecord,
-  runTokenizer,
-  TinyLm,
   train,
   writeFileAtomic,
   writeTensorFile,
   type BuildOptions,
   type Example,
-  type LmConfig,
   type RewardFn,
 } from '@telepath/core';
 import { adapterLoss, paperContinuations, type CommBatch } from './adapter-loss.js';
@@ -42,7 +38,8 @@ import { summariseStructure } from './agents-report.js';
 import { fitAutoencoder } from './fit.js';
 import { encode } from './autoencoder.js';
 import { readStructure } from './structure.js';
-import { peerVocabularyExamples, runTextDebate, withTrainingPeers } from './text-debate.js';
+import { runTextDebate, withTrainingPeers } from './text-debate.js';
+import { agentLms } from './agent-lms.js';
 
 export interface AgentsTaskData {
   train: Example[];
@@ -54,6 +51,8 @@ export interface AgentsTaskData {
 }
 export interface AgentsRunOptions {
   outDir: string;
+  /** The folder `agentsFrom` paths are relative to (the lab's runs folder); default the working directory. */
+  recordsDir?: string;
   force?: boolean;
   log?: (line: string) => void;
   shouldStop?: () => boolean;
@@ -63,6 +62,8 @@ export interface AgentsSeedSummary {
   seed: number;
   stateLayer: number;
   agentTrainExamples: number;
+  /** The run records the agents were loaded from (config agentsFrom), resolved; absent when they were trained here. */
+  agentsFrom?: string[];
   commExamples: number;
   alphaHistogram: number[];
   /**
@@ -82,9 +83,6 @@ export interface AgentsSeedSummary {
   agreementWeights: Record<string, number[]>;
   seconds: Record<string, number>;
 }
-
-/** Extra positions beyond the longest example: the prefix and generation slack. */
-const CONTEXT_MARGIN = 8;
 
 export async function runAgentsExperiment(
   c: AgentsExperimentConfig,
@@ -131,58 +129,20 @@ export async function runAgentsSeed(
     return out;
   };
 
-  // Pretrained: every agent starts from the same checkpoint, with its tokenizer (Telepath's specials added).
-  const pretrained = c.lm.pretrained
-    ? await Promise.all(
-        Array.from({ length: c.agents }, (_, k) =>
-          loadGpt2(c.lm.pretrained!, {
-            addSpecialTokens: true,
-            lm: { dropout: c.lm.dropout },
-            namePrefix: `agent${k}`,
-          }),
-        ),
-      )
-    : null;
-  const tokenizer = pretrained
-    ? pretrained[0].tokenizer
-    : await runTokenizer(
-        path.join(dir, 'tokenizer.json'),
-        c.textDebate ? [...data.train, ...peerVocabularyExamples()] : data.train,
-        data.vocabulary,
-      );
-  // With text debate a question carries A − 1 peer answers of up to eval.maxNewTokens tokens each, plus the marker and separators.
-  const peerRoom = c.textDebate ? (c.agents - 1) * (c.eval.maxNewTokens + 2) + 2 : 0;
-  const longest =
-    peerRoom +
-    Math.max(
-      ...[...data.train, ...test].map((ex) => {
-        const e = encodeExample(tokenizer, ex);
-        return e.prompt.length + e.reasoning.length + e.answer.length;
-      }),
-    );
-  const { contextLength, pretrained: _folder, ...lmRest } = c.lm;
-  const lmConfig: LmConfig = pretrained
-    ? pretrained[0].lm.config
-    : {
-        ...lmRest,
-        vocabSize: tokenizer.size,
-        contextLength: contextLength || longest + c.adapter.prefixLength + CONTEXT_MARGIN,
-      };
-  if (pretrained && longest + c.adapter.prefixLength > lmConfig.contextLength)
-    throw new Error(
-      `thought-comm agents: lm.pretrained ${c.lm.pretrained}: the longest example plus the prefix is ${longest + c.adapter.prefixLength} tokens, more than the checkpoint's ${lmConfig.contextLength} positions`,
-    );
   const rng = new Rng(seed);
-  const agents: Agent[] = Array.from({ length: c.agents }, (_, k) => ({
-    lm: pretrained ? pretrained[k].lm : new TinyLm(lmConfig, rng.fork(`agent/${k}`), `agent${k}`),
-    tokenizer,
-    variant: c.agentTraining.variant,
-  }));
+  const { lms, tokenizer, lmConfig, recordDirs } = await agentLms(
+    c,
+    { ...data, test },
+    { seed, dir, rng, recordsDir: o.recordsDir },
+  );
+  const fromRecords = recordDirs !== null;
+  const agents: Agent[] = lms.map((lm) => ({ lm, tokenizer, variant: c.agentTraining.variant }));
   const disposables: { dispose(): void }[] = agents.map((a) => a.lm);
   try {
     // 1. Agents: own initialisation (rng fork per agent) and own data order (the step rng samples their batches).
     const t = c.agentTraining;
     for (const [k, a] of agents.entries()) {
+      if (fromRecords) break; // loaded from the records, not trained here
       if (c.agentInit === 'copies' && k > 0) {
         for (const [name, v] of agents[0].lm.params) a.lm.params.get(name)!.assign(v); // the paper's agents: copies of one model
         continue;
@@ -368,7 +328,8 @@ export async function runAgentsSeed(
     const summary: AgentsSeedSummary = {
       seed,
       stateLayer: layer,
-      agentTrainExamples: agentTrain.length,
+      agentTrainExamples: fromRecords ? 0 : agentTrain.length,
+      ...(recordDirs ? { agentsFrom: recordDirs } : {}),
       commExamples: pool.length,
       alphaHistogram: structure.alphaHistogram,
       structure: structureSummary,

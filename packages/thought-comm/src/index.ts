@@ -25,4 +25,5 @@ export * from './model.js';
 export * from './adapter-loss.js';
 export * from './debate.js';
 export * from './agents-experiment.js';
+export * from './agent-records.js';
 export * from './agents-report.js';

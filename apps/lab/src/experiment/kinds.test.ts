@@ -2,12 +2,13 @@
  * Experiment kinds: dispatch on "kind", --set overrides, ThoughtComm's synthetic and agents kinds on
  * micro configs (records, JSON with mcc / supportF1 / blockR2 per arm and size, read-back).
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initBackend } from '@telepath/core';
+import { exampleTexts, initBackend, lmConfig, Rng, saveCheckpoint, TinyLm, Tokenizer } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXPERIMENT_KINDS, readKind, type KindRunOptions } from './kinds.js';
+import { loadTaskData, parseData } from './data.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -101,5 +102,51 @@ describe('experiment kinds', () => {
     await expect(
       EXPERIMENT_KINDS['thought-comm-agents'].run({ ...raw, task: 'chess' }, opts('agents.json')),
     ).rejects.toThrow(/Expected one of: countdown, gsm8k, prosqa/);
+  });
+  it('thought-comm-agents starts its agents from kept run records trained on the same data, and refuses others', async () => {
+    const data = { n: 3, trainCount: 40, testCount: 6, seed: 0 };
+    const resolved = parseData('countdown', data, 'test');
+    const loaded = await loadTaskData('countdown', resolved);
+    const tokenizer = Tokenizer.build(exampleTexts(loaded.train));
+    const config = lmConfig({ vocabSize: tokenizer.size, contextLength: 64, layers: 2, heads: 2, width: 8 });
+    /** A finished No-CoT run as `telepath run --weights` keeps it, trained on `recordData`. */
+    const writeRecord = async (name: string, recordData: object, task = 'countdown') => {
+      const d = join(dir, 'runs', 'refs', name, 's0');
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, 'config.resolved.json'), JSON.stringify({ task, data: recordData }));
+      writeFileSync(join(d, 'model.json'), JSON.stringify(config));
+      await tokenizer.save(join(d, 'tokenizer.json'));
+      const lm = new TinyLm(config, new Rng(3), 'ref');
+      await saveCheckpoint({ path: join(d, 'final.ckpt'), params: lm.params, modelConfig: config, step: 1 });
+      lm.dispose();
+    };
+    await writeRecord('no-cot', { ...resolved, trainCount: 4000, warmupSteps: 6000 }); // training-only keys may differ
+    await writeRecord('plain', { ...resolved, numberFormat: 'other' });
+    await writeRecord('prosqa', resolved, 'prosqa');
+    const raw = {
+      name: 'agents-from-refs',
+      task: 'countdown',
+      data,
+      agentsFrom: ['refs/no-cot/s{seed}'],
+      agentInit: 'copies',
+      commExamples: 20,
+      autoencoder: { latentDim: 4, encoderHidden: [8], decoderHidden: [8], steps: 4, batch: 8, warmupSteps: 1 },
+      readout: { samples: 8 },
+      adapter: { hidden: 4, steps: 1, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
+      objectives: ['task'],
+      controls: ['random'],
+      eval: { batchSize: 6, maxNewTokens: 8 },
+    };
+    const r = await EXPERIMENT_KINDS['thought-comm-agents'].run(raw, opts('refs.json'));
+    const seed = (r.json as { seeds: { agentsFrom: string[]; agentTrainExamples: number }[] }).seeds[0];
+    expect(seed.agentsFrom).toEqual(Array(3).fill(join(dir, 'runs', 'refs', 'no-cot', 's0')));
+    expect(seed.agentTrainExamples).toBe(0);
+    const run = (from: string) =>
+      EXPERIMENT_KINDS['thought-comm-agents'].run({ ...raw, name: from, agentsFrom: [from] }, opts('refs.json'));
+    await expect(run('refs/plain/s{seed}')).rejects.toThrow(
+      /refs\/plain\/s0 was trained on other data: data\.numberFormat "other" there/,
+    );
+    await expect(run('refs/prosqa/s{seed}')).rejects.toThrow(/trained on task prosqa, this experiment is countdown/);
+    await expect(run('refs/missing/s{seed}')).rejects.toThrow(/refs\/missing\/s0 is not a finished run record/);
   });
 });

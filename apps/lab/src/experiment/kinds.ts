@@ -7,7 +7,8 @@
  *                           (config parsed and run by @telepath/thought-comm)
  *   thought-comm-agents     ThoughtComm part 2, agents that share thoughts on a task: the lab
  *                           owns "task" and "data" (loaded and scored as for arms), the rest is
- *                           @telepath/thought-comm's AgentsExperimentConfig
+ *                           @telepath/thought-comm's AgentsExperimentConfig; `agentsFrom`
+ *                           folders are relative to the runs folder (agents-from.ts checks them)
  * Records: <runs>/<name>/… (the kind's run records) and <runs>/<name>/table.md.
  */
 import { promises as fs } from 'node:fs';
@@ -27,6 +28,7 @@ import {
 } from '@telepath/thought-comm';
 import { checkTaskName, loadTaskData, parseData } from './data.js';
 import { rewardFromTask } from '../running/build-arm.js';
+import { checkAgentRecords } from './agents-from.js';
 
 export interface KindRunOptions {
   /** The config file (for error messages). */
@@ -76,7 +78,10 @@ export const EXPERIMENT_KINDS: Record<string, Kind> = {
       const { task: taskName, data: dataRaw, ...rest } = raw;
       const task = checkTaskName(taskName, `${o.file}: "task"`);
       const c = parseAgentsExperimentConfig(rest, o.file);
-      const data = await loadTaskData(task, parseData(task, dataRaw ?? {}, o.file));
+      const dataConfig = parseData(task, dataRaw ?? {}, o.file);
+      if (c.agentsFrom.length)
+        await checkAgentRecords({ ...c, runsDir: o.runsDir, task, data: dataConfig, file: o.file });
+      const data = await loadTaskData(task, dataConfig);
       const outDir = path.join(o.runsDir, c.name);
       o.log(
         `[telepath] ${c.name}: task ${task}, ${data.train.length} train / ${data.test.length} test, ${c.agents} agents × ${c.seeds.length} seed(s); records ${outDir}`,
@@ -90,7 +95,7 @@ export const EXPERIMENT_KINDS: Record<string, Kind> = {
           hashes: data.hashes,
           vocabulary: data.vocabulary,
         },
-        { outDir, force: o.force, log: o.log, shouldStop: o.shouldStop },
+        { outDir, recordsDir: o.runsDir, force: o.force, log: o.log, shouldStop: o.shouldStop },
       );
       const rows = agentsRows(r.seeds);
       if (rows.length) await writeFileAtomic(path.join(outDir, 'table.md'), agentsTableMarkdown(rows, r.seeds) + '\n');
