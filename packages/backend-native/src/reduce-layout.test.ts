@@ -1,6 +1,7 @@
 /** Reductions, softmax and data-movement kernels on native vs cpu. */
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
+import { cpuKernelCalls } from './index.js';
 import { maxRelError, randomValues, runOn, setupNative } from './testing.js';
 
 const TOL = 1e-5;
@@ -144,5 +145,97 @@ describe.skipIf(!setup.available)('native data movement', () => {
     await compare('concat int32', () =>
       tf.cast(tf.concat([tf.tensor(ints, [3, 4], 'int32'), tf.tensor(ints, [3, 4], 'int32')], 1), 'float32'),
     );
+  });
+  it("slice and pad (each the other's gradient) on every axis, natively for float32 and int32", async () => {
+    const shape = [3, 7, 5, 4];
+    const x = randomValues(800, size(shape));
+    const cases: [number[], number[]][] = [
+      [
+        [0, 0, 0, 0],
+        [3, 7, 5, 4],
+      ], // whole
+      [
+        [1, 0, 0, 0],
+        [2, 7, 5, 4],
+      ], // leading axis only: one run
+      [
+        [0, 2, 0, 0],
+        [3, 4, 5, 4],
+      ], // a middle axis, whole trailing axes
+      [
+        [0, 0, 1, 1],
+        [3, 7, 3, 2],
+      ], // the last two axes
+      [
+        [2, 6, 4, 3],
+        [1, 1, 1, 1],
+      ], // one element
+      [
+        [0, 3, 0, 0],
+        [3, -1, 5, -1],
+      ], // -1: to the end
+      [
+        [1, 2, 0, 0],
+        [2, 0, 5, 4],
+      ], // empty
+    ];
+    const before = (await cpuKernelCalls()).Slice ?? 0;
+    for (const [begin, sz] of cases) {
+      await compare(`slice ${begin} ${sz}`, () => tf.slice(tf.tensor(x, shape), begin, sz));
+      await compare(`slice grad ${begin} ${sz}`, () =>
+        tf.grad((t: tf.Tensor) => tf.sum(tf.mul(tf.slice(t, begin, sz), 3)))(tf.tensor(x, shape)),
+      );
+    }
+    const paddings: [number, number][][] = [
+      [
+        [0, 0],
+        [0, 0],
+        [0, 0],
+        [0, 0],
+      ],
+      [
+        [1, 2],
+        [0, 0],
+        [0, 0],
+        [0, 0],
+      ],
+      [
+        [0, 0],
+        [3, 1],
+        [0, 0],
+        [0, 0],
+      ],
+      [
+        [0, 0],
+        [0, 0],
+        [2, 0],
+        [0, 1],
+      ],
+      [
+        [1, 1],
+        [1, 1],
+        [1, 1],
+        [1, 1],
+      ],
+    ];
+    for (const p of paddings)
+      for (const value of [0, -2.5]) await compare(`pad ${p} ${value}`, () => tf.pad(tf.tensor(x, shape), p, value));
+    const ints = Int32Array.from({ length: 60 }, (_, i) => i - 30);
+    await compare('slice and pad int32', () => [
+      tf.cast(tf.slice(tf.tensor(ints, [4, 15], 'int32'), [1, 3], [2, 9]), 'float32'),
+      tf.cast(
+        tf.pad(
+          tf.tensor(ints, [4, 15], 'int32'),
+          [
+            [1, 0],
+            [2, 3],
+          ],
+          7,
+        ),
+        'float32',
+      ),
+    ]);
+    expect((await cpuKernelCalls()).Slice ?? 0).toBe(before); // every slice above ran natively
+    expect((await cpuKernelCalls()).PadV2 ?? 0).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { fusedKernels } from './fused.js';
 import { layoutKernels } from './layout.js';
 import { matmulKernels } from './matmul.js';
 import { reduceKernels } from './reduce.js';
+import { slicePadKernels } from './slice-pad.js';
 
 export { FUSED } from './fused.js';
 export { opCodes } from './context.js';
@@ -15,6 +16,7 @@ export function nativeKernels(ctx: KernelContext): NativeKernel[] {
     ...elementwiseKernels(ctx),
     ...reduceKernels(ctx),
     ...layoutKernels(ctx),
+    ...slicePadKernels(ctx),
     ...fusedKernels(ctx),
   ];
 }
