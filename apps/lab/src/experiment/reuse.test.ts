@@ -2,7 +2,7 @@
  * Arms that reuse another experiment's arm: validation (like-for-like settings, format, cycles) and
  * end to end — the source arm trains once, in the source's run directory, and shows in both tables.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initBackend } from '@telepath/core';
@@ -55,7 +55,7 @@ describe('reused arms', () => {
     expect(exp.arms[1].reuse).toBeNull();
   });
 
-  it('end the --arms walk: their initFrom is the source experiment\'s arm, not this one\'s', () => {
+  it("end the --arms walk: their initFrom is the source experiment's arm, not this one's", () => {
     const exp = validateExperiment(USER, 'user.json', { base: BASE });
     expect(onlyArms(exp, ['soft']).arms.map((a) => a.name)).toEqual(['ref', 'soft']);
   });
@@ -154,5 +154,18 @@ describe('reused arms', () => {
     for (const d of ['base/no-cot', 'base/no-cot-more', 'user/soft'])
       expect(existsSync(join(runs, d, 's0', 'summary.json')), d).toBe(true);
     expect(existsSync(join(runs, 'user', 'ref'))).toBe(false); // 'ref' trains in base/, never under user/
+  });
+  it('read a finished source back without the arms before it in its chain (their records may be gone)', async () => {
+    const runs = mkdtempSync(join(tmpdir(), 'reuse-finished-'));
+    const quiet = { quiet: true, log: () => {} };
+    const user = validateExperiment(USER, 'user.json', { base: BASE });
+    await runExperiment(onlyArms(user, ['ref']), { runsDir: runs, ...quiet });
+    rmSync(join(runs, 'base', 'no-cot'), { recursive: true }); // the first stage, not kept
+    const res = await runExperiment(user, { runsDir: runs, ...quiet });
+    expect(res.results.map((r) => r.arm)).toEqual(['ref', 'soft']);
+    expect(existsSync(join(runs, 'base', 'no-cot'))).toBe(false); // not trained again
+    // Forced, the source trains again, and so first what it starts from.
+    await runExperiment(validateExperiment(BASE, 'base.json'), { runsDir: runs, ...quiet, force: true });
+    expect(existsSync(join(runs, 'base', 'no-cot', 's0', 'summary.json'))).toBe(true);
   });
 });

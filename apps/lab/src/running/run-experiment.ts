@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { ConfigError, writeFileAtomic } from '@telepath/core';
 import { loadTaskData, type TaskData } from '../experiment/data.js';
 import { armData, type ExperimentConfig } from '../experiment/experiment.js';
-import { jobDir, planExperiment, runDirOf, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
+import { jobDir, planExperiment, runDirOf, type Plan, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
 import type { ArmSummary } from './arm-summary.js';
 import { runArm } from './run-arm.js';
 import { COMPARISON_FILE, compareArms } from '../reports/report.js';
@@ -40,13 +40,14 @@ export async function runExperiment(
   // training (or that starts from such a job) is left for a second pass, where it waits for that
   // process and reads its record.
   const plan = planExperiment(exp);
-  refuseToTrainIntoKeptRecords(plan.jobs, o, exp);
   const byId = new Map(plan.jobs.map((j) => [j.id, j]));
+  const jobs = neededJobs(plan, byId, o, exp);
+  refuseToTrainIntoKeptRecords(jobs, o, exp);
   const done = new Map<string, ArmSummary>();
   const deferred: PlannedJob[] = [];
   // Two workers started together may both find a job free; the one that loses the race for its
   // lock (runArm's 'busy') defers it too, rather than waiting while other arms could train.
-  for (const job of plan.jobs) {
+  for (const job of jobs) {
     const r = (await busyElsewhere(job)) ? 'busy' : await runJob(job, true);
     if (r === 'busy') {
       log(
@@ -129,6 +130,30 @@ export async function runExperiment(
   }
 }
 
+/**
+ * The plan's jobs this run needs, in plan order: every row's, and the job each one that will
+ * train starts from. A finished (and not forced) job is read back from its record alone, so the
+ * arms before it in its initFrom chain need neither records nor training (a kept reference whose
+ * first stage was not kept, say).
+ */
+function neededJobs(
+  plan: Plan,
+  byId: ReadonlyMap<string, PlannedJob>,
+  o: RunExperimentOptions,
+  exp: ExperimentConfig,
+): PlannedJob[] {
+  const need = new Set<string>();
+  const visit = (id: string) => {
+    if (need.has(id)) return;
+    need.add(id);
+    const job = byId.get(id)!;
+    const trains = forced(o, exp, job) || !existsSync(path.join(jobDir(o.runsDir, job), 'summary.json'));
+    if (trains && job.after) visit(job.after);
+  };
+  plan.rows.forEach((r) => visit(r.job));
+  return plan.jobs.filter((j) => need.has(j.id));
+}
+
 /** A reused arm's row, enough to show a source's summary under it: what `queue add` hands the worker that trains the source. */
 export interface ReusedRowRef {
   experiment: string;
@@ -199,7 +224,11 @@ function forced(o: RunExperimentOptions, exp: ExperimentConfig, job: PlannedJob)
  * record then looks kept), and one with --force would be overwritten. Both are refused, naming
  * them, before anything trains.
  */
-function refuseToTrainIntoKeptRecords(jobs: readonly PlannedJob[], o: RunExperimentOptions, exp: ExperimentConfig): void {
+function refuseToTrainIntoKeptRecords(
+  jobs: readonly PlannedJob[],
+  o: RunExperimentOptions,
+  exp: ExperimentConfig,
+): void {
   if (!existsSync(path.join(o.runsDir, KEPT_RECORDS_MARKER))) return;
   const toTrain = jobs.filter((j) => forced(o, exp, j) || !existsSync(path.join(jobDir(o.runsDir, j), 'summary.json')));
   if (toTrain.length === 0) return;
