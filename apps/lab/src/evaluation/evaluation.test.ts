@@ -216,3 +216,15 @@ describe('evaluation that tells arms apart', () => {
     expect(bare.paired).toEqual([]);
   });
 });
+
+it("a heuristic arm answers the test questions its own data settings choose (the other arms' testCount)", async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'lab-eval-heuristic-data-'));
+  const exp = {
+    ...EXP,
+    name: 'heuristic-data',
+    compareTo: [],
+    arms: [{ name: 'greedy', method: 'heuristic', data: { testCount: 9 }, config: { rule: 'greedy' } }],
+  };
+  const res = await runExperiment(validateExperiment(exp, 'heuristic-data.json'), { runsDir: runs, ...quiet });
+  expect(res.results[0].total).toBe(9);
+});

@@ -231,12 +231,16 @@ export function validateExperiment(
     if (arm.method === HEURISTIC) {
       if (arm.initFrom || arm.lm !== null)
         throw new Error(`${at} (${arm.name}): a heuristic arm trains nothing; remove "initFrom" and "lm"`);
+      // Its data settings choose the test questions it answers (e.g. the other arms' testCount).
+      const heuristicData =
+        arm.data === null ? undefined : armDataOverrides(task, data, arm.data, `${at} (${arm.name})`);
       return {
         name: arm.name,
         method: arm.method,
         config: heuristicConfig(task, arm.config, `${at} (${arm.name}) config`),
         initFrom: '',
         reuse: null,
+        ...(heuristicData ? { data: heuristicData } : {}),
       };
     }
     const method = methodById(arm.method, `${at} (${arm.name}) "method"`);
