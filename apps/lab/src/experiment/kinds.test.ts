@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exampleTexts, initBackend, lmConfig, Rng, saveCheckpoint, TinyLm, Tokenizer } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TINY_AGENTS_EXPERIMENT } from '@telepath/thought-comm/testing';
 import { EXPERIMENT_KINDS, readKind, type KindRunOptions } from './kinds.js';
 import { loadTaskData, parseData } from './data.js';
 
@@ -40,6 +41,10 @@ const SYNTHETIC = {
   autoencoder: { encoderHidden: [8], decoderHidden: [8], steps: 10, batch: 32, penaltyDelay: 0, penaltyRamp: 0 },
 };
 
+/** thought-comm's tiny agents experiment (agents, autoencoder, adapters in seconds), with one task adapter and one control. */
+const { name: _tinyName, ...TINY_AGENTS } = TINY_AGENTS_EXPERIMENT;
+const MICRO_AGENTS = { ...TINY_AGENTS, commExamples: 20, objectives: ['task'], controls: ['random'] };
+
 describe('experiment kinds', () => {
   it('an arms experiment has no kind; an unknown kind lists the valid ones; --set applies to the kind config', async () => {
     expect(await readKind(write('arms.json', { name: 'x', task: 'countdown' }), [])).toBeNull();
@@ -72,24 +77,7 @@ describe('experiment kinds', () => {
       name: 'agents-micro',
       task: 'countdown',
       data: { n: 3, trainCount: 40, testCount: 6, seed: 0 },
-      lm: { layers: 2, heads: 2, width: 8 },
-      agentTraining: { steps: 2, batchSize: 4, logEvery: 1, checkpointEvery: 0 },
-      commExamples: 20,
-      autoencoder: {
-        latentDim: 4,
-        encoderHidden: [8],
-        decoderHidden: [8],
-        steps: 4,
-        batch: 8,
-        penaltyDelay: 1,
-        penaltyRamp: 1,
-        warmupSteps: 1,
-      },
-      readout: { samples: 8 },
-      adapter: { hidden: 4, steps: 1, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
-      objectives: ['task'],
-      controls: ['random'],
-      eval: { batchSize: 6, maxNewTokens: 8 },
+      ...MICRO_AGENTS,
     };
     const r = await EXPERIMENT_KINDS['thought-comm-agents'].run(raw, opts('agents.json'));
     expect(r.interrupted).toBe(false);
@@ -129,13 +117,7 @@ describe('experiment kinds', () => {
       data,
       agentsFrom: ['refs/no-cot/s{seed}'],
       agentInit: 'copies',
-      commExamples: 20,
-      autoencoder: { latentDim: 4, encoderHidden: [8], decoderHidden: [8], steps: 4, batch: 8, warmupSteps: 1 },
-      readout: { samples: 8 },
-      adapter: { hidden: 4, steps: 1, batchSize: 4, warmupSteps: 0, continuationTokens: 3 },
-      objectives: ['task'],
-      controls: ['random'],
-      eval: { batchSize: 6, maxNewTokens: 8 },
+      ...MICRO_AGENTS,
     };
     const r = await EXPERIMENT_KINDS['thought-comm-agents'].run(raw, opts('refs.json'));
     const seed = (r.json as { seeds: { agentsFrom: string[]; agentTrainExamples: number }[] }).seeds[0];
