@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { validateExperiment } from './experiment.js';
-import { armRunDir, planExperiment } from './plan.js';
+import { armRunDir, neededJobs, planExperiment } from './plan.js';
 import { MICRO_SETTINGS } from '../testing.js';
 
 const BASE = {
@@ -57,4 +57,21 @@ it('armRunDir finds a reused arm in the run directory of the experiment that tra
   const exp = validateExperiment(USER, 'user.json', { base: BASE });
   expect(armRunDir('/runs', exp, 'ref', 1)).toBe('/runs/base/no-cot-more/s1');
   expect(armRunDir('/runs', exp, 'soft', 0)).toBe('/runs/user/soft/s0');
+});
+
+it("needs every row's job and, for a job that will train, the job it starts from; a finished one needs nothing before it", () => {
+  const plan = planExperiment(validateExperiment(USER, 'user.json', { base: BASE }));
+  const ids = (willTrain: (id: string) => boolean) => neededJobs(plan, (j) => willTrain(j.id)).map((j) => j.id);
+  expect(ids(() => true)).toEqual(plan.jobs.map((j) => j.id)); // nothing finished: every job
+  // The reused source finished at seed 0: its first stage is not needed there, still at seed 1.
+  const finished = new Set(['base/no-cot-more/s0']);
+  expect(ids((id) => !finished.has(id))).toEqual([
+    'base/no-cot-more/s0',
+    'base/no-cot/s1',
+    'base/no-cot-more/s1',
+    'user/soft/s0',
+    'user/soft/s1',
+    'user/plain/s0',
+    'user/plain/s1',
+  ]);
 });

@@ -110,3 +110,22 @@ export function planExperiment(exp: ExperimentConfig): Plan {
     return job;
   }
 }
+
+/**
+ * The plan's jobs a run needs, in plan order: every row's, and the job each one that will train
+ * (`willTrain`) starts from. A finished job is read back from its record alone, so the arms
+ * before it in its initFrom chain need neither records nor training (a kept reference whose first
+ * stage was not kept, say).
+ */
+export function neededJobs(plan: Plan, willTrain: (job: PlannedJob) => boolean): PlannedJob[] {
+  const byId = new Map(plan.jobs.map((j) => [j.id, j]));
+  const need = new Set<string>();
+  const visit = (id: string) => {
+    if (need.has(id)) return;
+    need.add(id);
+    const job = byId.get(id)!;
+    if (job.after && willTrain(job)) visit(job.after);
+  };
+  plan.rows.forEach((r) => visit(r.job));
+  return plan.jobs.filter((j) => need.has(j.id));
+}

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { FlowProducer, Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ExperimentConfig } from '../experiment/experiment.js';
-import { jobDir, type Plan, type PlannedJob } from '../experiment/plan.js';
+import { jobDir, neededJobs, type Plan, type PlannedJob } from '../experiment/plan.js';
 import { readReusedRow, recordReusedRow, reusedRowRef, type ReusedRowRef } from '../running/run-experiment.js';
 import { QUEUE_FORMAT, QUEUE_NAME } from './connection.js';
 
@@ -50,7 +50,7 @@ export async function enqueuePlan(connection: Redis, plan: Plan, runsDir: string
       const queued = await queue.getJob(job.id);
       if (queued && (await queued.getState()) === 'failed') await queued.remove({ removeChildren: false });
     }
-    for (const job of plan.jobs) {
+    for (const job of neededJobs(plan, (j) => !isFinished(j))) {
       if (isFinished(job)) result.finished++;
       else if (await queue.getJob(job.id)) result.alreadyQueued++;
       else {

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { ConfigError, writeFileAtomic } from '@telepath/core';
 import { loadTaskData, type TaskData } from '../experiment/data.js';
 import { armData, type ExperimentConfig } from '../experiment/experiment.js';
-import { jobDir, planExperiment, runDirOf, type Plan, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
+import { jobDir, neededJobs, planExperiment, runDirOf, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
 import type { ArmSummary } from './arm-summary.js';
 import { runArm } from './run-arm.js';
 import { COMPARISON_FILE, compareArms } from '../reports/report.js';
@@ -41,7 +41,10 @@ export async function runExperiment(
   // process and reads its record.
   const plan = planExperiment(exp);
   const byId = new Map(plan.jobs.map((j) => [j.id, j]));
-  const jobs = neededJobs(plan, byId, o, exp);
+  const jobs = neededJobs(
+    plan,
+    (job) => forced(o, exp, job) || !existsSync(path.join(jobDir(o.runsDir, job), 'summary.json')),
+  );
   refuseToTrainIntoKeptRecords(jobs, o, exp);
   const done = new Map<string, ArmSummary>();
   const deferred: PlannedJob[] = [];
@@ -128,30 +131,6 @@ export async function runExperiment(
     if (await liveLockHolder(dir)) return true;
     return job.after ? busyElsewhere(byId.get(job.after)!) : false;
   }
-}
-
-/**
- * The plan's jobs this run needs, in plan order: every row's, and the job each one that will
- * train starts from. A finished (and not forced) job is read back from its record alone, so the
- * arms before it in its initFrom chain need neither records nor training (a kept reference whose
- * first stage was not kept, say).
- */
-function neededJobs(
-  plan: Plan,
-  byId: ReadonlyMap<string, PlannedJob>,
-  o: RunExperimentOptions,
-  exp: ExperimentConfig,
-): PlannedJob[] {
-  const need = new Set<string>();
-  const visit = (id: string) => {
-    if (need.has(id)) return;
-    need.add(id);
-    const job = byId.get(id)!;
-    const trains = forced(o, exp, job) || !existsSync(path.join(jobDir(o.runsDir, job), 'summary.json'));
-    if (trains && job.after) visit(job.after);
-  };
-  plan.rows.forEach((r) => visit(r.job));
-  return plan.jobs.filter((j) => need.has(j.id));
 }
 
 /** A reused arm's row, enough to show a source's summary under it: what `queue add` hands the worker that trains the source. */
