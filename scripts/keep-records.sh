@@ -9,16 +9,22 @@
 # --weights also keeps final.ckpt, the weights the run ended with (no optimiser state; about 3 MB
 # for the 0.8 M-parameter models): copied back into a runs folder (cp -r docs/results/records/X
 # runs/), such a run starts later arms (initFrom, reuse) on a fresh clone without training it again.
+# A latent arm's latents.bin (what `telepath analyze` reads; up to 17 MB for N_L 16) is kept only
+# with --latents.
 #
-# Usage: scripts/keep-records.sh [--weights] <runs-dir> <experiment> [arm ...]   (no arm: every finished one)
+# Usage: scripts/keep-records.sh [--weights] [--latents] <runs-dir> <experiment> [arm ...]   (no arm: every finished one)
 # KEEP_RECORDS_TO=<dir> keeps them there instead of docs/results/records.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then usage; exit 0; fi
 weights=false
-if [ "${1:-}" = --weights ]; then weights=true; shift; fi
+latents=false
+while [ "${1:-}" = --weights ] || [ "${1:-}" = --latents ]; do
+  if [ "$1" = --weights ]; then weights=true; else latents=true; fi
+  shift
+done
 if [ $# -lt 2 ]; then usage >&2; exit 2; fi
 runs=$(realpath -m "$1")
 records=$(realpath -m "${KEEP_RECORDS_TO:-$repo/docs/results/records}")
@@ -44,7 +50,8 @@ for arm in "${arms[@]}"; do
     staging="$target.partial"
     rm -rf "$staging"
     mkdir -p "$staging"
-    find "$run" -maxdepth 1 -type f ! -name '*.ckpt' ! -name '*.lock' ! -name '*.tmp*' -exec cp -p {} "$staging/" \;
+    find "$run" -maxdepth 1 -type f ! -name '*.ckpt' ! -name '*.lock' ! -name '*.tmp*' ! -name latents.bin -exec cp -p {} "$staging/" \;
+    if $latents && [ -f "$run/latents.bin" ]; then cp -p "$run/latents.bin" "$staging/"; fi
     if $weights; then
       [ -f "$run/final.ckpt" ] || { rm -rf "$staging"; echo "keep-records: $run has no final.ckpt to keep (--weights)" >&2; exit 2; }
       cp -p "$run/final.ckpt" "$staging/"

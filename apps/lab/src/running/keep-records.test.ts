@@ -5,7 +5,17 @@
  * arm starts on another machine without the source arm training again.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,3 +143,19 @@ it(
     expect(existsSync(join(tmp, 'weights-missing', 'weights', 'cot', 's0'))).toBe(false);
   },
 );
+
+it('keeps a latent arm’s latents.bin only with --latents (either flag order)', () => {
+  const run = join(tmp, 'latent-runs', 'latent', 'soft', 's0');
+  mkdirSync(run, { recursive: true });
+  for (const f of ['summary.json', 'latents.bin', 'final.ckpt']) writeFileSync(join(run, f), '{}');
+  const keep = (flags: string[], to: string) => {
+    execFileSync('bash', [SCRIPT, ...flags, join(tmp, 'latent-runs'), 'latent'], {
+      env: { ...process.env, KEEP_RECORDS_TO: join(tmp, to) },
+      encoding: 'utf8',
+    });
+    return readdirSync(join(tmp, to, 'latent', 'soft', 's0')).sort();
+  };
+  expect(keep([], 'no-latents')).toEqual(['summary.json']);
+  expect(keep(['--latents'], 'latents')).toEqual(['latents.bin', 'summary.json']);
+  expect(keep(['--latents', '--weights'], 'both')).toEqual(['final.ckpt', 'latents.bin', 'summary.json']);
+});
