@@ -67,3 +67,17 @@ export function inputList(args: KernelArgs): TensorInfo[] {
   const inputs = args.inputs as unknown as TensorInfo[] | Record<string, TensorInfo>;
   return Array.isArray(inputs) ? inputs : Object.values(inputs);
 }
+
+/** Host values of a kernel's float32 or int32 input. */
+export type Host = Float32Array | Int32Array;
+
+/** The host array of a float32 or int32 tensor, or undefined (other dtypes fall back to cpu). */
+export function hostValues(args: KernelArgs, t: TensorInfo): Host | undefined {
+  const be = nativeOf(args);
+  return be.f32(t) ?? be.i32(t);
+}
+
+/** An output array of n elements: float32 from the buffer pool, int32 fresh. */
+export function allocLike(args: KernelArgs, dtype: string, n: number): Host {
+  return dtype === 'float32' ? nativeOf(args).allocF32(n) : new Int32Array(n);
+}

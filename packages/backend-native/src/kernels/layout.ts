@@ -4,7 +4,9 @@
  */
 import { backend_util, type TensorInfo, util } from '@tensorflow/tfjs-core';
 import {
+  allocLike,
   attr,
+  hostValues,
   inputList,
   type KernelArgs,
   type KernelContext,
@@ -13,17 +15,6 @@ import {
   nativeOf,
   sizeOf,
 } from './context.js';
-
-type Host = Float32Array | Int32Array;
-
-function hostValues(args: KernelArgs, t: TensorInfo): Host | undefined {
-  const be = nativeOf(args);
-  return be.f32(t) ?? be.i32(t);
-}
-
-function allocLike(args: KernelArgs, dtype: string, n: number): Host {
-  return dtype === 'float32' ? nativeOf(args).allocF32(n) : new Int32Array(n);
-}
 
 function transpose(args: KernelArgs) {
   const { x } = args.inputs;

@@ -7,9 +7,17 @@
  * float32 and int32; other dtypes fall back to the cpu kernels.
  */
 import { slice_util, type TensorInfo } from '@tensorflow/tfjs-core';
-import { attr, type KernelArgs, type KernelContext, type NativeKernel, nativeOf, sizeOf } from './context.js';
-
-type Host = Float32Array | Int32Array;
+import {
+  allocLike,
+  attr,
+  type Host,
+  hostValues,
+  type KernelArgs,
+  type KernelContext,
+  type NativeKernel,
+  nativeOf,
+  sizeOf,
+} from './context.js';
 
 function rowMajorStrides(shape: readonly number[]): number[] {
   const s = new Array<number>(shape.length);
@@ -55,18 +63,9 @@ function copyRuns(
   }
 }
 
-function hostOf(args: KernelArgs, x: TensorInfo): Host | undefined {
-  const be = nativeOf(args);
-  return be.f32(x) ?? be.i32(x);
-}
-
-function alloc(args: KernelArgs, dtype: string, n: number): Host {
-  return dtype === 'float32' ? nativeOf(args).allocF32(n) : new Int32Array(n);
-}
-
 function slice(args: KernelArgs): TensorInfo | undefined {
   const { x } = args.inputs;
-  const xv = hostOf(args, x);
+  const xv = hostValues(args, x);
   if (!xv) return undefined;
   const [begin, size] = slice_util.parseSliceParams(
     x as never,
@@ -78,7 +77,7 @@ function slice(args: KernelArgs): TensorInfo | undefined {
   const xs = rowMajorStrides(x.shape);
   let k = rank; // axes [k, rank) are taken whole
   while (k > 0 && begin[k - 1] === 0 && size[k - 1] === x.shape[k - 1]) k--;
-  const out = alloc(args, x.dtype, sizeOf(size));
+  const out = allocLike(args, x.dtype, sizeOf(size));
   if (k === 0) out.set(xv);
   else {
     const os = rowMajorStrides(size);
@@ -91,13 +90,13 @@ function slice(args: KernelArgs): TensorInfo | undefined {
 
 function pad(args: KernelArgs): TensorInfo | undefined {
   const { x } = args.inputs;
-  const xv = hostOf(args, x);
+  const xv = hostValues(args, x);
   if (!xv) return undefined;
   const paddings = attr<[number, number][]>(args, 'paddings');
   const value = attr<number>(args, 'constantValue') ?? 0;
   const rank = x.shape.length;
   const shape = x.shape.map((d, i) => paddings[i][0] + d + paddings[i][1]);
-  const out = alloc(args, x.dtype, sizeOf(shape));
+  const out = allocLike(args, x.dtype, sizeOf(shape));
   out.fill(value);
   let k = rank; // axes [k, rank) are not padded
   while (k > 0 && paddings[k - 1][0] === 0 && paddings[k - 1][1] === 0) k--;
