@@ -65,11 +65,13 @@ export async function loadRecordAgents(dirs: readonly string[], dropout: number)
   const tokenizer = await Tokenizer.load(path.join(dirs[0], 'tokenizer.json'));
   const lms: TinyLm[] = [];
   try {
+    const checkpoints = new Map<string, Awaited<ReturnType<typeof readCheckpoint>>>(); // copies read their folder once
     for (const [k, dir] of dirs.entries()) {
       const file = path.join(dir, 'final.ckpt');
       const lm = new TinyLm(config, new Rng(0), `agent${k}`); // initial values are overwritten just below
       lms.push(lm);
-      restoreCheckpoint(file, await readCheckpoint(file), { params: lm.params, modelConfig: saved });
+      if (!checkpoints.has(file)) checkpoints.set(file, await readCheckpoint(file));
+      restoreCheckpoint(file, checkpoints.get(file)!, { params: lm.params, modelConfig: saved });
     }
   } catch (e) {
     lms.forEach((lm) => lm.dispose());
