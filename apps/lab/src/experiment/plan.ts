@@ -6,6 +6,7 @@
  * this plan; `telepath status` and `queue status` read it. Arms are generic: whatever a method's
  * arm does (train, or nothing to train), it is one job.
  */
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Arm, ExperimentConfig } from './experiment.js';
 
@@ -44,6 +45,11 @@ export function runDirOf(runsDir: string, exp: string, arm: string, seed: number
 
 export function jobDir(runsDir: string, job: Pick<PlannedJob, 'exp' | 'arm' | 'seed'>): string {
   return runDirOf(runsDir, job.exp.name, job.arm.name, job.seed);
+}
+
+/** Whether the job's run has finished (its summary.json is written last). */
+export function jobFinished(runsDir: string, job: Pick<PlannedJob, 'exp' | 'arm' | 'seed'>): boolean {
+  return existsSync(path.join(jobDir(runsDir, job), 'summary.json'));
 }
 
 /** The experiment and arm that train `arm`: itself, or the end of its reuse chain. */

@@ -9,12 +9,10 @@
  * (ignoreDependencyOnFailure): the parent runs, and fails at once if its own source has no record.
  * Jobs whose record is finished in the runs folder are not added; failed ones are added again.
  */
-import { existsSync } from 'node:fs';
-import * as path from 'node:path';
 import { FlowProducer, Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ExperimentConfig } from '../experiment/experiment.js';
-import { jobDir, neededJobs, type Plan, type PlannedJob } from '../experiment/plan.js';
+import { jobDir, jobFinished, neededJobs, type Plan, type PlannedJob } from '../experiment/plan.js';
 import { readReusedRow, recordReusedRow, reusedRowRef, type ReusedRowRef } from '../running/run-experiment.js';
 import { QUEUE_FORMAT, QUEUE_NAME } from './connection.js';
 
@@ -44,7 +42,7 @@ export async function enqueuePlan(connection: Redis, plan: Plan, runsDir: string
   const queue = new Queue<ArmJobData>(QUEUE_NAME, { connection });
   const flow = new FlowProducer({ connection });
   const result: AddResult = { added: 0, finished: 0, alreadyQueued: 0 };
-  const isFinished = (job: PlannedJob) => existsSync(path.join(jobDir(runsDir, job), 'summary.json'));
+  const isFinished = (job: PlannedJob) => jobFinished(runsDir, job);
   try {
     for (const job of [...plan.jobs].reverse()) {
       const queued = await queue.getJob(job.id);

@@ -9,7 +9,15 @@ import * as path from 'node:path';
 import { ConfigError, writeFileAtomic } from '@telepath/core';
 import { loadTaskData, type TaskData } from '../experiment/data.js';
 import { armData, type ExperimentConfig } from '../experiment/experiment.js';
-import { jobDir, neededJobs, planExperiment, runDirOf, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
+import {
+  jobDir,
+  jobFinished,
+  neededJobs,
+  planExperiment,
+  runDirOf,
+  type PlannedJob,
+  type PlannedRow,
+} from '../experiment/plan.js';
 import type { ArmSummary } from './arm-summary.js';
 import { runArm } from './run-arm.js';
 import { COMPARISON_FILE, compareArms } from '../reports/report.js';
@@ -41,11 +49,9 @@ export async function runExperiment(
   // process and reads its record.
   const plan = planExperiment(exp);
   const byId = new Map(plan.jobs.map((j) => [j.id, j]));
-  const jobs = neededJobs(
-    plan,
-    (job) => forced(o, exp, job) || !existsSync(path.join(jobDir(o.runsDir, job), 'summary.json')),
-  );
-  refuseToTrainIntoKeptRecords(jobs, o, exp);
+  const willTrain = (job: PlannedJob) => forced(o, exp, job) || !jobFinished(o.runsDir, job);
+  const jobs = neededJobs(plan, willTrain);
+  refuseToTrainIntoKeptRecords(jobs.filter(willTrain), o);
   const done = new Map<string, ArmSummary>();
   const deferred: PlannedJob[] = [];
   // Two workers started together may both find a job free; the one that loses the race for its
@@ -126,9 +132,8 @@ export async function runExperiment(
 
   /** Whether the job is unfinished and locked by a live process, or starts from such a job. */
   async function busyElsewhere(job: PlannedJob): Promise<boolean> {
-    const dir = jobDir(o.runsDir, job);
-    if (existsSync(path.join(dir, 'summary.json'))) return false;
-    if (await liveLockHolder(dir)) return true;
+    if (jobFinished(o.runsDir, job)) return false;
+    if (await liveLockHolder(jobDir(o.runsDir, job))) return true;
     return job.after ? busyElsewhere(byId.get(job.after)!) : false;
   }
 }
@@ -203,13 +208,8 @@ function forced(o: RunExperimentOptions, exp: ExperimentConfig, job: PlannedJob)
  * record then looks kept), and one with --force would be overwritten. Both are refused, naming
  * them, before anything trains.
  */
-function refuseToTrainIntoKeptRecords(
-  jobs: readonly PlannedJob[],
-  o: RunExperimentOptions,
-  exp: ExperimentConfig,
-): void {
+function refuseToTrainIntoKeptRecords(toTrain: readonly PlannedJob[], o: RunExperimentOptions): void {
   if (!existsSync(path.join(o.runsDir, KEPT_RECORDS_MARKER))) return;
-  const toTrain = jobs.filter((j) => forced(o, exp, j) || !existsSync(path.join(jobDir(o.runsDir, j), 'summary.json')));
   if (toTrain.length === 0) return;
   const names = toTrain.map((j) => `${j.exp.name}/${j.arm.name} s${j.seed}`).join(', ');
   throw new ConfigError(
