@@ -13,8 +13,8 @@ import {
   participationRatio,
   participationRatioOfMatrix,
   pcaBasis,
-  pcaFromScatter,
   pooledScatter,
+  slotPca,
   type PcaOptions,
 } from './pca.js';
 import { slotProducts } from './products.js';
@@ -129,7 +129,7 @@ export async function analyzeTrace(trace: LatentTrace, opts: Partial<AnalysisOpt
   const withCka = o.cka && slots.every((s) => s.rows === slots[0].rows);
   const products = await slotProducts(slots, { cross: withCka });
   lap('products');
-  const pcas = products.scatter.map((s, i) => pcaFromScatter(s, C, slots[i].rows, o.pca));
+  const pcas = products.scatter.map((s, i) => slotPca(slots[i], s, o.pca, products.means[i]));
   lap('pca');
   const cc = crossCaptureFromProducts(products, pcas);
   const cka = withCka ? ckaMatrixFromProducts(products) : null;
@@ -137,7 +137,7 @@ export async function analyzeTrace(trace: LatentTrace, opts: Partial<AnalysisOpt
     cc.projectors.map((pj, j) => subspaceAffinity(pi, pcas[i].k, pj, pcas[j].k)),
   );
   lap('crossCapture');
-  const m = Math.min(o.angleComponents, C);
+  const m = Math.min(o.angleComponents, ...pcas.map((p) => p.componentCount));
   const bases = pcas.map((p) => pcaBasis(p, m));
   const angles = bases.map((a, i) =>
     bases.map((b, j) => (i === j ? new Array<number>(m).fill(0) : principalAngles(a, m, b, m, C).map(deg))),

@@ -6,7 +6,7 @@
  * computed as tr(PᵢSⱼ) / tr(Sⱼ) with the projector Pᵢ = UᵢUᵢᵀ and the scatter Sⱼ = X̃ⱼᵀX̃ⱼ, so
  * no N-sized product is repeated per pair.
  */
-import { DEFAULT_PCA_OPTIONS, pcaBasis, pcaFromScatter, type PcaOptions, type PcaResult } from './pca.js';
+import { DEFAULT_PCA_OPTIONS, pcaBasis, slotPca, type PcaOptions, type PcaResult } from './pca.js';
 import { slotProducts, type SlotProducts } from './products.js';
 import { frobeniusInner, meanOffDiagonal, projector, trace, type Slot } from './slots.js';
 
@@ -38,7 +38,7 @@ export async function crossCapture(
   o: PcaOptions = DEFAULT_PCA_OPTIONS,
 ): Promise<CrossCaptureResult> {
   const products = await slotProducts(slots);
-  const pcas = products.scatter.map((s, i) => pcaFromScatter(s, products.width, slots[i].rows, o));
+  const pcas = products.scatter.map((s, i) => slotPca(slots[i], s, o, products.means[i]));
   return crossCaptureFromProducts(products, pcas);
 }
 

@@ -1,7 +1,16 @@
 import { Rng } from '@telepath/core';
 import { expectClose, forEachBackend } from '@telepath/core/testing';
 import { describe, expect, it } from 'vitest';
-import { participationRatio, participationRatioOfMatrix, pca, pcaBasis, pcaFromScatter, pooledScatter } from './pca.js';
+import {
+  participationRatio,
+  participationRatioOfMatrix,
+  pca,
+  pcaBasis,
+  pcaFromGram,
+  pcaFromScatter,
+  pooledScatter,
+  slotPca,
+} from './pca.js';
 import { columnMeans, projector, slotFromRows, type Slot } from './slots.js';
 
 /** Centred scatter X̃ᵀX̃ in float64, by brute force. */
@@ -47,6 +56,52 @@ describe('pcaFromScatter', () => {
 
   it('rejects a threshold outside (0, 1]', () => {
     expect(() => pcaFromScatter(new Float64Array(4), 2, 3, { varianceThreshold: 1.5 })).toThrow(/varianceThreshold/);
+  });
+});
+
+describe('pcaFromGram (fewer vectors than dimensions)', () => {
+  /** N vectors of width C on a rank-r subspace with decaying variances, plus a little isotropic noise. */
+  function lowRankSlot(rng: Rng, N: number, C: number, r: number): Slot {
+    const basis = Array.from({ length: r }, () => Array.from({ length: C }, () => rng.normal()));
+    return slotFromRows(
+      'low-rank',
+      Array.from({ length: N }, () => {
+        const w = basis.map((_, j) => rng.normal() * (r - j));
+        return Array.from(
+          { length: C },
+          (_, c) => w.reduce((t, wj, j) => t + wj * basis[j][c], 0) + 0.01 * rng.normal(),
+        );
+      }),
+    );
+  }
+
+  it('gives the scatter route’s variances, k and subspaces, with orthonormal components and none of zero variance', () => {
+    const s = lowRankSlot(new Rng(11), 20, 48, 6);
+    const viaScatter = pcaFromScatter(scatterOf(s), 48, 20, { varianceThreshold: 0.95 });
+    const viaGram = pcaFromGram(s, { varianceThreshold: 0.95 });
+    expectClose(viaGram.eigenvalues, viaScatter.eigenvalues, { rtol: 1e-9, atol: 1e-9 });
+    expect(viaGram.k).toBe(viaScatter.k);
+    expect(viaGram.componentCount).toBe(19); // rank of 20 centred vectors
+    expect(viaGram.totalVariance).toBeCloseTo(viaScatter.totalVariance, 9);
+    const k = viaGram.k;
+    expectClose(projector(pcaBasis(viaGram, k), 48, k), projector(pcaBasis(viaScatter, k), 48, k), { atol: 1e-9 });
+    const u = pcaBasis(viaGram, 19);
+    for (let i = 0; i < 19; i++)
+      for (let j = 0; j < 19; j++) {
+        let dot = 0;
+        for (let c = 0; c < 48; c++) dot += u[c * 19 + i] * u[c * 19 + j];
+        expect(dot).toBeCloseTo(i === j ? 1 : 0, 7);
+      }
+    expect(() => pcaBasis(viaGram, 20)).toThrow(/k = 20 exceeds the 19 stored components \(width 48, 20 vectors\)/);
+    expect(pcaFromGram(s, { varianceThreshold: 1 }).k).toBe(19);
+  });
+
+  it('slotPca takes the Gram route only when a slot has fewer vectors than dimensions', () => {
+    const wide = lowRankSlot(new Rng(12), 10, 16, 3);
+    expect(slotPca(wide, scatterOf(wide)).componentCount).toBe(9);
+    const tall = axisSlot(new Rng(13), [3, 1, 0.2, 2], 50);
+    expect(slotPca(tall, scatterOf(tall)).componentCount).toBe(4);
+    expectClose(slotPca(tall, scatterOf(tall)).eigenvalues, pcaFromGram(tall).eigenvalues, { rtol: 1e-9, atol: 1e-12 });
   });
 });
 
