@@ -73,7 +73,7 @@ function taskLoss(a: Agent, prefix: tf.Tensor3D, batch: CommBatch): tf.Scalar {
       batch.examples.map((ex) => agentSegments(a, ex)),
       a.tokenizer.padId,
     );
-    const out = prefixedTeacherForcing(a.lm, prefix, p);
+    const out = prefixedTeacherForcing(a.lm, prefix, p, a.prefixPositions);
     return maskedCrossEntropy(out.logits, out.targets, out.lossMask);
   });
 }
@@ -95,7 +95,7 @@ function paperLoss(a: Agent, k: number, prefix: tf.Tensor3D, batch: CommBatch): 
         a.tokenizer.padId,
       );
     const pGen = pack(gen);
-    const withPrefix = prefixedTeacherForcing(a.lm, prefix, pGen);
+    const withPrefix = prefixedTeacherForcing(a.lm, prefix, pGen, a.prefixPositions);
     const nll = maskedCrossEntropy(withPrefix.logits, withPrefix.targets, withPrefix.lossMask);
     const L = a.lm.config.layers;
     const pRef = pack(batch.refs[k]);

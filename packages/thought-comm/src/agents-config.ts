@@ -39,6 +39,9 @@ export interface AgentTrainingConfig {
   checkpointEvery: number;
 }
 
+/** Where a prefix sits among the position ids: before the prompt ('after': the prompt moves by m) or beside it ('shared'). */
+export type PrefixPositions = 'after' | 'shared';
+
 export interface AdapterConfig {
   /** m prefix embeddings per agent and round. */
   prefixLength: number;
@@ -52,6 +55,13 @@ export interface AdapterConfig {
   continuationTokens: number;
   /** Initial value of every agreement weight w_α. */
   agreementInit: number;
+  /**
+   * Position ids of the prefix: 'after' — the prefix at 0 … m−1 and the prompt moved behind it, as a
+   * model reading `inputs_embeds` numbers them (the paper's agents, rotary LMs, see only relative
+   * offsets); 'shared' — the prompt keeps the ids it was trained with and the prefix takes 0 … m−1
+   * beside them, for frozen agents with learned positions that never saw a prefix.
+   */
+  prefixPositions: PrefixPositions;
 }
 
 export interface AgentsExperimentConfig {
@@ -147,6 +157,7 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
     warmupSteps: 20,
     continuationTokens: 12, // third-party (§1.9): a "brief" continuation; Countdown answers are ≤ 12 tokens
     agreementInit: 1, // chosen: start from unweighted routing; §1.8 "learnable scalar w_α per level"
+    prefixPositions: 'after', // chosen: as a model reading inputs_embeds numbers them (§1.9); 'shared' for frozen learned-position agents
   },
   objectives: ['task', 'paper'],
   rounds: 2, // third-party (§1.10): "3 agents, 2 rounds (main)"
@@ -164,6 +175,7 @@ const CHOICES: Record<string, readonly string[]> = {
   objective: ['paper', 'task'],
   control: ['random', 'shuffle'],
   agentInit: ['separate', 'copies'],
+  prefixPositions: ['after', 'shared'],
 };
 
 function check(where: string, key: string, value: string): void {
@@ -180,6 +192,7 @@ export function parseAgentsExperimentConfig(
   c.objectives.forEach((o) => check(where, 'objective', o));
   c.controls.forEach((o) => check(where, 'control', o));
   check(where, 'agentInit', c.agentInit);
+  check(where, 'prefixPositions', c.adapter.prefixPositions);
   if (!(c.peerRate >= 0 && c.peerRate <= 1)) throw new Error(`${where}: peerRate must be in [0, 1], got ${c.peerRate}`);
   validateAutoencoderConfig(c.autoencoder, `${where}: autoencoder`);
   validateReadoutConfig(c.readout, `${where}: readout`);

@@ -20,6 +20,9 @@ describe('agents experiment config', () => {
     expect(() => parseAgentsExperimentConfig({ adapter: { prefixLenght: 2 } })).toThrow(/prefixLenght/);
     expect(() => parseAgentsExperimentConfig({ objectives: ['task', 'rl'] })).toThrow(/Expected one of: paper, task/);
     expect(() => parseAgentsExperimentConfig({ controls: ['zero'] })).toThrow(/Expected one of: random, shuffle/);
+    expect(() => parseAgentsExperimentConfig({ adapter: { prefixPositions: 'before' } })).toThrow(
+      /unknown prefixPositions "before". Expected one of: after, shared/,
+    );
     expect(() => parseAgentsExperimentConfig({ agents: 1 })).toThrow(/agents must be ≥ 2/);
     expect(stateLayerOf({ stateLayer: -1 }, 28)).toBe(18); // third-party: hidden_states[int(28 · 0.667)]
     expect(stateLayerOf({ stateLayer: -1 }, 4)).toBe(2);

@@ -136,7 +136,12 @@ export async function runAgentsSeed(
     { seed, dir, rng, recordsDir: o.recordsDir },
   );
   const fromRecords = recordDirs !== null;
-  const agents: Agent[] = lms.map((lm) => ({ lm, tokenizer, variant: c.agentTraining.variant }));
+  const agents: Agent[] = lms.map((lm) => ({
+    lm,
+    tokenizer,
+    variant: c.agentTraining.variant,
+    prefixPositions: c.adapter.prefixPositions,
+  }));
   const disposables: { dispose(): void }[] = agents.map((a) => a.lm);
   try {
     // 1. Agents: own initialisation (rng fork per agent) and own data order (the step rng samples their batches).

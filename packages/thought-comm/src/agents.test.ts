@@ -135,6 +135,50 @@ describe('agents', () => {
     ]);
   });
 
+  it("'shared' keeps the prompt at the position ids it was trained with and the prefix at 0 … m−1; decoding and teacher forcing agree", async () => {
+    const m = 2;
+    const prefix = tf.tensor3d(
+      Array.from({ length: m * 8 }, (_, i) => 0.3 * Math.sin(i)),
+      [1, m, 8],
+    ); // [1, m, C]
+    const row = promptIds(a, examples[0]);
+    const T = row.length;
+    const ids = [...Array.from({ length: m }, (_, k) => k), ...row.map((_, t) => t)]; // prefix 0 … m−1, prompt 0 … T−1
+    const plain = tf.tidy(
+      () =>
+        a.lm.forward(tf.concat([prefix, a.lm.embed(tf.tensor2d([row], [1, T], 'int32'))], 1) as tf.Tensor3D, {
+          positions: tf.tensor2d([ids], [1, m + T], 'int32'),
+        }).logits,
+    );
+    const shared = prefixedForward(a.lm, [row], prefix, a.tokenizer.padId, 'shared');
+    const after = prefixedForward(a.lm, [row], prefix, a.tokenizer.padId);
+    expectClose(shared.logits, plain, { atol: 1e-5 });
+    expect(shared.positions).toEqual([T]);
+    // the prompt's embedding-layer states (token + learned position) are those without a prefix; 'after' moves them
+    const alone = prefixedForward(a.lm, [row], null, a.tokenizer.padId);
+    const tail = (h: tf.Tensor3D) => tf.slice(h, [0, m, 0], [1, T, -1]);
+    expectClose(tail(shared.hidden[0]), alone.hidden[0], { atol: 1e-6 });
+    expect(tf.max(tf.abs(tf.sub(tail(after.hidden[0]), alone.hidden[0]))).dataSync()[0]).toBeGreaterThan(1e-3);
+    // teacher forcing numbers the positions the same way
+    const p = packSegments([[{ ids: row, trained: true }]], a.tokenizer.padId, a.lm.config.contextLength);
+    const forced = prefixedTeacherForcing(a.lm, prefix, p, 'shared');
+    const fed = forced.logits.shape[1];
+    expectClose(tf.slice(forced.logits, [0, 0, 0], [1, fed, -1]), tf.slice(plain, [0, 0, 0], [1, fed, -1]), {
+      atol: 1e-5,
+    });
+    // greedy decoding continues from position T: its answer is the argmax of a teacher-forced pass over prompt + answer
+    const sharedAgent: Agent = { ...a, prefixPositions: 'shared' };
+    const r = await respond(sharedAgent, [examples[0]], prefix, { maxNewTokens: 4 });
+    const full = [...row, ...r.responses[0]];
+    const check = prefixedForward(a.lm, [full], prefix, a.tokenizer.padId, 'shared');
+    const argmax = tf.argMax(check.logits, 2).arraySync() as number[][];
+    expect(r.responses[0]).toEqual(argmax[0].slice(m + T - 1, m + full.length - 1));
+    tf.dispose([prefix, plain, forced.logits, ...forced.hidden, forced.targets, forced.lossMask, forced.tokenMask]);
+    tf.dispose([p.ids, p.targets, p.lossMask, p.attentionMask]);
+    for (const o of [shared, after, alone, check])
+      tf.dispose([o.logits, ...o.hidden, ...o.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]), o.cache.keyMask]);
+  });
+
   it('prefixed forward refuses rows that do not fit the context', () => {
     const long = Array.from({ length: 40 }, () => 5);
     expect(() => prefixedForward(a.lm, [long], null, a.tokenizer.padId)).toThrow(/exceed contextLength/);

@@ -5,9 +5,12 @@
  * token at a chosen depth.
  * Layout of a prefixed row (left padding, as core's `prefill`):
  *   [P_1 … P_m] [<pad> …] <bos> question "\n" [###]
- * The prefix is prepended to the input embeddings (§1.9), so it takes position ids 0 … m−1 of its
- * own and the prompt follows at m, m+1, … (counted from each row's first real token; pads are
- * masked) — as a model reading `inputs_embeds` numbers them. (It used to share id 0 with <bos>.)
+ * The prefix is prepended to the input embeddings (§1.9), so by default ('after') it takes position
+ * ids 0 … m−1 of its own and the prompt follows at m, m+1, … (counted from each row's first real
+ * token; pads are masked) — as a model reading `inputs_embeds` numbers them. 'shared' keeps the
+ * prompt at the ids it was trained with (0, 1, …) and gives the prefix 0 … m−1 beside them: for
+ * frozen agents with learned absolute positions that never saw a prefix, which a shift by m moves
+ * off every position they were trained on (a rotary model sees only relative offsets).
  * Letters: B batch, T tokens, m prefix length, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
@@ -28,12 +31,14 @@ import {
   type TinyLm,
   type Tokenizer,
 } from '@telepath/core';
-import type { AgentVariant } from './agents-config.js';
+import type { AgentVariant, PrefixPositions } from './agents-config.js';
 
 export interface Agent {
   lm: TinyLm;
   tokenizer: Tokenizer;
   variant: AgentVariant;
+  /** default 'after' */
+  prefixPositions?: PrefixPositions;
 }
 
 /** One agent's answers to a batch: the answer text, the emitted ids and the transcript ids (prompt + response). */
@@ -75,6 +80,7 @@ export function prefixedForward(
   rows: number[][],
   prefix: tf.Tensor3D | null,
   padId: number,
+  at: PrefixPositions = 'after',
 ): { logits: tf.Tensor3D; hidden: tf.Tensor3D[]; cache: KvCache; positions: number[] } {
   const B = rows.length;
   const T = Math.max(...rows.map((r) => r.length));
@@ -82,7 +88,7 @@ export function prefixedForward(
   if (T + m > lm.config.contextLength)
     throw new Error(`prefixedForward: ${m} prefix + ${T} tokens exceed contextLength ${lm.config.contextLength}`);
   const { ids, mask, positions: padded } = leftPadRows(rows, padId, m);
-  const pos = prefixPositions(padded, B, m, T);
+  const pos = prefixPositions(padded, B, m, T, at);
   return tidy(() => {
     const tokens = lm.embed(tf.tensor2d(ids, [B, T], 'int32')); // [B, T, C]
     const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
@@ -94,19 +100,19 @@ export function prefixedForward(
       logits: out.logits,
       hidden: out.hidden,
       cache: keepCache(out.cache),
-      positions: rows.map((r) => m + r.length),
+      positions: rows.map((r) => (at === 'after' ? m : 0) + r.length),
     };
   });
 }
 
-/** leftPadRows' positions (m leading zeros, then each row's own 0, 1, …) with the prefix at 0 … m−1 and every token after it. */
-function prefixPositions(padded: number[], B: number, m: number, T: number): number[] {
+/** leftPadRows' positions (m leading zeros, then each row's own 0, 1, …) with the prefix at 0 … m−1 and, 'after', every token moved behind it. */
+function prefixPositions(padded: number[], B: number, m: number, T: number, at: PrefixPositions): number[] {
   if (m === 0) return padded;
   const out = padded.slice();
   for (let b = 0; b < B; b++) {
     const row = b * (m + T);
     for (let k = 0; k < m; k++) out[row + k] = k;
-    for (let t = 0; t < T; t++) out[row + m + t] += m;
+    if (at === 'after') for (let t = 0; t < T; t++) out[row + m + t] += m;
   }
   return out;
 }
@@ -122,7 +128,7 @@ export async function respond(
   const prompts = batch.map((ex) => promptIds(a, ex));
   const m = prefix ? prefix.shape[1] : 0;
   const room = a.lm.config.contextLength - m - Math.max(...prompts.map((p) => p.length));
-  const out = prefixedForward(a.lm, prompts, prefix, tok.padId);
+  const out = prefixedForward(a.lm, prompts, prefix, tok.padId, a.prefixPositions);
   const T = out.logits.shape[1];
   const last = tidy(
     () => tf.reshape(tf.slice(out.logits, [0, T - 1, 0], [-1, 1, -1]), [batch.length, -1]) as tf.Tensor2D,
@@ -161,8 +167,9 @@ export function agentStates(
   layer: number,
   prefix: tf.Tensor3D | null,
   padId: number,
+  at: PrefixPositions = 'after',
 ): tf.Tensor2D {
-  const out = prefixedForward(lm, rows, prefix, padId);
+  const out = prefixedForward(lm, rows, prefix, padId, at);
   return tidy(() => {
     const h = out.hidden[layer]; // [B, m + T, C]
     const S = h.shape[1];
@@ -184,6 +191,7 @@ export function prefixedTeacherForcing(
   lm: TinyLm,
   prefix: tf.Tensor3D | null,
   p: PackedBatch,
+  at: PrefixPositions = 'after',
 ): { logits: tf.Tensor3D; hidden: tf.Tensor3D[]; targets: tf.Tensor2D; lossMask: tf.Tensor2D; tokenMask: tf.Tensor2D } {
   return tidy(() => {
     const [B, T] = p.ids.shape;
@@ -193,7 +201,11 @@ export function prefixedTeacherForcing(
     const tokens = lm.embed(p.ids); // [B, T, C]
     const embeds = prefix ? (tf.concat([prefix, tokens], 1) as tf.Tensor3D) : tokens; // [B, m + T, C]
     const attentionMask = m ? (tf.concat([tf.ones([B, m]), p.attentionMask], 1) as tf.Tensor2D) : p.attentionMask; // [B, m + T]
-    const positions = tf.tile(tf.reshape(tf.range(0, m + T, 1, 'int32'), [1, m + T]), [B, 1]) as tf.Tensor2D; // [B, m + T]: prefix 0 … m−1, tokens after it
+    const ids =
+      at === 'after' || m === 0
+        ? tf.range(0, m + T, 1, 'int32')
+        : tf.concat([tf.range(0, m, 1, 'int32'), tf.range(0, T, 1, 'int32')]); // [m + T]: prefix 0 … m−1, tokens after it or from 0
+    const positions = tf.tile(tf.reshape(ids, [1, m + T]), [B, 1]) as tf.Tensor2D; // [B, m + T]
     const out = lm.forward(embeds, { attentionMask, positions });
     return {
       logits: out.logits,

@@ -46,7 +46,9 @@ export function jointStates(
   return tidy(
     () =>
       tf.concat(
-        agents.map((a, k) => agentStates(a.lm, transcripts[k], layer, prefixes[k], a.tokenizer.padId)),
+        agents.map((a, k) =>
+          agentStates(a.lm, transcripts[k], layer, prefixes[k], a.tokenizer.padId, a.prefixPositions),
+        ),
         1,
       ) as tf.Tensor2D,
   );
