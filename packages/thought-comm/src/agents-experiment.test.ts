@@ -77,8 +77,16 @@ describe('agents experiment end to end on tiny agents', () => {
       expect(existsSync(join(dir, f)), f).toBe(true);
     const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8');
     for (const m of ['agent1/loss', 'ae/loss', 'adapter-paper/loss']) expect(metrics).toContain(m);
-    expect(readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n')).toHaveLength(6);
+    const samples = readFileSync(join(dir, 'samples.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { correct: Record<string, number> });
+    expect(samples).toHaveLength(6);
     const rows = agentsRows(r.seeds);
+    // every row's accuracy is the mean of its per-question scores in samples.jsonl (what the lab pairs)
+    for (const row of rows)
+      expect(samples.reduce((a, x) => a + x.correct[row.system], 0) / 6, row.system).toBeCloseTo(row.accuracy, 12);
+    expect(Object.keys(samples[0].correct)).toHaveLength(rows.length);
     expect(rows.map((x) => x.system)).toContain('majority vote, no communication');
     expect(rows.map((x) => x.system)).toContain('thought-comm task, round 1 [random]');
     expect(agentsTableMarkdown(rows)).toContain('| thought-comm paper, round 1 [shuffle] |');

@@ -33,8 +33,8 @@ import { adapterLoss, paperContinuations, type CommBatch } from './adapter-loss.
 import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
 import { agentLoss, embeddingNorm, type Agent } from './agents.js';
 import { createComm } from './model.js';
-import { independentRound, roundStates, runDebate, scoreRound, type RoundScore } from './debate.js';
-import { summariseStructure } from './agents-report.js';
+import { independentRound, roundCorrect, roundStates, runDebate, scoreRound, type RoundScore } from './debate.js';
+import { singleAgentRow, summariseStructure, textDebateRow, thoughtRow, VOTE_ROW } from './agents-report.js';
 import { fitAutoencoder } from './fit.js';
 import { encode } from './autoencoder.js';
 import { readStructure } from './structure.js';
@@ -193,11 +193,10 @@ export async function runAgentsSeed(
       test0.map((r) => r.answers),
       data.isCorrect,
     );
-    const textDebate = c.textDebate
-      ? (await timed('debate-text', () => runTextDebate(agents, test, test0, { rounds: c.rounds, ...ev }))).map((ans) =>
-          scoreRound(test, ans, data.isCorrect),
-        )
+    const textDebateAnswers = c.textDebate
+      ? await timed('debate-text', () => runTextDebate(agents, test, test0, { rounds: c.rounds, ...ev }))
       : undefined;
+    const textDebate = textDebateAnswers?.map((ans) => scoreRound(test, ans, data.isCorrect));
     if (textDebate)
       log(
         `[thought-comm] s${seed} text debate round ${c.rounds - 1}: majority ${(100 * textDebate[c.rounds - 1].majority).toFixed(1)} %, consensus ${(100 * textDebate[c.rounds - 1].consensus).toFixed(1)} %`,
@@ -247,11 +246,25 @@ export async function runAgentsSeed(
     const debates: AgentsSeedSummary['debates'] = {};
     const agreementWeights: Record<string, number[]> = {};
     const zRows = (await zPool.array()) as number[][];
+    // Each question's 0/1 score under every row of the table (agentsRows' names), for paired comparisons.
+    const correct: Record<string, number>[] = test.map(() => ({}));
+    const keepCorrect = (row: string, right: boolean[]) => right.forEach((ok, i) => (correct[i][row] = ok ? 1 : 0));
+    const right0 = roundCorrect(
+      test,
+      test0.map((r) => r.answers),
+      data.isCorrect,
+    );
+    right0.agents.forEach((right, k) => keepCorrect(singleAgentRow(k), right));
+    keepCorrect(VOTE_ROW, right0.majority);
+    textDebateAnswers?.forEach(
+      (ans, r) => r > 0 && keepCorrect(textDebateRow(r), roundCorrect(test, ans, data.isCorrect).majority),
+    );
     const samples = test.map((ex, i) => ({
       id: ex.id,
       question: ex.question,
       gold: ex.answer,
       round0: test0.map((r) => r.answers[i]) as unknown,
+      correct: correct[i],
     }));
     for (const objective of c.objectives) {
       const norms: number[] = [];
@@ -320,6 +333,14 @@ export async function runAgentsSeed(
           }),
         );
         debates[objective][control] = d.answers.map((ans) => scoreRound(test, ans, data.isCorrect));
+        d.answers.forEach(
+          (ans, r) =>
+            r > 0 &&
+            keepCorrect(
+              thoughtRow(objective, control, r, c.textDebate),
+              roundCorrect(test, ans, data.isCorrect).majority,
+            ),
+        );
         const last = debates[objective][control][c.rounds - 1];
         log(
           `[thought-comm] s${seed} ${objective} [${control}] round ${c.rounds - 1}: majority ${(100 * last.majority).toFixed(1)} %, consensus ${(100 * last.consensus).toFixed(1)} %, agents ${last.agents.map((x) => (100 * x).toFixed(1)).join(' / ')} %`,

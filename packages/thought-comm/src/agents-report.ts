@@ -21,6 +21,20 @@ export interface AgentsRow {
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+/** Row names, shared with each question's `correct` record in samples.jsonl (the lab pairs rows by them). */
+export const VOTE_ROW = 'majority vote, no communication';
+export const singleAgentRow = (k: number) => `single agent (agent ${k})`;
+export const textDebateRow = (round: number) => `text debate (no thoughts), round ${round}`;
+export const thoughtRow = (objective: string, control: string, round: number, withText: boolean) =>
+  `thought-comm ${objective}${withText ? ' + text' : ''}, round ${round}${control === 'none' ? '' : ` [${control}]`}`;
+
+/** A row's paired difference from the majority vote (points as fractions, 95 % interval). */
+export interface VoteDifference {
+  diff: number;
+  lo: number;
+  hi: number;
+}
 const se = (p: number, n: number) => (n > 0 ? Math.sqrt((p * (1 - p)) / n) : 0);
 
 function row(
@@ -46,14 +60,14 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
   s0.independent.agents.forEach((_, k) =>
     rows.push(
       row(
-        `single agent (agent ${k})`,
+        singleAgentRow(k),
         seeds.map((s) => ({ accuracy: s.independent.agents[k], consensus: NaN, agentMean: NaN, n: s.independent.n })),
       ),
     ),
   );
   rows.push(
     row(
-      'majority vote, no communication',
+      VOTE_ROW,
       seeds.map((s) => ({
         accuracy: s.independent.majority,
         consensus: s.independent.consensus,
@@ -66,7 +80,7 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
     for (let r = 1; r < s0.textDebate.length; r++) {
       rows.push(
         row(
-          `text debate (no thoughts), round ${r}`,
+          textDebateRow(r),
           seeds.map((s) => {
             const x = s.textDebate![r];
             return { accuracy: x.majority, consensus: x.consensus, agentMean: mean(x.agents), n: x.n };
@@ -79,7 +93,7 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
     for (const control of Object.keys(s0.debates[objective])) {
       const rounds = s0.debates[objective][control].length;
       for (let r = 1; r < rounds; r++) {
-        const name = `thought-comm ${objective}${s0.textDebate ? ' + text' : ''}, round ${r}${control === 'none' ? '' : ` [${control}]`}`;
+        const name = thoughtRow(objective, control, r, Boolean(s0.textDebate));
         rows.push(
           row(
             name,
@@ -97,14 +111,31 @@ export function agentsRows(seeds: AgentsSeedSummary[]): AgentsRow[] {
 
 const pct = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : '–');
 
-export function agentsTableMarkdown(rows: AgentsRow[], seeds: AgentsSeedSummary[] = []): string {
-  const lines = [
-    '| system | accuracy % (majority) | consensus % | mean agent % | n | seeds |',
-    '|---|---|---|---|---|---|',
-  ];
+/** "+1.2 [−0.9, +3.4]" in points, or – without a difference (the vote itself, records without per-question scores). */
+function voteCell(d: VoteDifference | undefined): string {
+  if (!d || !Number.isFinite(d.diff)) return '–';
+  const p = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+  return `${p(d.diff)} [${p(d.lo)}, ${p(d.hi)}]`;
+}
+
+/**
+ * The table as markdown. `vsVote` (row name → paired difference from the majority vote on the same
+ * questions, computed by the caller) adds a column.
+ */
+export function agentsTableMarkdown(
+  rows: AgentsRow[],
+  seeds: AgentsSeedSummary[] = [],
+  vsVote?: Map<string, VoteDifference>,
+): string {
+  const lines = vsVote
+    ? [
+        '| system | accuracy % (majority) | − vote, points [paired 95 %] | consensus % | mean agent % | n | seeds |',
+        '|---|---|---|---|---|---|---|',
+      ]
+    : ['| system | accuracy % (majority) | consensus % | mean agent % | n | seeds |', '|---|---|---|---|---|---|'];
   for (const r of rows)
     lines.push(
-      `| ${r.system} | ${pct(r.accuracy)} ± ${pct(r.stderr)} | ${pct(r.consensus)} | ${pct(r.agentMean)} | ${r.n} | ${r.seeds} |`,
+      `| ${r.system} | ${pct(r.accuracy)} ± ${pct(r.stderr)} |${vsVote ? ` ${voteCell(vsVote.get(r.system))} |` : ''} ${pct(r.consensus)} | ${pct(r.agentMean)} | ${r.n} | ${r.seeds} |`,
     );
   const withStructure = seeds.filter((s) => s.structure);
   if (withStructure.length) {
@@ -119,11 +150,12 @@ export function agentsTableMarkdown(rows: AgentsRow[], seeds: AgentsSeedSummary[
   return lines.join('\n');
 }
 
-export function agentsTableText(rows: AgentsRow[]): string {
-  const head = ['system', 'accuracy %', 'consensus %', 'mean agent %', 'n'];
+export function agentsTableText(rows: AgentsRow[], vsVote?: Map<string, VoteDifference>): string {
+  const head = ['system', 'accuracy %', ...(vsVote ? ['− vote [95 %]'] : []), 'consensus %', 'mean agent %', 'n'];
   const cells = rows.map((r) => [
     r.system,
     `${pct(r.accuracy)} ± ${pct(r.stderr)}`,
+    ...(vsVote ? [voteCell(vsVote.get(r.system))] : []),
     pct(r.consensus),
     pct(r.agentMean),
     String(r.n),
@@ -133,9 +165,10 @@ export function agentsTableText(rows: AgentsRow[]): string {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
-/** The `--json` shape: rows plus each seed's summary. */
-export function agentsJson(name: string, seeds: AgentsSeedSummary[]): object {
-  return { experiment: name, kind: 'thought-comm-agents', rows: agentsRows(seeds), seeds };
+/** The `--json` shape: rows (with `vsVote` where known) plus each seed's summary. */
+export function agentsJson(name: string, seeds: AgentsSeedSummary[], vsVote?: Map<string, VoteDifference>): object {
+  const rows = agentsRows(seeds).map((r) => (vsVote?.has(r.system) ? { ...r, vsVote: vsVote.get(r.system) } : r));
+  return { experiment: name, kind: 'thought-comm-agents', rows, seeds };
 }
 
 /** Thoughts per set of agents and thoughts routed to each agent (AgentsSeedSummary.structure). */

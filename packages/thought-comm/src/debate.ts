@@ -154,6 +154,18 @@ export interface RoundScore {
   n: number;
 }
 
+/** Per example of one round: whether each agent's answer and the majority answer are right. answers[agent][example]. */
+export function roundCorrect(
+  examples: Example[],
+  answers: string[][],
+  isCorrect: (ex: Example, answer: string) => number,
+): { agents: boolean[][]; majority: boolean[] } {
+  return {
+    agents: answers.map((a) => examples.map((ex, i) => isCorrect(ex, a[i]) > 0)),
+    majority: examples.map((ex, i) => isCorrect(ex, majority(answers.map((a) => a[i]))) > 0),
+  };
+}
+
 /** Scores one round: answers[agent][example]; isCorrect(example, answer). */
 export function scoreRound(
   examples: Example[],
@@ -161,12 +173,12 @@ export function scoreRound(
   isCorrect: (ex: Example, answer: string) => number,
 ): RoundScore {
   const n = examples.length;
-  const acc = (f: (i: number) => boolean) => (n ? examples.reduce((s, _, i) => s + (f(i) ? 1 : 0), 0) / n : 0);
-  const per = (i: number) => answers.map((a) => a[i]);
+  const share = (xs: boolean[]) => (n ? xs.filter(Boolean).length / n : 0);
+  const right = roundCorrect(examples, answers, isCorrect);
   return {
-    agents: answers.map((a) => acc((i) => isCorrect(examples[i], a[i]) > 0)),
-    majority: acc((i) => isCorrect(examples[i], majority(per(i))) > 0),
-    consensus: acc((i) => agree(per(i))),
+    agents: right.agents.map(share),
+    majority: share(right.majority),
+    consensus: share(examples.map((_, i) => agree(answers.map((a) => a[i])))),
     n,
   };
 }

@@ -85,6 +85,9 @@ describe('experiment kinds', () => {
     expect(r.text).toContain('thought-comm task, round 1 [random]');
     const table = readFileSync(join(dir, 'runs', 'agents-micro', 'table.md'), 'utf8');
     expect(table).toContain('| single agent (agent 2) |');
+    expect(table).toContain('− vote, points [paired 95 %]');
+    expect(table).toMatch(/\| majority vote, no communication \| [0-9.]+ ± [0-9.]+ \| – \|/); // the vote is the baseline
+    expect(r.text).toMatch(/single agent \(agent 0\) +[0-9.]+ ± [0-9.]+ +[+−][0-9.]+ \[[+−][0-9.]+, [+−][0-9.]+\]/);
     const env = JSON.parse(readFileSync(join(dir, 'runs', 'agents-micro', 's0', 'env.json'), 'utf8'));
     expect(JSON.stringify(env)).toContain('countdown-n3/train');
     await expect(

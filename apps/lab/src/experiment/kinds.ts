@@ -29,6 +29,7 @@ import {
 import { checkTaskName, loadTaskData, parseData } from './data.js';
 import { rewardFromTask } from '../running/build-arm.js';
 import { checkAgentRecords } from './agents-from.js';
+import { agentsVsVote } from '../reports/agents-paired.js';
 
 export interface KindRunOptions {
   /** The config file (for error messages). */
@@ -98,10 +99,16 @@ export const EXPERIMENT_KINDS: Record<string, Kind> = {
         { outDir, recordsDir: o.runsDir, force: o.force, log: o.log, shouldStop: o.shouldStop },
       );
       const rows = agentsRows(r.seeds);
-      if (rows.length) await writeFileAtomic(path.join(outDir, 'table.md'), agentsTableMarkdown(rows, r.seeds) + '\n');
+      const found = await agentsVsVote(
+        outDir,
+        r.seeds.map((s) => s.seed),
+      );
+      const vsVote = found.size ? found : undefined;
+      if (rows.length)
+        await writeFileAtomic(path.join(outDir, 'table.md'), agentsTableMarkdown(rows, r.seeds, vsVote) + '\n');
       return {
-        text: rows.length ? agentsTableText(rows) : '(no finished seeds)',
-        json: agentsJson(c.name, r.seeds),
+        text: rows.length ? agentsTableText(rows, vsVote) : '(no finished seeds)',
+        json: agentsJson(c.name, r.seeds, vsVote),
         interrupted: r.interrupted,
       };
     },

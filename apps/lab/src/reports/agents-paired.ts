@@ -1,0 +1,57 @@
+/**
+ * Paired differences of every row of a ThoughtComm agents table from the majority vote of the same
+ * agents without communication: every row answers the same questions, so each bootstrap draw
+ * resamples the questions once for both (bootstrap.ts). Each seed's samples.jsonl
+ * (`<experiment>/s<seed>/samples.jsonl`) holds each question's 0/1 score under every row
+ * (`correct`, keyed by the row's name); records written before that field give no differences.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { Rng } from '@telepath/core';
+import { VOTE_ROW, type VoteDifference } from '@telepath/thought-comm';
+import { pairedDifference, Resampler, type Outcomes } from './bootstrap.js';
+
+/** row name → its scores by question id, for one seed; null when the file or its `correct` records are missing. */
+async function readRowScores(file: string): Promise<Map<string, Map<string, boolean>> | null> {
+  if (!existsSync(file)) return null;
+  const rows = new Map<string, Map<string, boolean>>();
+  for (const [i, line] of (await fs.readFile(file, 'utf8')).split('\n').entries()) {
+    if (line.trim() === '') continue;
+    let s: { id?: unknown; correct?: unknown };
+    try {
+      s = JSON.parse(line) as typeof s;
+    } catch (e) {
+      throw new Error(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
+    }
+    if (s.correct === undefined) return null;
+    if (typeof s.id !== 'string' || typeof s.correct !== 'object' || s.correct === null)
+      throw new Error(`${file}:${i + 1}: expected "id" (string) and "correct" (an object of row name → 0 or 1)`);
+    for (const [row, v] of Object.entries(s.correct)) {
+      if (v !== 0 && v !== 1)
+        throw new Error(`${file}:${i + 1}: correct["${row}"] must be 0 or 1, got ${JSON.stringify(v)}`);
+      if (!rows.has(row)) rows.set(row, new Map());
+      rows.get(row)!.set(s.id, v === 1);
+    }
+  }
+  return rows;
+}
+
+/** Row name → paired difference from the vote (fractions), over the seeds whose samples carry scores. */
+export async function agentsVsVote(experimentDir: string, seeds: number[]): Promise<Map<string, VoteDifference>> {
+  const outcomes = new Map<string, Outcomes>();
+  for (const seed of seeds) {
+    const rows = await readRowScores(path.join(experimentDir, `s${seed}`, 'samples.jsonl'));
+    if (!rows) continue;
+    for (const [row, correct] of rows) {
+      if (!outcomes.has(row)) outcomes.set(row, { seeds: [], correct: [] });
+      outcomes.get(row)!.seeds.push(seed);
+      outcomes.get(row)!.correct.push(correct);
+    }
+  }
+  const vote = outcomes.get(VOTE_ROW);
+  const out = new Map<string, VoteDifference>();
+  if (!vote) return out;
+  const resampler = new Resampler(new Rng(0).fork('bootstrap'));
+  for (const [row, o] of outcomes) if (row !== VOTE_ROW) out.set(row, pairedDifference(o, vote, resampler));
+  return out;
+}
