@@ -25,6 +25,16 @@ beforeAll(() => {
 });
 afterAll(() => a.lm.dispose());
 
+/** A [1, m, C] prefix (0.3 · wave(i)) and the first example's prompt ids. */
+function prefixAndPrompt(m: number, wave: (i: number) => number): { prefix: tf.Tensor3D; row: number[]; T: number } {
+  const prefix = tf.tensor3d(
+    Array.from({ length: m * 8 }, (_, i) => 0.3 * wave(i)),
+    [1, m, 8],
+  ); // [1, m, C]
+  const row = promptIds(a, examples[0]);
+  return { prefix, row, T: row.length };
+}
+
 describe('agents', () => {
   it('answer without a prefix exactly as core generation does', async () => {
     const r = await expectNoLeak(() => respond(a, examples, null, { maxNewTokens: 5 }));
@@ -98,12 +108,7 @@ describe('agents', () => {
 
   it('the prefix has its own position ids 0 … m−1 and the prompt follows it, as one prepended sequence of embeddings', () => {
     const m = 2;
-    const prefix = tf.tensor3d(
-      Array.from({ length: m * 8 }, (_, i) => 0.3 * Math.cos(i)),
-      [1, m, 8],
-    ); // [1, m, C]
-    const row = promptIds(a, examples[0]);
-    const T = row.length;
+    const { prefix, row, T } = prefixAndPrompt(m, Math.cos);
     const plain = tf.tidy(
       () => a.lm.forward(tf.concat([prefix, a.lm.embed(tf.tensor2d([row], [1, T], 'int32'))], 1) as tf.Tensor3D).logits,
     ); // positions 0 … m+T−1
@@ -137,12 +142,7 @@ describe('agents', () => {
 
   it("'shared' keeps the prompt at the position ids it was trained with and the prefix at 0 … m−1; decoding and teacher forcing agree", async () => {
     const m = 2;
-    const prefix = tf.tensor3d(
-      Array.from({ length: m * 8 }, (_, i) => 0.3 * Math.sin(i)),
-      [1, m, 8],
-    ); // [1, m, C]
-    const row = promptIds(a, examples[0]);
-    const T = row.length;
+    const { prefix, row, T } = prefixAndPrompt(m, Math.sin);
     const ids = [...Array.from({ length: m }, (_, k) => k), ...row.map((_, t) => t)]; // prefix 0 … m−1, prompt 0 … T−1
     const plain = tf.tidy(
       () =>

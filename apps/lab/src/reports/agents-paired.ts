@@ -5,9 +5,9 @@
  * (`<experiment>/s<seed>/samples.jsonl`) holds each question's 0/1 score under every row
  * (`correct`, keyed by the row's name); records written before that field give no differences.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { Rng } from '@telepath/core';
+import { readJsonl, Rng } from '@telepath/core';
 import { VOTE_ROW, type VoteDifference } from '@telepath/thought-comm';
 import { pairedDifference, Resampler, type Outcomes } from './bootstrap.js';
 
@@ -15,22 +15,15 @@ import { pairedDifference, Resampler, type Outcomes } from './bootstrap.js';
 async function readRowScores(file: string): Promise<Map<string, Map<string, boolean>> | null> {
   if (!existsSync(file)) return null;
   const rows = new Map<string, Map<string, boolean>>();
-  for (const [i, line] of (await fs.readFile(file, 'utf8')).split('\n').entries()) {
-    if (line.trim() === '') continue;
-    let s: { id?: unknown; correct?: unknown };
-    try {
-      s = JSON.parse(line) as typeof s;
-    } catch (e) {
-      throw new Error(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
-    }
-    if (s.correct === undefined) return null;
-    if (typeof s.id !== 'string' || typeof s.correct !== 'object' || s.correct === null)
-      throw new Error(`${file}:${i + 1}: expected "id" (string) and "correct" (an object of row name → 0 or 1)`);
-    for (const [row, v] of Object.entries(s.correct)) {
-      if (v !== 0 && v !== 1)
-        throw new Error(`${file}:${i + 1}: correct["${row}"] must be 0 or 1, got ${JSON.stringify(v)}`);
+  for (const [i, line] of ((await readJsonl(file)) as { id?: unknown; correct?: unknown }[]).entries()) {
+    if (line.correct === undefined) return null;
+    const where = `${file}:${i + 1}`; // samples.jsonl has no blank lines: record i is line i + 1
+    if (typeof line.id !== 'string' || typeof line.correct !== 'object' || line.correct === null)
+      throw new Error(`${where}: expected "id" (string) and "correct" (an object of row name → 0 or 1)`);
+    for (const [row, v] of Object.entries(line.correct)) {
+      if (v !== 0 && v !== 1) throw new Error(`${where}: correct["${row}"] must be 0 or 1, got ${JSON.stringify(v)}`);
       if (!rows.has(row)) rows.set(row, new Map());
-      rows.get(row)!.set(s.id, v === 1);
+      rows.get(row)!.set(line.id, v === 1);
     }
   }
   return rows;
