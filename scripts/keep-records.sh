@@ -10,14 +10,15 @@
 # for the 0.8 M-parameter models): copied back into a runs folder (cp -r docs/results/records/X
 # runs/), such a run starts later arms (initFrom, reuse) on a fresh clone without training it again.
 # A latent arm's latents.bin (what `telepath analyze` reads; up to 17 MB for N_L 16) is kept only
-# with --latents.
+# with --latents, as are the round-0 states (states.bin) of a thought-comm agents experiment, an
+# experiment without arms whose seeds are <runs>/<experiment>/s<seed> (name no arm to keep it).
 #
 # Usage: scripts/keep-records.sh [--weights] [--latents] <runs-dir> <experiment> [arm ...]   (no arm: every finished one)
 # KEEP_RECORDS_TO=<dir> keeps them there instead of docs/results/records.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then usage; exit 0; fi
 weights=false
 latents=false
@@ -33,7 +34,9 @@ shift 2
 source_dir="$runs/$experiment"
 [ -d "$source_dir" ] || { echo "keep-records: no runs of $experiment in $runs (expected $source_dir)" >&2; exit 2; }
 arms=("$@")
-if [ ${#arms[@]} -eq 0 ]; then
+if [ ${#arms[@]} -eq 0 ] && compgen -G "$source_dir/s*/summary.json" >/dev/null; then
+  arms=(.) # an experiment without arms: its seeds are its own folders
+elif [ ${#arms[@]} -eq 0 ]; then
   mapfile -t arms < <(find "$source_dir" -mindepth 1 -maxdepth 1 -type d ! -name report -printf '%f\n' | sort)
 fi
 
@@ -46,12 +49,12 @@ for arm in "${arms[@]}"; do
       echo "keep-records: $run is not finished (no summary.json); skipped" >&2
       continue
     fi
-    target="$records/$experiment/$arm/$(basename "$run")"
+    target=$(realpath -m "$records/$experiment/$arm/$(basename "$run")")
     staging="$target.partial"
     rm -rf "$staging"
     mkdir -p "$staging"
-    find "$run" -maxdepth 1 -type f ! -name '*.ckpt' ! -name '*.lock' ! -name '*.tmp*' ! -name latents.bin -exec cp -p {} "$staging/" \;
-    if $latents && [ -f "$run/latents.bin" ]; then cp -p "$run/latents.bin" "$staging/"; fi
+    find "$run" -maxdepth 1 -type f ! -name '*.ckpt' ! -name '*.lock' ! -name '*.tmp*' ! -name latents.bin ! -name states.bin -exec cp -p {} "$staging/" \;
+    if $latents; then for f in latents.bin states.bin; do [ -f "$run/$f" ] && cp -p "$run/$f" "$staging/"; done; fi
     if $weights; then
       [ -f "$run/final.ckpt" ] || { rm -rf "$staging"; echo "keep-records: $run has no final.ckpt to keep (--weights)" >&2; exit 2; }
       cp -p "$run/final.ckpt" "$staging/"

@@ -159,3 +159,27 @@ it('keeps a latent arm’s latents.bin only with --latents (either flag order)',
   expect(keep(['--latents'], 'latents')).toEqual(['latents.bin', 'summary.json']);
   expect(keep(['--latents', '--weights'], 'both')).toEqual(['final.ckpt', 'latents.bin', 'summary.json']);
 });
+
+it('keeps an experiment without arms (thought-comm agents: <experiment>/s<seed>) when no arm is named, states.bin only with --latents', () => {
+  const runs = join(tmp, 'agents-runs');
+  for (const seed of ['s0', 's1']) {
+    mkdirSync(join(runs, 'agents', seed), { recursive: true });
+    for (const f of ['summary.json', 'samples.jsonl', 'states.bin', 'adapter-task.ckpt'])
+      writeFileSync(join(runs, 'agents', seed, f), '{}');
+  }
+  rmSync(join(runs, 'agents', 's1', 'summary.json')); // unfinished: skipped
+  const keep = (flags: string[], to: string) =>
+    execFileSync('bash', [SCRIPT, ...flags, runs, 'agents'], {
+      env: { ...process.env, KEEP_RECORDS_TO: join(tmp, to) },
+      encoding: 'utf8',
+    });
+  expect(keep([], 'agents-kept')).toMatch(/kept .*agents-kept\/agents\/s0 /);
+  expect(readdirSync(join(tmp, 'agents-kept', 'agents'))).toEqual(['s0']);
+  expect(readdirSync(join(tmp, 'agents-kept', 'agents', 's0')).sort()).toEqual(['samples.jsonl', 'summary.json']);
+  keep(['--latents'], 'agents-latents');
+  expect(readdirSync(join(tmp, 'agents-latents', 'agents', 's0')).sort()).toEqual([
+    'samples.jsonl',
+    'states.bin',
+    'summary.json',
+  ]);
+});
