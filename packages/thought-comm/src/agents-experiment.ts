@@ -33,7 +33,7 @@ import { adapterLoss, paperContinuations, type CommBatch } from './adapter-loss.
 import { stateLayerOf, type AgentsExperimentConfig } from './agents-config.js';
 import { agentLoss, embeddingNorm, type Agent } from './agents.js';
 import { createComm } from './model.js';
-import { independentRound, roundCorrect, roundStates, runDebate, scoreRound, type RoundScore } from './debate.js';
+import { independentRound, roundCorrect, roundStates, runDebate, scoreOf, type RoundScore } from './debate.js';
 import { singleAgentRow, summariseStructure, textDebateRow, thoughtRow, VOTE_ROW } from './agents-report.js';
 import { fitAutoencoder } from './fit.js';
 import { encode } from './autoencoder.js';
@@ -188,15 +188,25 @@ export async function runAgentsSeed(
     const ev = { maxNewTokens: c.eval.maxNewTokens, batchSize: c.eval.batchSize };
     const pool0 = await timed('round0', () => independentRound(agents, pool, ev));
     const test0 = await timed('round0', () => independentRound(agents, test, ev));
-    const independent = scoreRound(
-      test,
-      test0.map((r) => r.answers),
-      data.isCorrect,
-    );
-    const textDebateAnswers = c.textDebate
-      ? await timed('debate-text', () => runTextDebate(agents, test, test0, { rounds: c.rounds, ...ev }))
+    // Each question's 0/1 score under every row of the table (agentsRows' names), for paired comparisons.
+    const correct: Record<string, number>[] = test.map(() => ({}));
+    const keepCorrect = (row: string, right: boolean[]) => right.forEach((ok, i) => (correct[i][row] = ok ? 1 : 0));
+    /** Scores a round of answers[agent][example], keeping its majority's verdicts under `row` (if named). */
+    const score = (answers: string[][], row?: string): RoundScore => {
+      const right = roundCorrect(test, answers, data.isCorrect);
+      if (row) keepCorrect(row, right.majority);
+      return scoreOf(right, answers);
+    };
+    const answers0 = test0.map((r) => r.answers);
+    const right0 = roundCorrect(test, answers0, data.isCorrect);
+    right0.agents.forEach((right, k) => keepCorrect(singleAgentRow(k), right));
+    keepCorrect(VOTE_ROW, right0.majority);
+    const independent = scoreOf(right0, answers0);
+    const textDebate = c.textDebate
+      ? (await timed('debate-text', () => runTextDebate(agents, test, test0, { rounds: c.rounds, ...ev }))).map(
+          (ans, r) => score(ans, r > 0 ? textDebateRow(r) : undefined),
+        )
       : undefined;
-    const textDebate = textDebateAnswers?.map((ans) => scoreRound(test, ans, data.isCorrect));
     if (textDebate)
       log(
         `[thought-comm] s${seed} text debate round ${c.rounds - 1}: majority ${(100 * textDebate[c.rounds - 1].majority).toFixed(1)} %, consensus ${(100 * textDebate[c.rounds - 1].consensus).toFixed(1)} %`,
@@ -246,19 +256,6 @@ export async function runAgentsSeed(
     const debates: AgentsSeedSummary['debates'] = {};
     const agreementWeights: Record<string, number[]> = {};
     const zRows = (await zPool.array()) as number[][];
-    // Each question's 0/1 score under every row of the table (agentsRows' names), for paired comparisons.
-    const correct: Record<string, number>[] = test.map(() => ({}));
-    const keepCorrect = (row: string, right: boolean[]) => right.forEach((ok, i) => (correct[i][row] = ok ? 1 : 0));
-    const right0 = roundCorrect(
-      test,
-      test0.map((r) => r.answers),
-      data.isCorrect,
-    );
-    right0.agents.forEach((right, k) => keepCorrect(singleAgentRow(k), right));
-    keepCorrect(VOTE_ROW, right0.majority);
-    textDebateAnswers?.forEach(
-      (ans, r) => r > 0 && keepCorrect(textDebateRow(r), roundCorrect(test, ans, data.isCorrect).majority),
-    );
     const samples = test.map((ex, i) => ({
       id: ex.id,
       question: ex.question,
@@ -332,14 +329,8 @@ export async function runAgentsSeed(
             ...ev,
           }),
         );
-        debates[objective][control] = d.answers.map((ans) => scoreRound(test, ans, data.isCorrect));
-        d.answers.forEach(
-          (ans, r) =>
-            r > 0 &&
-            keepCorrect(
-              thoughtRow(objective, control, r, c.textDebate),
-              roundCorrect(test, ans, data.isCorrect).majority,
-            ),
+        debates[objective][control] = d.answers.map((ans, r) =>
+          score(ans, r > 0 ? thoughtRow(objective, control, r, c.textDebate) : undefined),
         );
         const last = debates[objective][control][c.rounds - 1];
         log(

@@ -166,21 +166,25 @@ export function roundCorrect(
   };
 }
 
+/** A round's score from its per-example verdicts (`roundCorrect`) and answers[agent][example]. */
+export function scoreOf(right: { agents: boolean[][]; majority: boolean[] }, answers: string[][]): RoundScore {
+  const n = right.majority.length;
+  const share = (xs: boolean[]) => (n ? xs.filter(Boolean).length / n : 0);
+  return {
+    agents: right.agents.map(share),
+    majority: share(right.majority),
+    consensus: share(right.majority.map((_, i) => agree(answers.map((a) => a[i])))),
+    n,
+  };
+}
+
 /** Scores one round: answers[agent][example]; isCorrect(example, answer). */
 export function scoreRound(
   examples: Example[],
   answers: string[][],
   isCorrect: (ex: Example, answer: string) => number,
 ): RoundScore {
-  const n = examples.length;
-  const share = (xs: boolean[]) => (n ? xs.filter(Boolean).length / n : 0);
-  const right = roundCorrect(examples, answers, isCorrect);
-  return {
-    agents: right.agents.map(share),
-    majority: share(right.majority),
-    consensus: share(examples.map((_, i) => agree(answers.map((a) => a[i])))),
-    n,
-  };
+  return scoreOf(roundCorrect(examples, answers, isCorrect), answers);
 }
 
 /** Concatenated states of every agent for a round's transcripts, batched (one asynchronous read per batch): [N, A·C] row-major. */

@@ -2,7 +2,7 @@
  * Text debate (§1.10): peers' answers after the question, agents trained to read them, the
  * text-only debate as a baseline, and the paper's agents as copies of one model.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initBackend, Rng, type Example } from '@telepath/core';
@@ -104,6 +104,16 @@ describe('text debate', () => {
     const systems = agentsRows(r.seeds).map((x) => x.system);
     expect(systems).toContain('text debate (no thoughts), round 1');
     expect(systems).toContain('thought-comm task + text, round 1');
+    const samples = readFileSync(join(out, 's0', 'samples.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { correct: Record<string, number> });
+    for (const row of agentsRows(r.seeds))
+      // every row's per-question scores, the text debate's included
+      expect(samples.reduce((a, x) => a + x.correct[row.system], 0) / samples.length, row.system).toBeCloseTo(
+        row.accuracy,
+        12,
+      );
     expect(() => parseAgentsExperimentConfig({ agentInit: 'clones' })).toThrow(/Expected one of: separate, copies/);
   }, 60_000);
 });
