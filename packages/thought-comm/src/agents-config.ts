@@ -58,8 +58,8 @@ export interface AdapterConfig {
   /**
    * Position ids of the prefix: 'after' — the prefix at 0 … m−1 and the prompt moved behind it, as a
    * model reading `inputs_embeds` numbers them (the paper's agents, rotary LMs, see only relative
-   * offsets); 'shared' — the prompt keeps the ids it was trained with and the prefix takes 0 … m−1
-   * beside them, for frozen agents with learned positions that never saw a prefix.
+   * offsets); 'shared' (default) — the prompt keeps the ids it was trained with and the prefix takes
+   * 0 … m−1 beside them, for agents with learned positions that never saw a prefix (ours).
    */
   prefixPositions: PrefixPositions;
 }
@@ -157,7 +157,7 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
     warmupSteps: 20,
     continuationTokens: 12, // third-party (§1.9): a "brief" continuation; Countdown answers are ≤ 12 tokens
     agreementInit: 1, // chosen: start from unweighted routing; §1.8 "learnable scalar w_α per level"
-    prefixPositions: 'after', // chosen: as a model reading inputs_embeds numbers them (§1.9); 'shared' for frozen learned-position agents
+    prefixPositions: 'shared', // chosen: our agents learn absolute positions and never see a prefix in training, so 'after' (§1.9's numbering) moves every prompt token off its trained position (measured: 57–58 % → 4–14 %)
   },
   objectives: ['task', 'paper'],
   rounds: 2, // third-party (§1.10): "3 agents, 2 rounds (main)"
