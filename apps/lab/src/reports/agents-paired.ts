@@ -5,15 +5,13 @@
  * (`<experiment>/s<seed>/samples.jsonl`) holds each question's 0/1 score under every row
  * (`correct`, keyed by the row's name); records written before that field give no differences.
  */
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { readJsonl, Rng } from '@telepath/core';
+import { readJsonl } from '@telepath/core';
 import { VOTE_ROW, type VoteDifference } from '@telepath/thought-comm';
-import { pairedDifference, Resampler, type Outcomes } from './bootstrap.js';
+import { pairedDifference, reportResampler, type Outcomes } from './bootstrap.js';
 
-/** row name → its scores by question id, for one seed; null when the file or its `correct` records are missing. */
+/** row name → its scores by question id, for one seed (empty without the file); null when its records predate `correct`. */
 async function readRowScores(file: string): Promise<Map<string, Map<string, boolean>> | null> {
-  if (!existsSync(file)) return null;
   const rows = new Map<string, Map<string, boolean>>();
   for (const [i, line] of ((await readJsonl(file)) as { id?: unknown; correct?: unknown }[]).entries()) {
     if (line.correct === undefined) return null;
@@ -44,7 +42,7 @@ export async function agentsVsVote(experimentDir: string, seeds: number[]): Prom
   const vote = outcomes.get(VOTE_ROW);
   const out = new Map<string, VoteDifference>();
   if (!vote) return out;
-  const resampler = new Resampler(new Rng(0).fork('bootstrap'));
+  const resampler = reportResampler();
   for (const [row, o] of outcomes) if (row !== VOTE_ROW) out.set(row, pairedDifference(o, vote, resampler));
   return out;
 }

@@ -97,6 +97,9 @@ export class Resampler {
   }
 }
 
+/** The draws every report table uses (one fixed seed), so a table is rebuilt identically from its records. */
+export const reportResampler = (): Resampler => new Resampler(new Rng(0).fork('bootstrap'));
+
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function quantile(sorted: number[], q: number): number {

@@ -7,10 +7,9 @@
  * the diagnostics of its generations, reasoning length, sound written steps, decode time, training
  * time and parameters. Built with arquero; rendered as text, markdown and CSV.
  */
-import { Rng } from '@telepath/core';
 import { CHAIN_CLASSES } from '@telepath/tasks';
 import * as aq from 'arquero';
-import { pairedDifference, Resampler, seedMeanSpread, type Outcomes } from './bootstrap.js';
+import { pairedDifference, reportResampler, seedMeanSpread, type Outcomes, type Resampler } from './bootstrap.js';
 import { diagnosticRates, diagnosticsOf, sumDiagnostics, type Diagnostics } from '../evaluation/diagnostics.js';
 import { outcomeKey } from './outcomes.js';
 import type { ArmSummary } from '../running/arm-summary.js';
@@ -103,7 +102,7 @@ function seedScores(results: ArmSummary[]) {
 /** Mean over seeds, with the spread and paired differences described in SPREAD_METHOD. */
 export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow[] {
   if (results.length === 0) return []; // (a table without rows has no columns to group by)
-  const resampler = new Resampler(new Rng(0).fork('bootstrap'));
+  const resampler = reportResampler();
   // Per arm: the means over its seeds of what each seed measured once.
   const perArm = aq
     .from(
