@@ -2,7 +2,10 @@
  * Table and JSON views of ThoughtComm's agents experiment ("Thought Communication in Multiagent
  * Collaboration", arXiv 2510.20733; docs/method-reference.md §1.12–1.13: accuracy ± binomial SE and consensus,
  * against a single agent and a majority vote without communication). One row per system, means
- * over seeds; SE = sqrt(Σ se_i²)/k with se_i = sqrt(p(1−p)/n).
+ * over seeds. Every seed answers the same test questions, so more seeds do not shrink the spread that
+ * comes from which questions were drawn: a row's SE is the mean of its seeds' binomial SEs,
+ * se_i = sqrt(p_i(1−p_i)/n). Where each question's score is recorded, the caller passes the bootstrap
+ * over questions and seeds instead (RowBootstrap), which the tables show in its place.
  */
 import type { AgentsSeedSummary } from './agents-experiment.js';
 import { maskName, relevantThoughts, type Structure } from './structure.js';
@@ -35,21 +38,28 @@ export interface VoteDifference {
   lo: number;
   hi: number;
 }
+
+/** What a bootstrap over each question's score (questions and seeds resampled) gives one row. */
+export interface RowBootstrap {
+  /** Standard deviation of the row's seed-mean accuracy over the draws. */
+  sd: number;
+  /** Paired difference from the majority vote on the same questions; absent for the vote itself. */
+  vsVote?: VoteDifference;
+}
 const se = (p: number, n: number) => (n > 0 ? Math.sqrt((p * (1 - p)) / n) : 0);
 
 function row(
   system: string,
   cells: { accuracy: number; consensus: number; agentMean: number; n: number }[],
 ): AgentsRow {
-  const k = cells.length;
   return {
     system,
     accuracy: mean(cells.map((c) => c.accuracy)),
-    stderr: Math.sqrt(cells.reduce((a, c) => a + se(c.accuracy, c.n) ** 2, 0)) / k,
+    stderr: mean(cells.map((c) => se(c.accuracy, c.n))),
     consensus: mean(cells.map((c) => c.consensus)),
     agentMean: mean(cells.map((c) => c.agentMean)),
     n: cells[0].n,
-    seeds: k,
+    seeds: cells.length,
   };
 }
 
@@ -118,24 +128,31 @@ function voteCell(d: VoteDifference | undefined): string {
   return `${p(d.diff)} [${p(d.lo)}, ${p(d.hi)}]`;
 }
 
+/** "57.7 ± 1.6": ± the bootstrap sd where the caller has one for the row, else the binomial SE. */
+const accuracyCell = (r: AgentsRow, bootstrap?: Map<string, RowBootstrap>) =>
+  `${pct(r.accuracy)} ± ${pct(bootstrap?.get(r.system)?.sd ?? r.stderr)}`;
+
 /**
- * The table as markdown. `vsVote` (row name → paired difference from the majority vote on the same
- * questions, computed by the caller) adds a column.
+ * The table as markdown. `bootstrap` (row name → RowBootstrap, computed by the caller from each
+ * question's score) replaces the binomial ± and adds the paired difference from the vote.
  */
 export function agentsTableMarkdown(
   rows: AgentsRow[],
   seeds: AgentsSeedSummary[] = [],
-  vsVote?: Map<string, VoteDifference>,
+  bootstrap?: Map<string, RowBootstrap>,
 ): string {
-  const lines = vsVote
+  const lines = bootstrap
     ? [
-        '| system | accuracy % (majority) | − vote, points [paired 95 %] | consensus % | mean agent % | n | seeds |',
+        '| system | accuracy % (majority) ± bootstrap sd | − vote, points [paired 95 %] | consensus % | mean agent % | n | seeds |',
         '|---|---|---|---|---|---|---|',
       ]
-    : ['| system | accuracy % (majority) | consensus % | mean agent % | n | seeds |', '|---|---|---|---|---|---|'];
+    : [
+        '| system | accuracy % (majority) ± binomial SE | consensus % | mean agent % | n | seeds |',
+        '|---|---|---|---|---|---|',
+      ];
   for (const r of rows)
     lines.push(
-      `| ${r.system} | ${pct(r.accuracy)} ± ${pct(r.stderr)} |${vsVote ? ` ${voteCell(vsVote.get(r.system))} |` : ''} ${pct(r.consensus)} | ${pct(r.agentMean)} | ${r.n} | ${r.seeds} |`,
+      `| ${r.system} | ${accuracyCell(r, bootstrap)} |${bootstrap ? ` ${voteCell(bootstrap.get(r.system)?.vsVote)} |` : ''} ${pct(r.consensus)} | ${pct(r.agentMean)} | ${r.n} | ${r.seeds} |`,
     );
   const withStructure = seeds.filter((s) => s.structure);
   if (withStructure.length) {
@@ -150,12 +167,19 @@ export function agentsTableMarkdown(
   return lines.join('\n');
 }
 
-export function agentsTableText(rows: AgentsRow[], vsVote?: Map<string, VoteDifference>): string {
-  const head = ['system', 'accuracy %', ...(vsVote ? ['− vote [95 %]'] : []), 'consensus %', 'mean agent %', 'n'];
+export function agentsTableText(rows: AgentsRow[], bootstrap?: Map<string, RowBootstrap>): string {
+  const head = [
+    'system',
+    bootstrap ? 'accuracy % ± sd' : 'accuracy % ± SE',
+    ...(bootstrap ? ['− vote [95 %]'] : []),
+    'consensus %',
+    'mean agent %',
+    'n',
+  ];
   const cells = rows.map((r) => [
     r.system,
-    `${pct(r.accuracy)} ± ${pct(r.stderr)}`,
-    ...(vsVote ? [voteCell(vsVote.get(r.system))] : []),
+    accuracyCell(r, bootstrap),
+    ...(bootstrap ? [voteCell(bootstrap.get(r.system)?.vsVote)] : []),
     pct(r.consensus),
     pct(r.agentMean),
     String(r.n),
@@ -165,9 +189,11 @@ export function agentsTableText(rows: AgentsRow[], vsVote?: Map<string, VoteDiff
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
-/** The `--json` shape: rows (with `vsVote` where known) plus each seed's summary. */
-export function agentsJson(name: string, seeds: AgentsSeedSummary[], vsVote?: Map<string, VoteDifference>): object {
-  const rows = agentsRows(seeds).map((r) => (vsVote?.has(r.system) ? { ...r, vsVote: vsVote.get(r.system) } : r));
+/** The `--json` shape: rows (with `bootstrap` where known) plus each seed's summary. */
+export function agentsJson(name: string, seeds: AgentsSeedSummary[], bootstrap?: Map<string, RowBootstrap>): object {
+  const rows = agentsRows(seeds).map((r) =>
+    bootstrap?.has(r.system) ? { ...r, bootstrap: bootstrap.get(r.system) } : r,
+  );
   return { experiment: name, kind: 'thought-comm-agents', rows, seeds };
 }
 

@@ -29,7 +29,7 @@ import {
 import { checkTaskName, loadTaskData, parseData } from './data.js';
 import { rewardFromTask } from '../running/build-arm.js';
 import { checkAgentRecords } from './agents-from.js';
-import { agentsVsVote } from '../reports/agents-paired.js';
+import { agentsBootstrap } from '../reports/agents-paired.js';
 
 export interface KindRunOptions {
   /** The config file (for error messages). */
@@ -99,16 +99,16 @@ export const EXPERIMENT_KINDS: Record<string, Kind> = {
         { outDir, recordsDir: o.runsDir, force: o.force, log: o.log, shouldStop: o.shouldStop },
       );
       const rows = agentsRows(r.seeds);
-      const found = await agentsVsVote(
+      const found = await agentsBootstrap(
         outDir,
         r.seeds.map((s) => s.seed),
       );
-      const vsVote = found.size ? found : undefined;
+      const bootstrap = found.size ? found : undefined;
       if (rows.length)
-        await writeFileAtomic(path.join(outDir, 'table.md'), agentsTableMarkdown(rows, r.seeds, vsVote) + '\n');
+        await writeFileAtomic(path.join(outDir, 'table.md'), agentsTableMarkdown(rows, r.seeds, bootstrap) + '\n');
       return {
-        text: rows.length ? agentsTableText(rows, vsVote) : '(no finished seeds)',
-        json: agentsJson(c.name, r.seeds, vsVote),
+        text: rows.length ? agentsTableText(rows, bootstrap) : '(no finished seeds)',
+        json: agentsJson(c.name, r.seeds, bootstrap),
         interrupted: r.interrupted,
       };
     },

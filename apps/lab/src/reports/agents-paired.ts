@@ -1,14 +1,15 @@
 /**
- * Paired differences of every row of a ThoughtComm agents table from the majority vote of the same
- * agents without communication: every row answers the same questions, so each bootstrap draw
- * resamples the questions once for both (bootstrap.ts). Each seed's samples.jsonl
+ * The bootstrap view of every row of a ThoughtComm agents table: the spread of its seed-mean accuracy
+ * (questions and seeds resampled, so seeds that share the questions do not shrink it) and its paired
+ * difference from the majority vote of the same agents without communication (every row answers the
+ * same questions, so each draw resamples the questions once for both; bootstrap.ts). Each seed's samples.jsonl
  * (`<experiment>/s<seed>/samples.jsonl`) holds each question's 0/1 score under every row
  * (`correct`, keyed by the row's name); records written before that field give no differences.
  */
 import * as path from 'node:path';
 import { readJsonl } from '@telepath/core';
-import { VOTE_ROW, type VoteDifference } from '@telepath/thought-comm';
-import { pairedDifference, reportResampler, type Outcomes } from './bootstrap.js';
+import { VOTE_ROW, type RowBootstrap } from '@telepath/thought-comm';
+import { pairedDifference, reportResampler, seedMeanSpread, type Outcomes } from './bootstrap.js';
 
 /** row name → its scores by question id, for one seed (empty without the file); null when its records predate `correct`. */
 async function readRowScores(file: string): Promise<Map<string, Map<string, boolean>> | null> {
@@ -27,8 +28,8 @@ async function readRowScores(file: string): Promise<Map<string, Map<string, bool
   return rows;
 }
 
-/** Row name → paired difference from the vote (fractions), over the seeds whose samples carry scores. */
-export async function agentsVsVote(experimentDir: string, seeds: number[]): Promise<Map<string, VoteDifference>> {
+/** Row name → its bootstrap spread and paired difference from the vote (fractions), over the seeds whose samples carry scores. */
+export async function agentsBootstrap(experimentDir: string, seeds: number[]): Promise<Map<string, RowBootstrap>> {
   const outcomes = new Map<string, Outcomes>();
   for (const seed of seeds) {
     const rows = await readRowScores(path.join(experimentDir, `s${seed}`, 'samples.jsonl'));
@@ -40,9 +41,15 @@ export async function agentsVsVote(experimentDir: string, seeds: number[]): Prom
     }
   }
   const vote = outcomes.get(VOTE_ROW);
-  const out = new Map<string, VoteDifference>();
-  if (!vote) return out;
+  const out = new Map<string, RowBootstrap>();
   const resampler = reportResampler();
-  for (const [row, o] of outcomes) if (row !== VOTE_ROW) out.set(row, pairedDifference(o, vote, resampler));
+  for (const [row, o] of outcomes) {
+    const sd = seedMeanSpread(o, resampler).sd;
+    if (row === VOTE_ROW || !vote) out.set(row, { sd });
+    else {
+      const { diff, lo, hi } = pairedDifference(o, vote, resampler);
+      out.set(row, { sd, vsVote: { diff, lo, hi } });
+    }
+  }
   return out;
 }
