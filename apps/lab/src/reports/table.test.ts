@@ -15,7 +15,7 @@ const base = {
   correct: 0,
 };
 
-it('averages seeds, combines binomial errors, and adds one row per latent control', () => {
+it('averages seeds and their binomial errors (seeds share the questions), and adds one row per latent control', () => {
   const rs: ArmSummary[] = [
     {
       ...base,
@@ -39,9 +39,9 @@ it('averages seeds, combines binomial errors, and adds one row per latent contro
   const rows = aggregate(rs);
   expect(rows.map((r) => r.arm)).toEqual(['soft', 'soft [zero]']);
   expect(rows[0].accuracy).toBeCloseTo(0.6, 12);
-  expect(rows[0].stderr).toBeCloseTo(Math.sqrt(0.05 ** 2 * 2) / 2, 12);
+  expect(rows[0].stderr).toBeCloseTo(0.05, 12);
   expect(rows[1].accuracy).toBeCloseTo(0.2, 12);
-  expect(rows[1].stderr).toBeCloseTo(0.025, 12);
+  expect(rows[1].stderr).toBeCloseTo(0.035, 12);
   const text = tableText(rows);
   expect(text).toContain('soft [zero]');
   expect(text).toContain('–');
@@ -66,7 +66,6 @@ it('shows the share of sound written steps only when some arm was checked', () =
 it('takes the means over seeds to the last bit as the loop it replaced did: the sum in seed order over the seeds', () => {
   // The loop the arquero rollup replaced (table.ts before issue 27), as the reference.
   const loopMean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
-  const loopBinomial = (ses: number[]) => Math.sqrt(ses.reduce((a, x) => a + x ** 2, 0)) / ses.length;
   const diagnostics = { total: 10, chains: {}, withChain: 0, agrees: 0, hitCap: 0 };
   const seed = (arm: string, armIndex: number, s: number, acc: number, se: number, extra: object = {}) => ({
     ...base,
@@ -111,13 +110,13 @@ it('takes the means over seeds to the last bit as the loop it replaced did: the 
   const of = (arm: string) => rs.filter((r) => r.arm === arm);
   const a = of('a');
   expect(rows[0].accuracy).toBe(loopMean([0.1, 0.2, 0.3])); // 0.20000000000000004, where a running mean gives 0.2
-  expect(rows[0].stderr).toBe(loopBinomial([0.01, 0.02, 1 / 3]));
+  expect(rows[0].stderr).toBe(loopMean([0.01, 0.02, 1 / 3]));
   for (const k of ['msPerExample', 'trainSeconds', 'reasoningLength'] as const)
     expect(rows[0][k]).toBe(loopMean(a.map((r) => r[k])));
   expect(rows[1].accuracy).toBe(loopMean([0.3, 0.1, 1 / 3]));
-  expect(rows[1].stderr).toBe(loopBinomial([0.02, 0.07, 0.1]));
+  expect(rows[1].stderr).toBe(loopMean([0.02, 0.07, 0.1]));
   expect(rows[2].accuracy).toBe(loopMean([0.2, 0.7]));
-  expect(rows[2].stderr).toBe(loopBinomial([0.03, 1 / 3]));
+  expect(rows[2].stderr).toBe(loopMean([0.03, 1 / 3]));
   expect(rows[3].accuracy).toBe(loopMean([1 / 3, 0.7]));
   expect(rows[3].validReasoning).toBe(loopMean([0.1, 0.2]));
   expect(rows[3].msPerExample).toBe(0.2 / 2); // null counted as 0, as before

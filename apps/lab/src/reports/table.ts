@@ -16,7 +16,7 @@ import type { ArmSummary } from '../running/arm-summary.js';
 
 /** How an arm's ± is computed (stated in the report's header). */
 export const SPREAD_METHOD =
-  '± is the standard deviation of the seed-mean accuracy over 2,000 bootstrap draws that resample the questions (one draw shared by every seed, so a question answered under several seeds counts once) and then the seeds; Δ is the accuracy difference from a baseline arm on the questions both answered, [lo, hi] its paired bootstrap 95 % interval (the same draws of questions and seeds for both arms). Rows marked * have no per-question records: their ± is the binomial standard error of the mean, sqrt(Σ se²) / seeds.';
+  '± is the standard deviation of the seed-mean accuracy over 2,000 bootstrap draws that resample the questions (one draw shared by every seed, so a question answered under several seeds counts once) and then the seeds; Δ is the accuracy difference from a baseline arm on the questions both answered, [lo, hi] its paired bootstrap 95 % interval (the same draws of questions and seeds for both arms). Rows marked * have no per-question records: their ± is the mean of the binomial standard errors of the seeds (the seeds answer the same questions, so more of them do not shrink it).';
 
 export interface Paired {
   baseline: string;
@@ -86,7 +86,7 @@ function seedScores(results: ArmSummary[]) {
       kind,
       name,
       accuracy: Number(x.accuracy),
-      stderrSq: Number(x.stderr) ** 2,
+      stderr: Number(x.stderr),
       total: Number(x.total),
     });
     const tests = Object.keys(f.tests ?? {}).flatMap((t) =>
@@ -128,14 +128,15 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
     msPerExample: number;
     trainSeconds: number;
   }[];
-  // Per table row (the arm, a further test set, a control): seeds, mean accuracy, the binomial error of the mean sqrt(Σ se²) / seeds, answers scored.
+  // Per table row (the arm, a further test set, a control): seeds, mean accuracy, answers scored, and the
+  // binomial error of the mean: the mean of the seeds' errors, since every seed answers the same questions.
   const perRow = aq
     .from(seedScores(results))
     .groupby('arm', 'kind', 'name')
     .rollup({
       seeds: aq.op.count(),
       accuracy: seedMean('accuracy'),
-      binomial: `d => op.invalid(d.stderrSq) ? NaN : Math.sqrt(op.sum(d.stderrSq)) / op.count()`,
+      binomial: seedMean('stderr'),
       n: `d => op.invalid(d.total) ? NaN : op.sum(d.total)`,
     })
     .objects() as {
