@@ -37,7 +37,7 @@ A config with "sweep": { "key": "data.n", "values": [3, 4, 5, 6] } runs one expe
                     records are those of a full run, which reads them back later
   --json            print {"experiment", "arms": [...], "runs": [...]} on stdout instead of the table: one entry per
                     table row in "arms" (accuracy, stderr, n = questions × seeds, "paired": [{"baseline", "diff", "lo", "hi"}],
-                    diagnostics), one per arm × seed in "runs"
+                    a control row's with baseline "own arm", diagnostics), one per arm × seed in "runs"
   --force           retrain finished arms instead of reading their records (with --arms: only the named arms,
                     not the arms they start from)
   --workers N       run N processes that split the arms (each arm still trains once), e.g. one per core;

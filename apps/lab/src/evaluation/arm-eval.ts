@@ -33,6 +33,9 @@ export function samplesFile(name = ''): string {
   return name ? `samples.${name}.jsonl` : 'samples.jsonl';
 }
 
+/** Each question's score under a latent control ({ id, correct } lines), for the paired intervals of its row. */
+export const controlSamplesFile = (control: string) => `samples.control-${control}.jsonl`;
+
 export async function evaluateTestSets(
   answer: Answerer,
   data: TaskData,

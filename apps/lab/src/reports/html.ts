@@ -10,7 +10,8 @@ import type { TopLevelSpec } from '@telepath/analysis';
 import { writeFileAtomic } from '@telepath/core';
 import { curveSpec, type CurvePoint } from './curves.js';
 import type { ArmSummary } from '../running/arm-summary.js';
-import { diagnosticsRows, fixed, pairedText, SPREAD_METHOD, vacuousNotes, type ArmRow } from './table.js';
+import { fixed, pairedText, SPREAD_METHOD, vacuousNotes, type ArmRow } from './table.js';
+import { diagnosticsRows } from './diagnostics-table.js';
 
 /** A sample shown on the page. */
 export interface ShownSample {

@@ -1,16 +1,17 @@
 /**
  * Per-question correctness of every arm × seed, read back from the run records (samples.jsonl,
- * samples.<test set>.jsonl: each line has the question `id` and `correct`), for the bootstrap.
+ * samples.<test set>.jsonl, samples.control-<control>.jsonl: each line has the question `id` and
+ * `correct`), for the bootstrap.
  * A reused arm's samples are in the run that trained it (`reusedFrom`). Runs without samples
  * (none written, or removed) are left out; the table then falls back to binomial errors.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { samplesFile } from '../evaluation/arm-eval.js';
+import { controlSamplesFile, samplesFile } from '../evaluation/arm-eval.js';
 import type { Outcomes } from './bootstrap.js';
 import type { ArmSummary } from '../running/arm-summary.js';
 
-/** Key of a table row's outcomes: the arm, and the test set ('' = the main one). */
+/** Key of a table row's outcomes: the arm, and the test set or latent control ('' = the main test set). */
 export const outcomeKey = (arm: string, testSet = '') => (testSet ? `${arm} [${testSet}]` : arm);
 
 /** Where an arm × seed's samples are: `<runs>/<experiment>/<arm>/s<seed>`, or the reused source's. */
@@ -42,9 +43,12 @@ export async function readOutcomes(runsDir: string, results: ArmSummary[]): Prom
   const out = new Map<string, Outcomes>();
   const missing = new Set<string>();
   for (const r of results) {
-    for (const testSet of ['', ...Object.keys(r.tests ?? {})]) {
-      const key = outcomeKey(r.arm, testSet);
-      const correct = await readCorrect(path.join(samplesDir(runsDir, r), samplesFile(testSet)));
+    const files = [
+      ...['', ...Object.keys(r.tests ?? {})].map((t) => [outcomeKey(r.arm, t), samplesFile(t)]),
+      ...Object.keys(r.controls ?? {}).map((c) => [outcomeKey(r.arm, c), controlSamplesFile(c)]),
+    ];
+    for (const [key, file] of files) {
+      const correct = await readCorrect(path.join(samplesDir(runsDir, r), file));
       if (!correct) {
         missing.add(key);
         continue;

@@ -13,7 +13,8 @@ import { readCurves } from './curves.js';
 import { buildHtml, type ShownSample } from './html.js';
 import { readOutcomes, samplesDir } from './outcomes.js';
 import type { ArmSummary } from '../running/arm-summary.js';
-import { aggregate, diagnosticsMarkdown, SPREAD_METHOD, tableCsv, tableMarkdown, type ArmRow } from './table.js';
+import { aggregate, SPREAD_METHOD, tableCsv, tableMarkdown, type ArmRow } from './table.js';
+import { diagnosticsMarkdown } from './diagnostics-table.js';
 
 /** Where `telepath run` records the experiment's baselines for later reports. */
 export const COMPARISON_FILE = 'experiment.json';

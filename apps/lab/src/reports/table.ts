@@ -3,11 +3,11 @@
  * further test set (Countdown's other split, "<arm> [val_target]"). Accuracy carries ± the
  * bootstrap spread of the seed mean (questions resampled once for all seeds, then seeds:
  * bootstrap.ts) where the records hold per-question samples, else the binomial error; each arm
- * carries its difference from every baseline (`compareTo`) with a paired bootstrap 95 % interval,
+ * carries its difference from every baseline (`compareTo`) with a paired bootstrap 95 % interval
+ * (a control's row, its difference from the arm's own latents),
  * the diagnostics of its generations, reasoning length, sound written steps, decode time, training
  * time and parameters. Built with arquero; rendered as text, markdown and CSV.
  */
-import { CHAIN_CLASSES } from '@telepath/tasks';
 import * as aq from 'arquero';
 import { pairedDifference, reportResampler, seedMeanSpread, type Outcomes, type Resampler } from './bootstrap.js';
 import { diagnosticRates, diagnosticsOf, sumDiagnostics, type Diagnostics } from '../evaluation/diagnostics.js';
@@ -16,7 +16,10 @@ import type { ArmSummary } from '../running/arm-summary.js';
 
 /** How an arm's ± is computed (stated in the report's header). */
 export const SPREAD_METHOD =
-  '± is the standard deviation of the seed-mean accuracy over 2,000 bootstrap draws that resample the questions (one draw shared by every seed, so a question answered under several seeds counts once) and then the seeds; Δ is the accuracy difference from a baseline arm on the questions both answered, [lo, hi] its paired bootstrap 95 % interval (the same draws of questions and seeds for both arms). Rows marked * have no per-question records: their ± is the mean of the binomial standard errors of the seeds (the seeds answer the same questions, so more of them do not shrink it).';
+  '± is the standard deviation of the seed-mean accuracy over 2,000 bootstrap draws that resample the questions (one draw shared by every seed, so a question answered under several seeds counts once) and then the seeds; Δ is the accuracy difference from a baseline arm on the questions both answered, [lo, hi] its paired bootstrap 95 % interval (the same draws of questions and seeds for both arms); the row of a latent control (arm [zero], [shuffle], [random]) is paired with its own arm instead, in the Δ own arm column. Rows marked * have no per-question records: their ± is the mean of the binomial standard errors of the seeds (the seeds answer the same questions, so more of them do not shrink it).';
+
+/** The `baseline` of a control row's paired difference: the arm itself, with its own latents. */
+export const OWN_ARM = 'own arm';
 
 export interface Paired {
   baseline: string;
@@ -45,8 +48,13 @@ export interface ArmRow {
   params: number;
   /** Answers scored: questions × seeds. */
   n: number;
-  /** Difference from each baseline arm (the same test set's row), where both have per-question records. */
+  /**
+   * Difference from each baseline arm (the same test set's row), where both have per-question
+   * records; a control row's difference from its own arm instead (baseline OWN_ARM).
+   */
   paired: Paired[];
+  /** Control rows only: the arm whose latents the control replaced. */
+  controlOf?: string;
   /** Seeds' diagnostics added up; null for control rows. */
   diagnostics: Diagnostics | null;
   /** The arm's own row only: controls not evaluated because they cannot change its latents, with why. */
@@ -204,11 +212,17 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
         return { validReasoning: checkedChains ? (chains.sound ?? 0) : Number.NaN, diagnostics };
       },
     );
-    // One row per control: the same arm with its latents zeroed / shuffled / randomised (no per-question records).
+    // One row per control: the same arm with its latents zeroed / shuffled / randomised.
     const controls = scored(
       'control',
-      (c) => `${arm} [${c}]`,
-      () => ({ validReasoning: Number.NaN, msPerExample: Number.NaN, trainSeconds: Number.NaN, diagnostics: null }),
+      (c) => outcomeKey(arm, c),
+      () => ({
+        validReasoning: Number.NaN,
+        msPerExample: Number.NaN,
+        trainSeconds: Number.NaN,
+        diagnostics: null,
+        controlOf: arm,
+      }),
     );
     return [...own, ...tests, ...controls];
   });
@@ -216,11 +230,20 @@ export function aggregate(results: ArmSummary[], o: CompareOptions = {}): ArmRow
   return rows;
 }
 
-/** The row's difference from each baseline's row on the same test set ("cot [val_target]" against "no-cot [val_target]"). */
+/**
+ * The row's difference from each baseline's row on the same test set ("cot [val_target]" against
+ * "no-cot [val_target]"); a control row's from its own arm ("soft [zero]" against "soft").
+ */
 function pairedRows(row: ArmRow, rows: ArmRow[], o: CompareOptions, resampler: Resampler): Paired[] {
   const suffix = / \[[^\]]+\]$/.exec(row.arm)?.[0] ?? '';
   const mine = o.outcomes?.get(row.arm);
   if (!mine) return [];
+  if (row.controlOf !== undefined) {
+    const theirs = o.outcomes?.get(row.controlOf);
+    if (!theirs) return [];
+    const d = pairedDifference(mine, theirs, resampler);
+    return [{ baseline: OWN_ARM, diff: d.diff, lo: d.lo, hi: d.hi, questions: d.questions }];
+  }
   return (o.compareTo ?? []).flatMap((base) => {
     const key = base + suffix;
     const theirs = o.outcomes?.get(key);
@@ -235,7 +258,7 @@ export function fixed(x: number, digits: number): string {
   return Number.isFinite(x) ? x.toFixed(digits) : '–';
 }
 
-const pct = (x: number | undefined) => fixed(100 * (x ?? Number.NaN), 1);
+export const pct = (x: number | undefined) => fixed(100 * (x ?? Number.NaN), 1);
 const signed = (x: number) => (x >= 0 ? '+' : '') + (100 * x).toFixed(1);
 
 /** "+3.1 [−0.4, +6.5]" (percentage points), or '–' without records. */
@@ -292,42 +315,6 @@ export function vacuousNotes(rows: ArmRow[]): string[] {
 export function tableMarkdown(rows: ArmRow[]): string {
   const notes = vacuousNotes(rows);
   return displayTable(rows).toMarkdown() + (notes.length ? `\n\n${notes.map((n) => `- ${n}`).join('\n')}` : '');
-}
-
-/** Per-row breakdown of the written chains by class and, for ProsQA, the options answered (shares in %). */
-export function diagnosticsRows(rows: ArmRow[]): Record<string, string | number>[] {
-  const withD = rows.filter((r) => r.diagnostics);
-  const classes = CHAIN_CLASSES.filter((c) => withD.some((r) => c in r.diagnostics!.chains));
-  const options = withD.some((r) => r.diagnostics!.options);
-  return withD.map((r) => {
-    const d = r.diagnostics!;
-    const rates = diagnosticRates(d);
-    return {
-      arm: r.arm,
-      'chains checked': rates.checkedChains,
-      ...Object.fromEntries(
-        classes.map((c) => [
-          `${c} %`,
-          pct(rates.chains[c as keyof typeof rates.chains] ?? (rates.checkedChains ? 0 : Number.NaN)),
-        ]),
-      ),
-      'agrees %': pct(rates.agrees),
-      'capped %': pct(rates.hitCap),
-      ...(options
-        ? {
-            'first option %': pct(rates.options?.first),
-            'second option %': pct(rates.options?.second),
-            'neither %': pct(rates.options?.neither),
-            'less-mentioned %': pct(rates.options?.lessMentioned),
-          }
-        : {}),
-    };
-  });
-}
-
-export function diagnosticsMarkdown(rows: ArmRow[]): string {
-  const d = diagnosticsRows(rows);
-  return d.length ? aq.from(d).toMarkdown() : '';
 }
 
 export function tableCsv(rows: ArmRow[]): string {

@@ -24,8 +24,9 @@ import {
   type TrainStep,
 } from '@telepath/core';
 import { curveLogger, evaluateTestSets } from '../evaluation/arm-eval.js';
+import { evaluateControls } from '../evaluation/controls.js';
 import { DATA_DEFAULTS, extraTestNames, type LabTaskName, type TaskData } from '../experiment/data.js';
-import { evaluate, type Answerer } from '../evaluation/evaluate.js';
+import type { Answerer } from '../evaluation/evaluate.js';
 import { addPasses } from '../evaluation/eval-passes.js';
 import { HEURISTIC, runHeuristicArm } from './heuristic-arm.js';
 import { missingFromRecord, nothingMissing, upgradeRecord } from './upgrade-record.js';
@@ -315,28 +316,22 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
       sets.main,
     );
     if (ev === 'interrupted') return 'interrupted';
-    const controls: NonNullable<ArmSummary['controls']> = {};
-    const vacuous: Record<string, string> = {};
-    if (ev.reasoningKind === 'latents') {
-      const cannotFail = method.vacuousControls?.(arm.config) ?? {};
-      for (const control of exp.eval.controls as LatentControl[]) {
-        const why = cannotFail[control];
-        if (why !== undefined) {
-          vacuous[control] = why;
-          continue;
-        }
-        const c = await evaluate(
-          method,
-          state,
-          test,
-          data.task,
-          { ...exp.eval, maxNewTokens },
-          { label: `${arm.name} s${seed} eval [${control}]`, seed, shouldStop: o.shouldStop, quiet: o.quiet, control },
-        );
-        if (c === 'interrupted') return 'interrupted';
-        controls[control] = { accuracy: c.accuracy, stderr: c.stderr, correct: c.correct, total: c.total };
-      }
-    }
+    const ran =
+      ev.reasoningKind === 'latents'
+        ? await evaluateControls(
+            method,
+            arm.config,
+            state,
+            test,
+            data.task,
+            exp.eval.controls as LatentControl[],
+            { ...exp.eval, maxNewTokens },
+            dir,
+            { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet },
+          )
+        : { controls: {}, vacuous: {} };
+    if (ran === 'interrupted') return 'interrupted';
+    const { controls, vacuous } = ran;
     if (method.trace)
       await writeLatentTrace(path.join(dir, 'latents.bin'), await method.trace(state, test.slice(0, 256)), {
         method: arm.method,

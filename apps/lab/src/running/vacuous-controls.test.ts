@@ -1,7 +1,8 @@
 /**
  * Controls that cannot fail are not run: a soft-token arm (the same latents for every question)
  * evaluates zero and random but not shuffle, records why, and every table format says so in place
- * of the shuffle row; continuous thought, whose latents differ per question, runs all three.
+ * of the shuffle row; continuous thought, whose latents differ per question, runs all three. Every
+ * control run records each question's score, and its row is paired with its own arm.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { initBackend } from '@telepath/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { validateExperiment } from '../experiment/experiment.js';
-import { resultsJson, tableMarkdown, tableText } from '../reports/table.js';
+import { OWN_ARM, resultsJson, tableMarkdown, tableText } from '../reports/table.js';
 import { MICRO_SETTINGS } from '../testing.js';
 import type { ArmSummary } from './arm-summary.js';
 import { runExperiment } from './run-experiment.js';
@@ -63,5 +64,25 @@ it(
     const json = resultsJson('vacuous', res.results, res.rows) as { arms: { arm: string; vacuousControls?: object }[] };
     expect(json.arms.find((a) => a.arm === 'soft')!.vacuousControls).toEqual(summary('soft').vacuousControls);
     expect(readFileSync(join(runs, 'vacuous', 'table.md'), 'utf8')).toMatch(note);
+
+    // Each control's per-question scores are recorded, so its row has a bootstrap ± and is paired with its own arm.
+    const questions = summary('coconut').total;
+    const zero = readFileSync(join(runs, 'vacuous', 'coconut', 's0', 'samples.control-zero.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; correct: boolean });
+    expect(zero).toHaveLength(questions);
+    expect(zero.filter((x) => x.correct).length).toBe(summary('coconut').controls!.zero.correct);
+    const row = (arm: string) => res.rows.find((r) => r.arm === arm)!;
+    for (const control of ['coconut [zero]', 'coconut [shuffle]', 'soft [random]']) {
+      expect(row(control).spread, control).toBe('bootstrap');
+      expect(row(control).paired.map((p) => p.baseline)).toEqual([OWN_ARM]);
+    }
+    const own = row('coconut [zero]').paired[0];
+    expect(own.diff).toBeCloseTo(row('coconut [zero]').accuracy - row('coconut').accuracy, 12);
+    expect(own.lo).toBeLessThanOrEqual(own.diff);
+    expect(own.hi).toBeGreaterThanOrEqual(own.diff);
+    expect(row('coconut').paired).toEqual([]); // no baselines named: the arm's own row has none
+    expect(tableText(res.rows)).toContain('Δ own arm (pp, 95 %)');
   },
 );
