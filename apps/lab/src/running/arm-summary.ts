@@ -41,4 +41,6 @@ export interface ArmSummary {
   tests?: Record<string, TestSetResult>;
   /** What was added to a finished record later, without retraining (upgrade-record.ts). */
   upgraded?: string[];
+  /** Controls whose per-question scores could not be added later: evaluated again, they differed from the record. */
+  controlScoresUnreproduced?: string[];
 }

@@ -1,18 +1,21 @@
 /**
- * Finished runs recorded before the diagnostics and the further test sets existed gain them
- * without retraining when `telepath run` reads them back:
+ * Finished runs recorded before the diagnostics, the further test sets and the controls'
+ * per-question scores existed gain them without retraining when `telepath run` reads them back:
  * - diagnostics: recomputed from the recorded samples (their text and answer) and the task's
  *   questions, matched by id (skipped when a sample's question is not in the data any more);
  * - further test sets (Countdown's other split): evaluated with the arm's final weights
- *   (final.ckpt; skipped for runs that predate it), samples to samples.<name>.jsonl.
+ *   (final.ckpt; skipped for runs that predate it), samples to samples.<name>.jsonl;
+ * - each recorded latent control's per-question scores (samples.control-<control>.jsonl):
+ *   evaluated again with the final weights and the run's seed, kept only when the count of right
+ *   answers equals the recorded one (the same evaluation), else left out with a warning.
  * The summary is rewritten atomically with the added fields and `upgraded` saying what was added
  * and when; nothing it already held changes.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { SPECIAL_TOKENS, writeFileAtomic } from '@telepath/core';
+import { SPECIAL_TOKENS, writeFileAtomic, type LatentControl } from '@telepath/core';
 import { diagnoseChain, reasoningText } from '@telepath/tasks';
-import { samplesFile, type TestSetResult } from '../evaluation/arm-eval.js';
+import { controlSamplesFile, samplesFile, type TestSetResult } from '../evaluation/arm-eval.js';
 import type { TaskData } from '../experiment/data.js';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from '../evaluation/diagnostics.js';
 import { evaluateAnswers, type Answerer } from '../evaluation/evaluate.js';
@@ -22,6 +25,8 @@ import type { ArmSummary } from './arm-summary.js';
 interface Missing {
   diagnostics: boolean;
   tests: string[];
+  /** Recorded controls without their per-question scores. */
+  controls: string[];
 }
 
 /**
@@ -32,10 +37,15 @@ export function missingFromRecord(extraTests: string[], s: ArmSummary, dir: stri
   return {
     diagnostics: !s.diagnostics && existsSync(path.join(dir, samplesFile())),
     tests: canEvaluate ? extraTests.filter((k) => !s.tests?.[k]) : [],
+    controls: canEvaluate
+      ? Object.keys(s.controls ?? {}).filter(
+          (c) => !existsSync(path.join(dir, controlSamplesFile(c))) && !s.controlScoresUnreproduced?.includes(c),
+        )
+      : [],
   };
 }
 
-export const nothingMissing = (m: Missing) => !m.diagnostics && m.tests.length === 0;
+export const nothingMissing = (m: Missing) => !m.diagnostics && m.tests.length === 0 && m.controls.length === 0;
 
 interface RecordedSample {
   id: string;
@@ -79,9 +89,32 @@ export async function upgradeRecord(
       added.push('diagnostics');
     }
   }
-  if (missing.tests.length) {
+  if (missing.tests.length || missing.controls.length) {
     const { answer, dispose } = await o.answerer();
     try {
+      for (const control of missing.controls) {
+        const test = o.eval.maxExamples > 0 ? o.data.test.slice(0, o.eval.maxExamples) : o.data.test;
+        const r = await evaluateAnswers(answer, test, o.data.task, o.eval, {
+          seed: s.seed,
+          quiet: true,
+          control: control as LatentControl,
+        });
+        if (r === 'interrupted') break;
+        const recorded = s.controls![control].correct;
+        if (r.correct !== recorded) {
+          o.log(
+            `[telepath] ${s.arm} s${s.seed}: control ${control} gave ${r.correct} right on evaluating again against ${recorded} recorded; its per-question scores are left out`,
+          );
+          out.controlScoresUnreproduced = [...(out.controlScoresUnreproduced ?? []), control];
+          added.push(`controlScoresUnreproduced ${control}`);
+          continue;
+        }
+        await writeFileAtomic(
+          path.join(dir, controlSamplesFile(control)),
+          r.samples.map((x) => JSON.stringify({ id: x.id, correct: x.correct })).join('\n') + '\n',
+        );
+        added.push(controlSamplesFile(control));
+      }
       const tests: Record<string, TestSetResult> = { ...(s.tests ?? {}) };
       for (const name of missing.tests) {
         const examples =

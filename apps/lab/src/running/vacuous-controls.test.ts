@@ -4,7 +4,7 @@
  * of the shuffle row; continuous thought, whose latents differ per question, runs all three. Every
  * control run records each question's score, and its row is paired with its own arm.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initBackend } from '@telepath/core';
@@ -18,36 +18,37 @@ import { runExperiment } from './run-experiment.js';
 const runs = mkdtempSync(join(tmpdir(), 'lab-vacuous-'));
 beforeAll(async () => void (await initBackend('cpu', { quiet: true })));
 afterAll(() => rmSync(runs, { recursive: true, force: true }));
+const exp = () =>
+  validateExperiment(
+    {
+      name: 'vacuous',
+      ...MICRO_SETTINGS,
+      eval: { ...MICRO_SETTINGS.eval, controls: ['zero', 'shuffle', 'random'] },
+      arms: [
+        { name: 'soft', method: 'soft-embedding', config: { variant: 'soft-tokens', latentTokens: 2, steps: 2 } },
+        {
+          name: 'coconut',
+          method: 'soft-embedding',
+          config: {
+            variant: 'continuous-thought',
+            latentTokens: 2,
+            firstStage: 0,
+            stepsPerStage: 1,
+            finalStageSteps: 1,
+          },
+        },
+      ],
+    },
+    'vacuous.json',
+  );
+const summary = (arm: string): ArmSummary =>
+  JSON.parse(readFileSync(join(runs, 'vacuous', arm, 's0', 'summary.json'), 'utf8'));
 
 it(
   'a vacuous control is skipped, recorded with its reason and named under the table',
   { timeout: 120_000 },
   async () => {
-    const exp = validateExperiment(
-      {
-        name: 'vacuous',
-        ...MICRO_SETTINGS,
-        eval: { ...MICRO_SETTINGS.eval, controls: ['zero', 'shuffle', 'random'] },
-        arms: [
-          { name: 'soft', method: 'soft-embedding', config: { variant: 'soft-tokens', latentTokens: 2, steps: 2 } },
-          {
-            name: 'coconut',
-            method: 'soft-embedding',
-            config: {
-              variant: 'continuous-thought',
-              latentTokens: 2,
-              firstStage: 0,
-              stepsPerStage: 1,
-              finalStageSteps: 1,
-            },
-          },
-        ],
-      },
-      'vacuous.json',
-    );
-    const res = await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
-    const summary = (arm: string): ArmSummary =>
-      JSON.parse(readFileSync(join(runs, 'vacuous', arm, 's0', 'summary.json'), 'utf8'));
+    const res = await runExperiment(exp(), { runsDir: runs, quiet: true, log: () => {} });
 
     expect(Object.keys(summary('soft').controls ?? {})).toEqual(['zero', 'random']);
     expect(summary('soft').vacuousControls).toEqual({
@@ -86,3 +87,28 @@ it(
     expect(tableText(res.rows)).toContain('Δ own arm (pp, 95 %)');
   },
 );
+
+it("a record without its controls' per-question scores gains them on read-back, equal to the first evaluation; one that does not reproduce is left out once, with a warning", async () => {
+  const file = (c: string) => join(runs, 'vacuous', 'coconut', 's0', `samples.control-${c}.jsonl`);
+  const first = readFileSync(file('shuffle'), 'utf8');
+  rmSync(file('shuffle'));
+  rmSync(file('zero'));
+  const recorded = summary('coconut');
+  writeFileSync(
+    join(runs, 'vacuous', 'coconut', 's0', 'summary.json'),
+    JSON.stringify({
+      ...recorded,
+      controls: { ...recorded.controls, zero: { ...recorded.controls!.zero, correct: -1 } },
+    }),
+  );
+  const lines: string[] = [];
+  await runExperiment(exp(), { runsDir: runs, quiet: true, log: (l) => lines.push(l) });
+  expect(readFileSync(file('shuffle'), 'utf8')).toBe(first);
+  expect(existsSync(file('zero'))).toBe(false);
+  expect(lines.join('\n')).toMatch(/coconut s0: control zero gave \d+ right on evaluating again against -1 recorded/);
+  expect(summary('coconut').controlScoresUnreproduced).toEqual(['zero']);
+  expect(summary('coconut').upgraded).toEqual([expect.stringMatching(/samples\.control-shuffle\.jsonl/)]);
+  const again: string[] = [];
+  await runExperiment(exp(), { runsDir: runs, quiet: true, log: (l) => again.push(l) });
+  expect(again.filter((l) => l.includes('without retraining'))).toEqual([]); // not evaluated again
+});
