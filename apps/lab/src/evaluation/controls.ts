@@ -23,6 +23,16 @@ export interface ControlResults {
   vacuous: Record<string, string>;
 }
 
+/** `samples.control-<control>.jsonl`: each question's id and whether the control's answer was right. */
+export async function writeControlScores(
+  dir: string,
+  control: string,
+  samples: readonly { id: string; correct: boolean }[],
+): Promise<void> {
+  const lines = samples.map((x) => JSON.stringify({ id: x.id, correct: x.correct }));
+  await writeFileAtomic(path.join(dir, controlSamplesFile(control)), lines.join('\n') + '\n');
+}
+
 export async function evaluateControls<C, S extends MethodState>(
   method: LatentMethod<C, S>,
   config: C,
@@ -44,10 +54,7 @@ export async function evaluateControls<C, S extends MethodState>(
     }
     const c = await evaluate(method, state, test, task, settings, { ...o, label: `${o.label} [${control}]`, control });
     if (c === 'interrupted') return 'interrupted';
-    await writeFileAtomic(
-      path.join(dir, controlSamplesFile(control)),
-      c.samples.map((x) => JSON.stringify({ id: x.id, correct: x.correct })).join('\n') + '\n',
-    );
+    await writeControlScores(dir, control, c.samples);
     out.controls[control] = { accuracy: c.accuracy, stderr: c.stderr, correct: c.correct, total: c.total };
   }
   return out;

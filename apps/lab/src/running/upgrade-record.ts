@@ -19,6 +19,7 @@ import { controlSamplesFile, samplesFile, type TestSetResult } from '../evaluati
 import type { TaskData } from '../experiment/data.js';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from '../evaluation/diagnostics.js';
 import { evaluateAnswers, type Answerer } from '../evaluation/evaluate.js';
+import { writeControlScores } from '../evaluation/controls.js';
 import type { ExperimentConfig } from '../experiment/experiment.js';
 import type { ArmSummary } from './arm-summary.js';
 
@@ -109,10 +110,7 @@ export async function upgradeRecord(
           added.push(`controlScoresUnreproduced ${control}`);
           continue;
         }
-        await writeFileAtomic(
-          path.join(dir, controlSamplesFile(control)),
-          r.samples.map((x) => JSON.stringify({ id: x.id, correct: x.correct })).join('\n') + '\n',
-        );
+        await writeControlScores(dir, control, r.samples);
         added.push(controlSamplesFile(control));
       }
       const tests: Record<string, TestSetResult> = { ...(s.tests ?? {}) };
