@@ -26,7 +26,8 @@ export interface TestSetResult {
 
 type Settings = ExperimentConfig['eval'] & { maxNewTokens: number };
 
-const capped = <T>(xs: T[], max: number) => (max > 0 ? xs.slice(0, max) : xs);
+/** The first `max` examples (`eval.maxExamples`), or all of them when `max` is 0. */
+export const capped = <T>(xs: T[], max: number) => (max > 0 ? xs.slice(0, max) : xs);
 
 /** The samples file of test set `name` ('' = the main one). */
 export function samplesFile(name = ''): string {

@@ -15,7 +15,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { SPECIAL_TOKENS, writeFileAtomic, type LatentControl } from '@telepath/core';
 import { diagnoseChain, reasoningText } from '@telepath/tasks';
-import { controlSamplesFile, samplesFile, type TestSetResult } from '../evaluation/arm-eval.js';
+import { capped, controlSamplesFile, samplesFile, type TestSetResult } from '../evaluation/arm-eval.js';
 import type { TaskData } from '../experiment/data.js';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from '../evaluation/diagnostics.js';
 import { evaluateAnswers, type Answerer } from '../evaluation/evaluate.js';
@@ -93,8 +93,8 @@ export async function upgradeRecord(
   if (missing.tests.length || missing.controls.length) {
     const { answer, dispose } = await o.answerer();
     try {
+      const test = capped(o.data.test, o.eval.maxExamples);
       for (const control of missing.controls) {
-        const test = o.eval.maxExamples > 0 ? o.data.test.slice(0, o.eval.maxExamples) : o.data.test;
         const r = await evaluateAnswers(answer, test, o.data.task, o.eval, {
           seed: s.seed,
           quiet: true,
@@ -115,8 +115,7 @@ export async function upgradeRecord(
       }
       const tests: Record<string, TestSetResult> = { ...(s.tests ?? {}) };
       for (const name of missing.tests) {
-        const examples =
-          o.eval.maxExamples > 0 ? o.data.extraTests![name].slice(0, o.eval.maxExamples) : o.data.extraTests![name];
+        const examples = capped(o.data.extraTests![name], o.eval.maxExamples);
         const r = await evaluateAnswers(answer, examples, o.data.task, o.eval, { seed: s.seed, quiet: true });
         if (r === 'interrupted') break;
         await writeFileAtomic(
