@@ -3,7 +3,8 @@
  * trained arms (run-arm.ts) and heuristic arms (heuristic-arm.ts).
  * - The main test set's samples go to samples.jsonl; each further test set (Countdown's other
  *   split) to samples.<name>.jsonl and the summary's `tests.<name>`. Every sample keeps its
- *   question id and correctness, from which reports rebuild the paired intervals.
+ *   question id and correctness, from which reports rebuild the paired intervals. With `parts`,
+ *   each finished test set is kept and an interrupted evaluation resumes after it.
  * - The curve: accuracy on the first `eval.curveExamples` validation questions at the first log at
  *   or after every `eval.curveEvery` steps of a phase, and at its last step, logged as
  *   `<phase>/val_acc` in metrics.jsonl beside the loss.
@@ -13,6 +14,7 @@ import * as path from 'node:path';
 import { writeFileAtomic, type RunRecord } from '@telepath/core';
 import type { TaskData } from '../experiment/data.js';
 import type { Diagnostics } from './diagnostics.js';
+import type { FinishedParts } from './finished-parts.js';
 import { evaluateAnswers, type Answerer, type EvalResult } from './evaluate.js';
 import type { ExperimentConfig } from '../experiment/experiment.js';
 
@@ -42,10 +44,15 @@ export async function evaluateTestSets(
   data: TaskData,
   settings: Settings,
   dir: string,
-  o: { label: string; seed: number; shouldStop?: () => boolean; quiet?: boolean },
+  o: { label: string; seed: number; shouldStop?: () => boolean; quiet?: boolean; parts?: FinishedParts },
 ): Promise<{ main: EvalResult; tests: Record<string, TestSetResult>; test: TaskData['test'] } | 'interrupted'> {
   const test = capped(data.test, settings.maxExamples);
-  const main = await evaluateAnswers(answer, test, data.task, settings, { ...o, label: `${o.label} eval` });
+  const keep = (key: string) => (o.parts ? { keep: { parts: o.parts, key } } : {});
+  const main = await evaluateAnswers(answer, test, data.task, settings, {
+    ...o,
+    label: `${o.label} eval`,
+    ...keep('main'),
+  });
   if (main === 'interrupted') return main;
   await writeFileAtomic(path.join(dir, samplesFile()), main.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
   const tests: Record<string, TestSetResult> = {};
@@ -53,6 +60,7 @@ export async function evaluateTestSets(
     const r = await evaluateAnswers(answer, capped(examples, settings.maxExamples), data.task, settings, {
       ...o,
       label: `${o.label} eval [${name}]`,
+      ...keep(`test-${name}`),
     });
     if (r === 'interrupted') return r;
     await writeFileAtomic(path.join(dir, samplesFile(name)), r.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');

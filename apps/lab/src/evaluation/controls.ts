@@ -5,7 +5,7 @@
  * (`LatentMethod.vacuousControls`, e.g. shuffling soft tokens that are the same for every question)
  * is not run; its reason is returned instead. Each control's per-question scores go to
  * `samples.control-<control>.jsonl` ({ id, correct } lines), from which the report pairs its row
- * with the arm's own latents.
+ * with the arm's own latents. With `parts`, each finished control is kept (key `control-<c>`).
  */
 import * as path from 'node:path';
 import { writeFileAtomic, type Example, type LatentControl, type LatentMethod, type MethodState } from '@telepath/core';
@@ -13,9 +13,13 @@ import type { Task } from '@telepath/tasks';
 import type { ArmSummary } from '../running/arm-summary.js';
 import { controlSamplesFile } from './arm-eval.js';
 import { evaluate } from './evaluate.js';
+import type { FinishedParts } from './finished-parts.js';
 
 type Settings = Parameters<typeof evaluate>[4];
-type Options = Omit<NonNullable<Parameters<typeof evaluate>[5]>, 'control' | 'label'> & { label: string };
+type Options = Omit<NonNullable<Parameters<typeof evaluate>[5]>, 'control' | 'label'> & {
+  label: string;
+  parts?: FinishedParts;
+};
 
 export interface ControlResults {
   controls: NonNullable<ArmSummary['controls']>;
@@ -52,7 +56,12 @@ export async function evaluateControls<C, S extends MethodState>(
       out.vacuous[control] = why;
       continue;
     }
-    const c = await evaluate(method, state, test, task, settings, { ...o, label: `${o.label} [${control}]`, control });
+    const c = await evaluate(method, state, test, task, settings, {
+      ...o,
+      label: `${o.label} [${control}]`,
+      control,
+      ...(o.parts ? { keep: { parts: o.parts, key: `control-${control}` } } : {}),
+    });
     if (c === 'interrupted') return 'interrupted';
     await writeControlScores(dir, control, c.samples);
     out.controls[control] = { accuracy: c.accuracy, stderr: c.stderr, correct: c.correct, total: c.total };

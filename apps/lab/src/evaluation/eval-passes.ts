@@ -2,11 +2,13 @@
  * Repeated evaluation for methods that decode stochastically (`LatentMethod.evalPasses`, e.g.
  * CoLaR: "5 runs, mean ± 95 % CI", arXiv 2505.16552 Table 1): every pass decodes every question
  * with its own random stream; the result's accuracy is the mean over passes, its samples are the
- * first pass's, and `passes` records each pass's accuracy, their sd and 1.96·sd/√n.
+ * first pass's, and `passes` records each pass's accuracy, their sd and 1.96·sd/√n. With `parts`,
+ * each finished pass is kept (key `pass<k>`), so an interrupted evaluation resumes after it.
  */
 import type { Example, LatentControl, LatentMethod, MethodState } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
 import { evaluate, type EvalResult } from './evaluate.js';
+import type { FinishedParts } from './finished-parts.js';
 import type { EvalSettings } from '../experiment/experiment.js';
 
 export interface PassStats {
@@ -21,7 +23,7 @@ export interface PassStats {
 
 export type PassedEvalResult = EvalResult & { passes?: PassStats };
 
-type Options = NonNullable<Parameters<typeof evaluate>[5]> & { control?: LatentControl };
+type Options = NonNullable<Parameters<typeof evaluate>[5]> & { control?: LatentControl; parts?: FinishedParts };
 
 export function passStats(accuracies: number[]): PassStats {
   const n = accuracies.length;
@@ -40,7 +42,10 @@ export async function evaluatePasses<C, S extends MethodState>(
   settings: EvalSettings & { maxNewTokens: number },
   o: Options = {},
 ): Promise<PassedEvalResult | 'interrupted'> {
-  const first = await evaluate(method, state, examples, task, settings, o);
+  const first = await evaluate(method, state, examples, task, settings, {
+    ...o,
+    ...(o.parts ? { keep: { parts: o.parts, key: 'pass1' } } : {}),
+  });
   if (first === 'interrupted') return first;
   return addPasses(method, config, state, examples, task, settings, o, first);
 }
@@ -66,6 +71,7 @@ export async function addPasses<C, S extends MethodState>(
       ...o,
       pass: k,
       label: `${o.label ?? 'eval'} (pass ${k + 1}/${passes})`,
+      ...(o.parts ? { keep: { parts: o.parts, key: `pass${k + 1}` } } : {}),
     });
     if (r === 'interrupted') return r;
     results.push(r);

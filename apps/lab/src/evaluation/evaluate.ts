@@ -18,6 +18,7 @@ import {
 import { diagnoseChain, reasoningText, type ChainDiagnosis, type Task } from '@telepath/tasks';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from './diagnostics.js';
 import { Progress } from '../running/progress.js';
+import type { FinishedParts } from './finished-parts.js';
 import type { EvalSettings } from '../experiment/experiment.js';
 
 export interface ScoredSample {
@@ -64,6 +65,8 @@ export interface EvalOptions {
   control?: LatentControl;
   /** Decoding pass k > 0 of a repeated evaluation draws from its own stream (eval-passes.ts). */
   pass?: number;
+  /** Keep the result as part `key` of the arm's evaluation, and reuse it when it already finished (finished-parts.ts). */
+  keep?: { parts: FinishedParts; key: string };
 }
 
 /** The written chain of a generation: the text before `###` of token reasoning; null for latent or no reasoning. */
@@ -90,6 +93,25 @@ export async function evaluateAnswers(
   settings: Pick<EvalSettings, 'batchSize' | 'temperature' | 'topP'> & { maxNewTokens: number },
   o: EvalOptions = {},
   who = 'answerer',
+): Promise<EvalResult | 'interrupted'> {
+  const ids = examples.map((ex) => ex.id);
+  const finished = await o.keep?.parts.read(o.keep.key, ids);
+  if (finished) {
+    if (!o.quiet) process.stderr.write(`${o.label ?? 'eval'}: finished before an interruption, reused\n`);
+    return finished;
+  }
+  const result = await answerAll(answer, examples, task, settings, o, who);
+  if (result !== 'interrupted') await o.keep?.parts.write(o.keep.key, ids, result);
+  return result;
+}
+
+async function answerAll(
+  answer: Answerer,
+  examples: Example[],
+  task: Task,
+  settings: Pick<EvalSettings, 'batchSize' | 'temperature' | 'topP'> & { maxNewTokens: number },
+  o: EvalOptions,
+  who: string,
 ): Promise<EvalResult | 'interrupted'> {
   const progress = o.quiet ? undefined : new Progress(o.label ?? 'eval', examples.length);
   const rng = new Rng(o.seed ?? 0).fork(o.pass ? `eval/pass${o.pass}` : 'eval');

@@ -25,6 +25,7 @@ import {
 } from '@telepath/core';
 import { curveLogger, evaluateTestSets } from '../evaluation/arm-eval.js';
 import { evaluateControls } from '../evaluation/controls.js';
+import { evaluationFingerprint, FinishedParts } from '../evaluation/finished-parts.js';
 import { DATA_DEFAULTS, extraTestNames, type LabTaskName, type TaskData } from '../experiment/data.js';
 import type { Answerer } from '../evaluation/evaluate.js';
 import { addPasses } from '../evaluation/eval-passes.js';
@@ -296,11 +297,18 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         hf: built.hf,
         tokenizer: built.tokenizer as PretrainedTokenizer,
       });
-    const sets = await evaluateTestSets(answer, data, { ...exp.eval, maxNewTokens }, dir, {
+    // Each finished part of the evaluation is kept, so an interrupted one resumes after it.
+    const evalSettings = { ...exp.eval, maxNewTokens };
+    const parts = new FinishedParts(
+      dir,
+      await evaluationFingerprint(path.join(dir, FINAL_CHECKPOINT), evalSettings, seed),
+    );
+    const sets = await evaluateTestSets(answer, data, evalSettings, dir, {
       label: `${arm.name} s${seed}`,
       seed,
       shouldStop: o.shouldStop,
       quiet: o.quiet,
+      parts,
     });
     if (sets === 'interrupted') return 'interrupted';
     const { test } = sets;
@@ -311,8 +319,8 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
       state,
       test,
       data.task,
-      { ...exp.eval, maxNewTokens },
-      { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet },
+      evalSettings,
+      { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet, parts },
       sets.main,
     );
     if (ev === 'interrupted') return 'interrupted';
@@ -325,9 +333,9 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
             test,
             data.task,
             exp.eval.controls as LatentControl[],
-            { ...exp.eval, maxNewTokens },
+            evalSettings,
             dir,
-            { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet },
+            { label: `${arm.name} s${seed} eval`, seed, shouldStop: o.shouldStop, quiet: o.quiet, parts },
           )
         : { controls: {}, vacuous: {} };
     if (ran === 'interrupted') return 'interrupted';
@@ -373,6 +381,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
       'test/ms_per_example': ev.msPerExample,
     });
     await record.finish(summary);
+    await parts.clear();
     if (o.force) await swapIn(finalDir);
     return readJsonFile<ArmSummary>(path.join(finalDir, 'summary.json')); // as recorded, like a skipped arm's
   } finally {
