@@ -25,7 +25,7 @@ import {
 } from '@telepath/tasks';
 import { DEFAULT_PROSQA_DATA, type CountdownData, type ProsqaData } from '../experiment/data.js';
 import { evaluatePasses } from '../evaluation/eval-passes.js';
-import { armData } from '../experiment/experiment.js';
+import { armData } from '../experiment/arm-settings.js';
 import { readFinishedRun, restoreFinishedRun } from '../running/restore-run.js';
 
 const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--backend NAME]

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeBackend, initBackend, type BackendCandidate, type TinyLm } from '@telepath/core';
-import { armData } from '../experiment/experiment.js';
+import { armData } from '../experiment/arm-settings.js';
 import { loadTaskData } from '../experiment/data.js';
 import { CHAIN_END, tokenLosses } from '../evaluation/token-loss.js';
 import { readFinishedRun, restoreFinishedRun } from '../running/restore-run.js';

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { armData, validateExperiment } from './experiment.js';
+import { armData, armTrain } from './arm-settings.js';
+import { validateExperiment } from './experiment.js';
 import { loadExperiment } from './load-experiment.js';
 
 const BASE = {
@@ -144,5 +145,46 @@ describe('per-arm LM settings', () => {
       /deep\) lm: width must be a positive integer, got 0/,
     );
     expect(() => validateExperiment(arm(8), 'x.json')).toThrow(/deep\) lm: expected an object of LM settings/);
+  });
+});
+
+describe('per-arm training settings', () => {
+  it("override the experiment's train for that arm only, optimiser keys one by one; bad keys and values are errors", () => {
+    const own = { batchSize: 8, optim: { warmupSteps: 7 } };
+    const c = validateExperiment(
+      { ...BASE, arms: [...BASE.arms, { name: 'b8', method: 'cot', train: own, config: { variant: 'no-cot' } }] },
+      'x.json',
+    );
+    expect(c.arms[0].train).toBeUndefined();
+    expect(c.arms[1].train).toEqual(own);
+    expect(armTrain(c, c.arms[0])).toBe(c.train);
+    const b8 = armTrain(c, c.arms[1]);
+    expect(b8).toMatchObject({ batchSize: 8, logEvery: c.train.logEvery, checkpointEvery: c.train.checkpointEvery });
+    expect(b8.optim).toEqual({ ...c.train.optim, warmupSteps: 7 });
+    const arm = (train: unknown, extra = {}) => ({
+      ...BASE,
+      arms: [{ name: 't', method: 'cot', train, config: {}, ...extra }],
+    });
+    expect(() => validateExperiment(arm({ batch: 8 }), 'x.json')).toThrow(
+      /arms\[0\] \(t\) train: unknown config key "batch". Expected one of: batchSize, logEvery/,
+    );
+    expect(() => validateExperiment(arm({ optim: { lr: 'high' } }), 'x.json')).toThrow(
+      /\(t\) train: config key "optim.lr": expected number/,
+    );
+    expect(() => validateExperiment(arm({ batchSize: 0 }), 'x.json')).toThrow(
+      /\(t\) train: batchSize must be a positive integer, got 0/,
+    );
+    expect(() => validateExperiment(arm({ checkpointEvery: 0 }), 'x.json')).toThrow(
+      /\(t\) train: train\.checkpointEvery/,
+    );
+    expect(() => validateExperiment(arm([8]), 'x.json')).toThrow(
+      /\(t\) train: expected an object of training settings/,
+    );
+    expect(() =>
+      validateExperiment(
+        { ...BASE, arms: [{ name: 'h', method: 'heuristic', train: { batchSize: 8 }, config: { rule: 'sum' } }] },
+        'x.json',
+      ),
+    ).toThrow(/a heuristic arm trains nothing; remove "initFrom", "lm" and "train"/);
   });
 });

@@ -17,6 +17,7 @@ import {
   type OptimConfig,
   type PositionKind,
 } from '@telepath/core';
+import { armDataOverrides, armLm, armTrainOverrides, effectiveTrain, type ArmTrain } from './arm-settings.js';
 import { checkTaskName, parseData, type LabTaskName } from './data.js';
 import { HEURISTIC, heuristicConfig } from '../running/heuristic-arm.js';
 import { methodById } from './methods.js';
@@ -38,6 +39,8 @@ export interface Arm {
   lm?: Partial<LmSettings>;
   /** This arm's own data settings over the experiment's `data` (e.g. another written reasoning of the same questions); absent = the experiment's. */
   data?: Record<string, unknown>;
+  /** This arm's own training settings over the experiment's `train` (e.g. another experiment's recipe as a curriculum stage); absent = the experiment's. */
+  train?: ArmTrain;
 }
 
 export interface TrainSettings {
@@ -209,6 +212,7 @@ export function validateExperiment(
         reuse: '',
         lm: null as unknown,
         data: null as unknown,
+        train: null as unknown,
       },
       a,
       at,
@@ -222,15 +226,16 @@ export function validateExperiment(
       );
     names.add(arm.name);
     if (arm.reuse) {
-      if (arm.lm !== null || arm.data !== null)
+      const own = (['lm', 'data', 'train'] as const).find((k) => arm[k] !== null);
+      if (own)
         throw new Error(
-          `${at} (${arm.name}): a reused arm takes its lm and data from ${arm.reuse}; remove "${arm.lm !== null ? 'lm' : 'data'}" here`,
+          `${at} (${arm.name}): a reused arm takes its lm, data and train settings from ${arm.reuse}; remove "${own}" here`,
         );
       return reusedArm(arm.name, arm, `${at} (${arm.name})`);
     }
     if (arm.method === HEURISTIC) {
-      if (arm.initFrom || arm.lm !== null)
-        throw new Error(`${at} (${arm.name}): a heuristic arm trains nothing; remove "initFrom" and "lm"`);
+      if (arm.initFrom || arm.lm !== null || arm.train !== null)
+        throw new Error(`${at} (${arm.name}): a heuristic arm trains nothing; remove "initFrom", "lm" and "train"`);
       // Its data settings choose the test questions it answers (e.g. the other arms' testCount).
       const heuristicData =
         arm.data === null ? undefined : armDataOverrides(task, data, arm.data, `${at} (${arm.name})`);
@@ -248,8 +253,16 @@ export function validateExperiment(
       string,
       unknown
     >;
-    checkArmTraining(method.phases(config), c.train.optim, arm.initFrom, `${at} (${arm.name})`);
-    const lm = arm.lm === null ? undefined : armLm(arm.lm, `${at} (${arm.name}) lm`);
+    const trainAt = `${at} (${arm.name}) train`;
+    const train =
+      arm.train === null
+        ? undefined
+        : armTrainOverrides(c.train, arm.train, trainAt, (t) =>
+            checkNumbers({ lm: DEFAULTS.lm, train: t, eval: DEFAULTS.eval }, trainAt),
+          );
+    const optim = train ? effectiveTrain(c.train, train).optim : c.train.optim;
+    checkArmTraining(method.phases(config), optim, arm.initFrom, `${at} (${arm.name})`);
+    const lm = arm.lm === null ? undefined : armLm(arm.lm, DEFAULTS.lm, `${at} (${arm.name}) lm`);
     const armData = arm.data === null ? undefined : armDataOverrides(task, data, arm.data, `${at} (${arm.name})`);
     return {
       name: arm.name,
@@ -259,6 +272,7 @@ export function validateExperiment(
       reuse: null,
       ...(lm ? { lm } : {}),
       ...(armData ? { data: armData } : {}),
+      ...(train ? { train } : {}),
     };
   });
   for (const base of c.compareTo)
@@ -353,34 +367,6 @@ export function validateExperiment(
       ...(src.data ? { data: src.data } : {}),
     };
   }
-}
-
-/** An arm's LM overrides: known keys only, each the type of the experiment-level setting. */
-function armLm(raw: unknown, where: string): Partial<LmSettings> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new Error(`${where}: expected an object of LM settings (${Object.keys(DEFAULTS.lm).join(', ')})`);
-  const full = parseConfig(DEFAULTS.lm, raw, where);
-  if ('pretrained' in raw)
-    throw new Error(`${where}: "pretrained" is set for the whole experiment (its "lm"), not per arm`);
-  const lm = Object.fromEntries(Object.keys(raw).map((k) => [k, full[k as keyof LmSettings]])) as Partial<LmSettings>;
-  for (const k of ['layers', 'heads', 'width'] as const) {
-    if (lm[k] !== undefined && (!Number.isInteger(lm[k]) || lm[k]! <= 0))
-      throw new Error(`${where}: ${k} must be a positive integer, got ${lm[k]}`);
-  }
-  return lm;
-}
-
-/** An arm's data overrides: the keys it sets, checked as part of the experiment's data. */
-function armDataOverrides(task: LabTaskName, data: object, raw: unknown, where: string): Record<string, unknown> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new Error(`${where} data: expected an object of data settings (${Object.keys(data).join(', ')})`);
-  const full = parseData(task, { ...data, ...raw }, where) as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(raw).map((k) => [k, full[k]]));
-}
-
-/** The data an arm trains and is tested on: the experiment's, with the arm's own settings over it. */
-export function armData(exp: Pick<ExperimentConfig, 'data'>, arm: Pick<Arm, 'data'>): object {
-  return arm.data ? { ...exp.data, ...arm.data } : exp.data;
 }
 
 /** A profile's or a `--set` list: "key=value" strings. */

@@ -31,7 +31,8 @@ import type { Answerer } from '../evaluation/evaluate.js';
 import { addPasses } from '../evaluation/eval-passes.js';
 import { HEURISTIC, runHeuristicArm } from './heuristic-arm.js';
 import { missingFromRecord, nothingMissing, upgradeRecord } from './upgrade-record.js';
-import { armData, type Arm, type ExperimentConfig } from '../experiment/experiment.js';
+import { armData, armTrain } from '../experiment/arm-settings.js';
+import type { Arm, ExperimentConfig } from '../experiment/experiment.js';
 import { methodById } from '../experiment/methods.js';
 import { PRETRAINED_EXPORT } from './pretrained-lm.js';
 import { Progress } from './progress.js';
@@ -173,7 +174,7 @@ export function resolvedConfig(exp: ExperimentConfig, arm: Arm, seed: number) {
     task: exp.task,
     data: armData(exp, arm),
     lm: exp.lm,
-    train: exp.train,
+    train: armTrain(exp, arm),
     eval: exp.eval,
     arm: armRecord,
     seed,
@@ -230,11 +231,12 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
   try {
     const rng = new Rng(seed);
     const timing = await readTiming(dir);
+    const trainSettings = armTrain(exp, arm);
     const maxNewTokens = maxNewTokensOf(exp, arm);
     const answer: Answerer = (batch, g) => method.generate(state, batch, g);
     let phaseStart = 0; // the steps of the phases before this one: where it reads the seed's stream
     for (const { phase, steps, optim } of method.phases(arm.config)) {
-      const batches = phaseBatches(data, { seed, phase, phaseStart, batchSize: exp.train.batchSize });
+      const batches = phaseBatches(data, { seed, phase, phaseStart, batchSize: trainSettings.batchSize });
       phaseStart += steps;
       const bar = o.quiet ? undefined : new Progress(`${arm.name} s${seed} ${phase}`, steps);
       const curve = curveLogger(answer, data, { ...exp.eval, maxNewTokens }, record, phase, steps, seed);
@@ -245,9 +247,9 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         checkpointPath: path.join(dir, `${phase}.ckpt`),
         config: {
           steps,
-          logEvery: exp.train.logEvery,
-          checkpointEvery: exp.train.checkpointEvery,
-          optim: { ...exp.train.optim, ...optim },
+          logEvery: trainSettings.logEvery,
+          checkpointEvery: trainSettings.checkpointEvery,
+          optim: { ...trainSettings.optim, ...optim },
         },
         loss: (at) => method.loss(state, batches.of(at), { step: at.step, phase, rng: at.rng }),
         // The same batch as the loss (an equal, fresh step rng), prepared before the gradient tape.

@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ConfigError, writeFileAtomic } from '@telepath/core';
 import { loadTaskData, type TaskData } from '../experiment/data.js';
-import { armData, type ExperimentConfig } from '../experiment/experiment.js';
+import { armData } from '../experiment/arm-settings.js';
+import type { ExperimentConfig } from '../experiment/experiment.js';
 import {
   jobDir,
   jobFinished,
