@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { isUserError } from '@telepath/core';
 import { analyzeCommand } from './commands/analyze.js';
+import { decodeTimeCommand } from './commands/decode-time.js';
 import { evalCommand } from './commands/eval.js';
 import { listCommand } from './commands/list.js';
 import { lmCommand } from './commands/lm.js';
@@ -22,6 +23,7 @@ Commands:
   status <experiment.json> where every arm × seed stands: done, training, stopped or not started
   eval <run dir> --data F  evaluate a trained arm on another file of the same task
   token-loss <run dir>     where a finished reference's loss goes on its test set's gold chains, per token
+  decode-time <run dir>... decoding wall time per question of finished arms, interleaved on the same questions
   report <name | dir>      rebuild tables, charts and the HTML report from run records
   analyze <run dir>        subspace analysis of a latent arm's latents (tables, heatmaps)
   lm <folder>              load a Hugging Face GPT-2 folder: one forward pass and a greedy continuation
@@ -47,6 +49,8 @@ export async function main(argv: string[]): Promise<number> {
       return evalCommand(rest);
     case 'token-loss':
       return tokenLossCommand(rest);
+    case 'decode-time':
+      return decodeTimeCommand(rest);
     case 'report':
       return reportCommand(rest);
     case 'analyze':
@@ -63,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
       return workerCommand(rest);
     default:
       console.error(
-        `telepath: unknown command "${command}". Expected one of: run, status, eval, token-loss, report, analyze, lm, list, queue, worker\n\n${HELP}`,
+        `telepath: unknown command "${command}". Expected one of: run, status, eval, token-loss, decode-time, report, analyze, lm, list, queue, worker\n\n${HELP}`,
       );
       return 2;
   }

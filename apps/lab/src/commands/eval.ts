@@ -26,6 +26,7 @@ import {
 import { DEFAULT_PROSQA_DATA, type CountdownData, type ProsqaData } from '../experiment/data.js';
 import { evaluatePasses } from '../evaluation/eval-passes.js';
 import { armData } from '../experiment/arm-settings.js';
+import { maxNewTokensOf } from '../running/build-arm.js';
 import { readFinishedRun, restoreFinishedRun } from '../running/restore-run.js';
 
 const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--backend NAME]
@@ -72,7 +73,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   const { method, state } = await restoreFinishedRun(dir, resolved, examples);
   try {
     const subset = max > 0 ? examples.slice(0, max) : examples;
-    const maxNewTokens = resolved.eval.maxNewTokens || ((resolved.arm.config.maxNewTokens as number | undefined) ?? 64);
+    const maxNewTokens = maxNewTokensOf(resolved, resolved.arm);
     const ev = await evaluatePasses(
       method,
       resolved.arm.config,

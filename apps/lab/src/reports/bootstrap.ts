@@ -102,7 +102,8 @@ export const reportResampler = (): Resampler => new Resampler(new Rng(0).fork('b
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-function quantile(sorted: number[], q: number): number {
+/** The q-quantile of sorted values, linearly interpolated. */
+export function quantile(sorted: number[], q: number): number {
   const at = (sorted.length - 1) * q;
   const lo = Math.floor(at);
   return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (at - lo);

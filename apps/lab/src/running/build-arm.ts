@@ -43,7 +43,7 @@ const CONTEXT_MARGIN = 32;
 /** Tokens core's encodeExample adds around an example's text (BOS, the question's line break, ###, the answer's space, EOS). */
 const FRAMING_TOKENS = 5;
 
-export function maxNewTokensOf(exp: ExperimentConfig, arm: Arm): number {
+export function maxNewTokensOf(exp: Pick<ExperimentConfig, 'eval'>, arm: Pick<Arm, 'config'>): number {
   return exp.eval.maxNewTokens || ((arm.config.maxNewTokens as number | undefined) ?? 64);
 }
 
