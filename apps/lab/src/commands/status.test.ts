@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { main } from '../cli.js';
 import { loadExperiment } from '../experiment/load-experiment.js';
+import { PARTS_DIR } from '../evaluation/finished-parts.js';
 import { lockFileOf } from '../running/run-lock.js';
 import { experimentStatus, formatStatus } from './status.js';
 import { MICRO_SETTINGS } from '../testing.js';
@@ -23,6 +24,7 @@ it('reads done, training, stopped and not-started arms from the records and lock
     { name: 'b', ...cot('cot', 4) },
     { name: 'c', ...cot('cot', 4) },
     { name: 'd', ...cot('cot', 4) },
+    { name: 'e', ...cot('cot', 4) },
   ]);
   const other = write('other', [
     { name: 'x', reuse: 'micro/a' },
@@ -52,6 +54,7 @@ it('reads done, training, stopped and not-started arms from the records and lock
   for (const [arm, step] of [
     ['b', 2],
     ['c', 3],
+    ['e', 4],
   ] as const) {
     mkdirSync(dirOf(arm), { recursive: true });
     writeFileSync(
@@ -59,6 +62,9 @@ it('reads done, training, stopped and not-started arms from the records and lock
       `{"step":1,"sft/loss":2.5}\n{"step":${step},"sft/loss":2.1}\n{"step":${step},"sft/lr":0.001}\n`,
     );
   }
+  // e finished training and was stopped during its evaluation, two parts of which it keeps.
+  mkdirSync(join(dirOf('e'), PARTS_DIR));
+  for (const part of ['pass2', 'main']) writeFileSync(join(dirOf('e'), PARTS_DIR, `${part}.json`), '{}');
   writeFileSync(
     lockFileOf(dirOf('c')),
     JSON.stringify({ pid: process.pid, host: hostname(), since: '2026-11-30T00:00:00.000Z' }),
@@ -70,11 +76,13 @@ it('reads done, training, stopped and not-started arms from the records and lock
     ['b', 'stopped'],
     ['c', 'training'],
     ['d', 'not started'],
+    ['e', 'stopped'],
   ]);
   expect(states[0].detail).toMatch(/^\d+\.\d % ± \d+\.\d$/);
   expect(states[1].detail).toBe('sft step 2 / 4');
   expect(states[2].detail).toBe(`pid ${process.pid} since 2026-11-30T00:00:00.000Z, sft step 3 / 4`);
-  expect(formatStatus('micro', states).split('\n')[0]).toBe('micro: 1/4 done, 1 training, 1 stopped, 1 not started');
+  expect(states[4].detail).toBe('sft step 4 / 4 (training done; evaluating, finished: main, pass2)');
+  expect(formatStatus('micro', states).split('\n')[0]).toBe('micro: 1/5 done, 1 training, 2 stopped, 1 not started');
 
   const reused = await experimentStatus(await loadExperiment(other), runs);
   expect(reused.map((s) => [s.arm, s.state, s.detail])).toEqual([

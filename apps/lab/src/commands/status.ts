@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import type { Arm, ExperimentConfig } from '../experiment/experiment.js';
 import { loadExperiment } from '../experiment/load-experiment.js';
 import { jobDir, planExperiment, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
+import { PARTS_DIR } from '../evaluation/finished-parts.js';
 import { methodById } from '../experiment/methods.js';
 import { readKind } from '../experiment/kinds.js';
 import type { ArmSummary } from '../running/arm-summary.js';
@@ -131,7 +132,7 @@ export async function lastStep(dir: string, arm: Arm): Promise<string | null> {
     const phases = methodById(arm.method, `arm ${arm.name}`).phases(arm.config);
     const total = phases.find((p) => p.phase === phase)?.steps;
     const evaluating = rec.step === total && phases[phases.length - 1].phase === phase;
-    return `${phase} step ${rec.step}${total ? ` / ${total}` : ''}${evaluating ? ' (training done; evaluating)' : ''}`;
+    return `${phase} step ${rec.step}${total ? ` / ${total}` : ''}${evaluating ? ` (training done; evaluating${await finishedParts(dir)})` : ''}`;
   }
   return null;
 }
@@ -145,4 +146,16 @@ export function formatStatus(name: string, states: ArmState[]): string {
     `  ${s.arm.padEnd(width)}  s${String(s.seed).padEnd(3)} ${s.state.padEnd(11)}  ${s.detail}`.trimEnd(),
   );
   return [head, ...rows].join('\n');
+}
+
+/** ", finished: main, pass2" — the evaluation parts an interrupted evaluation resumes after (finished-parts.ts); '' for none. */
+async function finishedParts(dir: string): Promise<string> {
+  let files: string[];
+  try {
+    files = await fs.readdir(path.join(dir, PARTS_DIR));
+  } catch {
+    return '';
+  }
+  const keys = files.filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
+  return keys.length ? `, finished: ${keys.sort().join(', ')}` : '';
 }
