@@ -16,7 +16,7 @@ import { readFinishedRun, restoreFinishedRun } from '../running/restore-run.js';
 const HELP = `Usage: telepath decode-time <run dir> <run dir>... [--questions N] [--batch B] [--out FILE] [--json] [--backend NAME]
 
 Decodes the first N questions (default 200) of the first run's test set with every named finished
-arm (runs/<experiment>/<arm>/s<seed>), batch by batch and arm by arm in turn in one process, and
+arm (runs/<experiment>/<arm>/s<seed>; trained, final.ckpt written, its evaluation may still run), batch by batch and arm by arm in turn in one process, and
 prints each arm's wall time per question, its mean reasoning length and its time as a ratio of the
 first arm's with a 95 % bootstrap interval over batches. Each arm decodes with its own evaluation
 settings (temperature, top-p, token cap). Every run must hold the same test questions.
@@ -45,7 +45,7 @@ export async function decodeTimeCommand(args: string[]): Promise<number> {
   }
   const questions = positiveInteger('--questions', values.questions);
   const dirs = positionals.map((d) => path.resolve(d));
-  const runs = await Promise.all(dirs.map(readFinishedRun));
+  const runs = await Promise.all(dirs.map((d) => readFinishedRun(d, { weightsOnly: true })));
   const batchSize = values.batch ? positiveInteger('--batch', values.batch) : runs[0].eval.batchSize;
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));

@@ -131,6 +131,13 @@ describe('decode time', () => {
       await expect(decodeTimeCommand([run('dt', 'cot'), run('dt-other', 'cot'), '--questions', '5'])).rejects.toThrow(
         /dt-other\/cot\/s0: its test questions differ from .*dt\/cot\/s0's \(at question 0\)/,
       );
+      // Trained is enough (an evaluation still running has final.ckpt and no summary.json); untrained is not.
+      rmSync(join(run('dt', 'colar'), 'summary.json'));
+      expect(await decodeTimeCommand([run('dt', 'cot'), run('dt', 'colar'), '--questions', '2', '--json'])).toBe(0);
+      rmSync(join(run('dt', 'colar'), 'final.ckpt'));
+      await expect(decodeTimeCommand([run('dt', 'cot'), run('dt', 'colar')])).rejects.toThrow(
+        /dt\/colar\/s0: this run has not finished training \(no final\.ckpt\)/,
+      );
       await expect(decodeTimeCommand([run('dt', 'cot'), '--questions', '0'])).rejects.toThrow(
         /--questions: expected an integer ≥ 1, got "0"/,
       );

@@ -16,12 +16,20 @@ export type ResolvedRun = Pick<ExperimentConfig, 'task' | 'data' | 'lm' | 'train
   seed: number;
 };
 
-/** The run's record; throws naming the directory if it is not a finished run. */
-export async function readFinishedRun(dir: string): Promise<ResolvedRun> {
+/**
+ * The run's record; throws naming the directory if it is not a finished run. `weightsOnly`: a run
+ * whose training is done (final.ckpt written) is enough, its evaluation may still be running.
+ */
+export async function readFinishedRun(dir: string, o: { weightsOnly?: boolean } = {}): Promise<ResolvedRun> {
   const configFile = path.join(dir, 'config.resolved.json');
   if (!existsSync(configFile)) throw new Error(`${dir} is not a run directory (no config.resolved.json)`);
-  if (!existsSync(path.join(dir, 'summary.json')))
-    throw new Error(`${dir}: this run has not finished training and evaluation; finish it with telepath run first`);
+  const trained = o.weightsOnly && existsSync(path.join(dir, FINAL_CHECKPOINT));
+  if (!trained && !existsSync(path.join(dir, 'summary.json')))
+    throw new Error(
+      o.weightsOnly
+        ? `${dir}: this run has not finished training (no ${FINAL_CHECKPOINT}); finish it with telepath run first`
+        : `${dir}: this run has not finished training and evaluation; finish it with telepath run first`,
+    );
   return (await readJsonFile(configFile)) as ResolvedRun;
 }
 
