@@ -86,6 +86,10 @@ export async function decodeTimeCommand(args: string[]): Promise<number> {
       return 0;
     }
     console.log(`${result.questions} questions in ${result.batches} batches of ${result.batchSize}, ${info.backend}`);
+    if (result.batches < 10)
+      console.log(
+        `(${result.batches} batches: the bootstrap over batches has little to resample, so the intervals are rough)`,
+      );
     console.log(
       `${'arm'.padEnd(44)} ${'ms/question'.padStart(11)} ${'reasoning'.padStart(9)}  time ÷ first arm [95 %]`,
     );
