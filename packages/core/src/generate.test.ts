@@ -71,4 +71,50 @@ describe('generate', () => {
     expect(out.tokens[0].length).toBe(3);
     lm.dispose();
   });
+
+  describe('rows that stop leave the batch', () => {
+    const prompts = [[3, 4, 5], [6, 7], [8, 9, 10, 11], [12], [5, 3], [9, 2, 4]];
+    /** Each row truncated after its first token in `stops`. */
+    const truncated = (rows: number[][], stops: Set<number>) =>
+      rows.map((r) => {
+        const i = r.findIndex((t) => stops.has(t));
+        return i < 0 ? r : r.slice(0, i + 1);
+      });
+    /** Stop tokens that end rows at different steps: some rows early, at least one never. */
+    function stopsFor(free: number[][]): Set<number> {
+      const seen = [...new Set(free.flat())];
+      const candidates = [...seen.map((t) => [t]), ...seen.flatMap((t, i) => seen.slice(i + 1).map((u) => [t, u]))];
+      for (const c of candidates) {
+        const stops = new Set(c);
+        const lengths = truncated(free, stops).map((r) => r.length);
+        const early = lengths.filter((l) => l < 10).length;
+        if (early >= free.length / 2 && lengths.some((l, b) => l === free[b].length && !stops.has(free[b][l - 1])))
+          return stops;
+      }
+      throw new Error('no stop tokens end half the rows early and one never; change the prompts');
+    }
+
+    it('greedy: each row as decoded alone without a cache, stopping at its own step', async () => {
+      const lm = tinyLm({ initStd: 0.5 });
+      const free = prompts.map((p) => greedyNoCache(lm, p, 12));
+      const stops = stopsFor(free);
+      const out = await expectNoLeak(() =>
+        generate(lm, prompts, { maxNewTokens: 12, padId: 0, stopTokens: [...stops] }),
+      );
+      expect(out.tokens).toEqual(truncated(free, stops));
+      expect(out.stopped).toEqual(out.tokens.map((r) => stops.has(r[r.length - 1])));
+      lm.dispose();
+    });
+
+    it('sampled: each row draws what it draws when no row stops', async () => {
+      const lm = tinyLm({ initStd: 0.5 });
+      const sample = (stopTokens: number[]) =>
+        generate(lm, prompts, { maxNewTokens: 12, padId: 0, stopTokens, temperature: 1, topP: 0.95, rng: new Rng(7) });
+      const free = (await sample([])).tokens;
+      const stops = stopsFor(free);
+      const out = await expectNoLeak(() => sample([...stops]));
+      expect(out.tokens).toEqual(truncated(free, stops));
+      lm.dispose();
+    });
+  });
 });

@@ -57,11 +57,34 @@ function pickTensor(logits: tf.Tensor2D, o: Partial<SamplingOptions>): tf.Tensor
   return tf.tidy(() => (temperature <= 0 ? tf.argMax(logits, -1) : tf.softmax(tf.div(logits, temperature))));
 }
 
-function tokensFrom(flat: Flat, [B, V]: number[], o: Partial<SamplingOptions>): number[] {
-  if ((o.temperature ?? 0) <= 0) return Array.from(flat);
-  return Array.from({ length: B }, (_, b) =>
-    sampleRow(Array.from(flat.subarray(b * V, (b + 1) * V)), o.topP ?? 1, o.rng!),
-  );
+/**
+ * One token per row of the batch. `rows` (decode's compaction): the batch rows whose logits the
+ * tensor holds, in order, out of `rows.length`-or-more rows; a row not held draws and discards its
+ * one uniform, so every row's sampling stream is the one it has without compaction. Rows not held
+ * get -1.
+ */
+function tokensFrom(
+  flat: Flat,
+  [A, V]: number[],
+  o: Partial<SamplingOptions>,
+  rows?: { held: number[]; of: number },
+): number[] {
+  const held = rows?.held ?? Array.from({ length: A }, (_, i) => i);
+  const out = new Array<number>(rows?.of ?? A).fill(-1);
+  if ((o.temperature ?? 0) <= 0) {
+    held.forEach((b, i) => (out[b] = flat[i]));
+    return out;
+  }
+  let i = 0;
+  for (let b = 0; b < out.length; b++) {
+    if (held[i] !== b) {
+      o.rng!.float(); // this row's draw, as if it were still in the batch
+      continue;
+    }
+    out[b] = sampleRow(Array.from(flat.subarray(i * V, (i + 1) * V)), o.topP ?? 1, o.rng!);
+    i++;
+  }
+  return out;
 }
 
 function sampleRow(p: number[], topP: number, rng: Rng): number {
@@ -108,7 +131,12 @@ export async function decode(
   }
 }
 
-/** The decoding loop: yields the tensor to read at each step (and disposes it), receives its values. */
+/**
+ * The decoding loop: yields the tensor to read at each step (and disposes it), receives its values.
+ * Rows that stopped leave the batch once they are half of it (their cache rows gathered away), so a
+ * few long generations do not make every finished row run to the end; each row's outputs, and its
+ * sampling stream, are those it has without that.
+ */
 function* decodeSteps(
   lm: TinyLm,
   cache: KvCache,
@@ -121,29 +149,41 @@ function* decodeSteps(
   const tokens: number[][] = Array.from({ length: B }, () => []);
   const stopped = new Array<boolean>(B).fill(false);
   const pos = [...positions];
-  let logits = tf.clone(lastLogits);
+  let held = Array.from({ length: B }, (_, b) => b); // the batch rows the tensors hold, in order
+  let logits = tf.clone(lastLogits); // [A, V], A = held.length
   let current = cache;
   try {
     for (let n = 0; n < o.maxNewTokens; n++) {
       const picked = pickTensor(logits, o);
       let next: number[];
       try {
-        next = tokensFrom(yield picked, logits.shape, o);
+        next = tokensFrom(yield picked, logits.shape, o, { held, of: B });
       } finally {
         picked.dispose();
       }
-      for (let b = 0; b < B; b++) {
+      for (const b of held) {
         if (stopped[b]) continue;
         tokens[b].push(next[b]);
         if (stops.has(next[b])) stopped[b] = true;
       }
       if (stopped.every(Boolean) || n === o.maxNewTokens - 1) break;
       if (Math.max(...pos) >= lm.config.contextLength) break;
-      const feed = next.map((t, b) => (stopped[b] ? (o.padId ?? t) : t));
+      const going = held.filter((b) => !stopped[b]);
+      if (2 * going.length <= held.length) {
+        ({ cache: current, logits } = keepRows(current, logits, held, going));
+        held = going;
+      }
+      const A = held.length;
+      const feed = held.map((b) => (stopped[b] ? (o.padId ?? next[b]) : next[b]));
       const step = tidy(() => {
-        const ids = tf.tensor2d(feed, [B, 1], 'int32');
-        const out = lm.forward(lm.embed(ids), { cache: current, positions: tf.tensor2d(pos, [B, 1], 'int32') });
-        return { logits: tf.reshape(out.logits, [B, -1]) as tf.Tensor2D, cache: keepCache(out.cache) };
+        const ids = tf.tensor2d(feed, [A, 1], 'int32');
+        const at = tf.tensor2d(
+          held.map((b) => pos[b]),
+          [A, 1],
+          'int32',
+        );
+        const out = lm.forward(lm.embed(ids), { cache: current, positions: at });
+        return { logits: tf.reshape(out.logits, [A, -1]) as tf.Tensor2D, cache: keepCache(out.cache) };
       });
       disposeCache(current);
       logits.dispose();
@@ -156,6 +196,35 @@ function* decodeSteps(
     disposeCache(current);
   }
   return { tokens, stopped };
+}
+
+/** The cache and logits of rows `keep` (a subsequence of `held`, the rows they hold now); frees the old ones. */
+function keepRows(
+  cache: KvCache,
+  logits: tf.Tensor2D,
+  held: number[],
+  keep: number[],
+): { cache: KvCache; logits: tf.Tensor2D } {
+  const kept = tidy(() => {
+    const at = tf.tensor1d(
+      keep.map((b) => held.indexOf(b)),
+      'int32',
+    );
+    return {
+      logits: tf.gather(logits, at) as tf.Tensor2D, // [A', V]
+      cache: keepCache({
+        layers: cache.layers.map((l) => ({
+          k: tf.gather(l.k, at) as tf.Tensor4D,
+          v: tf.gather(l.v, at) as tf.Tensor4D,
+        })),
+        keyMask: tf.gather(cache.keyMask, at) as tf.Tensor2D, // [A', S]
+        position: cache.position,
+      }),
+    };
+  });
+  disposeCache(cache);
+  logits.dispose();
+  return kept;
 }
 
 /** Left-pad id prompts and run them through the LM; returns the cache, last logits and next positions. */
