@@ -22,6 +22,14 @@ const OPTIM = {
   clipNorm: 1,
 };
 
+const sampled = (seed: number) => ({
+  decoding: 'sample' as const,
+  temperature: 1,
+  topP: 1,
+  maxNewTokens: 4,
+  rng: new Rng(seed),
+});
+
 describe('inference at speed c', () => {
   it('stops with the probability of sampling ### (temperature 1) or when ### is the argmax (greedy)', async () => {
     // Row 0: p(###) = 0.3, row 1: p(###) = 0.9 (### = id 2 of a 3-token vocabulary).
@@ -76,6 +84,31 @@ describe('inference at speed c', () => {
       expect(alone.answer).toEqual(batch[i].answer);
       alone.fed.forEach((v, k) => v.forEach((x, j) => expect(x).toBeCloseTo(batch[i].fed[k][j], 4)));
     }
+    state.dispose();
+  });
+
+  it('rows that stopped leave the batch without changing any row (sampled, and with zeroed latents)', async () => {
+    const { state, data, tokenizer } = toyState({ maxLatents: 12, stopTemperature: 4 });
+    const prompts = data.slice(0, 8).map((ex) => promptIds(tokenizer, ex, 1, state.config.speedPrompt));
+    for (const control of ['none', 'zero'] as const) {
+      // A seed where most rows stop well before the longest one, so the batch shrinks.
+      let seed = 0;
+      let rows = await rollout(state, prompts, { ...sampled(seed), control });
+      const spread = (r: typeof rows) => {
+        const n = r.map((x) => x.latents.length).sort((a, b) => a - b);
+        return n[n.length - 1] - n[Math.floor(n.length / 2)];
+      };
+      while (spread(rows) < 3 && seed < 20) rows = await rollout(state, prompts, { ...sampled(++seed), control });
+      expect(spread(rows)).toBeGreaterThanOrEqual(3);
+      const whole = await rollout(state, prompts, { ...sampled(seed), control, wholeBatch: true });
+      expect(rows.map((r) => [r.latents.length, r.stopSampled, r.answer])).toEqual(
+        whole.map((r) => [r.latents.length, r.stopSampled, r.answer]),
+      );
+      rows.forEach((r, b) =>
+        r.fed.forEach((v, k) => v.forEach((x, j) => expect(x).toBeCloseTo(whole[b].fed[k][j], 4))),
+      );
+    }
+    await expectNoLeak(() => rollout(state, prompts, sampled(0)));
     state.dispose();
   });
 

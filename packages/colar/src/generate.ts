@@ -11,7 +11,19 @@
  * Letters: B rows, C width, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { applyLatentControl, decode, disposeCache, prefill, tidy, type LatentControl, type Rng } from '@telepath/core';
+import {
+  applyLatentControl,
+  cacheRows,
+  concatCacheRows,
+  decode,
+  disposeCache,
+  keepCache,
+  prefill,
+  tidy,
+  type KvCache,
+  type LatentControl,
+  type Rng,
+} from '@telepath/core';
 import { headForward, sampleLatent } from './latent-head.js';
 import { embedIds, feed, type Step } from './model.js';
 import type { RolloutRow } from './layout.js';
@@ -26,6 +38,11 @@ export interface RolloutOptions {
   maxNewTokens: number;
   rng: Rng;
   control?: LatentControl;
+  /**
+   * Decode every row to the batch's last latent step (as rollouts did before stopped rows left
+   * the batch): the same results, slower; for checking that they are the same.
+   */
+  wholeBatch?: boolean;
 }
 
 /**
@@ -41,7 +58,7 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
   const cap = Math.max(1, Math.min(cfg.maxLatents, room));
   const greedy = o.decoding === 'greedy';
   const stopTemperature = greedy ? 0 : cfg.stopTemperature;
-  const rows: RolloutRow[] = prompts.map((prompt) => ({
+  const results: RolloutRow[] = prompts.map((prompt) => ({
     prompt,
     fed: [],
     latents: [],
@@ -65,20 +82,42 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
   const latentRng = o.rng.fork('latents');
   const controlRng = o.rng.fork('control');
   const stopRng = o.rng.fork('stop');
+  // Rows that stopped leave the batch once they are half of it (their cache set aside, rejoined for
+  // the closing ###), unless a control mixes rows (shuffle) or draws for the whole batch (random).
+  const control = o.control ?? 'none';
+  const compact = !o.wholeBatch && (control === 'none' || control === 'zero');
+  let held = Array.from({ length: B }, (_, b) => b); // the rows step's tensors hold, in order
+  const setAside: { rows: number[]; cache: KvCache }[] = [];
   try {
     for (let k = 0; k < cap && live.some(Boolean); k++) {
+      if (compact && 2 * held.filter((b) => live[b]).length <= held.length) {
+        const going = held.filter((b) => live[b]);
+        const left = held.filter((b) => !live[b]);
+        setAside.push({ rows: left, cache: rowsOf(step.cache, held, left) });
+        const kept = stepRows(step, held, going);
+        disposeStep(step);
+        step = kept;
+        held = going;
+      }
+      const A = held.length;
+      const rows = { held, of: B };
       const { z, x } = tidy(() => {
         const head = headForward(s.head, step.hidden);
-        const z = sampleLatent(head, cfg.latentTemperature, latentRng.fork(`k${k}`), greedy) as tf.Tensor2D; // [B, C]
+        const z = sampleLatent(head, cfg.latentTemperature, latentRng.fork(`k${k}`), greedy, rows) as tf.Tensor2D; // [A, C]
         const scaled = tf.mul(z, s.embStd);
-        const x =
-          o.control && o.control !== 'none' ? applyLatentControl(scaled, o.control, controlRng.fork(`k${k}`)) : scaled; // [B, C]
+        const x = control !== 'none' ? applyLatentControl(scaled, control, controlRng.fork(`k${k}`)) : scaled; // [A, C]
         return { z, x };
       });
       const C = z.shape[1];
-      const x3 = tf.expandDims(x, 1) as tf.Tensor3D; // [B, 1, C]
-      const next = feed(s, step.cache, x3, pos, live);
-      // One read per latent step: z [B·C], x [B·C] and the stop inputs [B], packed.
+      const x3 = tf.expandDims(x, 1) as tf.Tensor3D; // [A, 1, C]
+      const next = feed(
+        s,
+        step.cache,
+        x3,
+        held.map((b) => pos[b]),
+        held.map((b) => live[b]),
+      );
+      // One read per latent step: z [A·C], x [A·C] and the stop inputs [A], packed.
       const packed = tf.tidy(() =>
         tf.concat([tf.reshape(z, [-1]), tf.reshape(x, [-1]), stopInputs(next.logits, tok.sepId, stopTemperature)]),
       );
@@ -91,22 +130,26 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
       } finally {
         packed.dispose();
       }
-      const stops = stopDecisions(flat.subarray(2 * B * C), tok.sepId, stopTemperature, stopRng.fork(`k${k}`));
-      for (let b = 0; b < B; b++) {
-        if (!live[b]) continue;
-        rows[b].latents.push(flat.slice(b * C, (b + 1) * C));
-        rows[b].fed.push(flat.slice((B + b) * C, (B + b + 1) * C));
+      const stops = stopDecisions(flat.subarray(2 * A * C), tok.sepId, stopTemperature, stopRng.fork(`k${k}`), rows);
+      held.forEach((b, i) => {
+        if (!live[b]) return;
+        results[b].latents.push(flat.slice(i * C, (i + 1) * C));
+        results[b].fed.push(flat.slice((A + i) * C, (A + i + 1) * C));
         pos[b] += 1;
         if (stops[b]) {
-          rows[b].stopSampled = true;
+          results[b].stopSampled = true;
           live[b] = false;
         }
-      }
+      });
     }
-    // The closing ### for every row (each at its own position), then the answer.
+    // Every row back in its place (the set-aside caches padded with masked positions), then the
+    // closing ### for every row (each at its own position), and the answer.
+    const whole = setAside.length ? rejoin(step.cache, held, setAside, B) : step.cache;
+    for (const a of setAside.splice(0)) disposeCache(a.cache);
     const sepIn = embedIds(s, new Array<number>(B).fill(tok.sepId));
-    const last = feed(s, step.cache, sepIn, pos, new Array<boolean>(B).fill(true));
+    const last = feed(s, whole, sepIn, pos, new Array<boolean>(B).fill(true));
     sepIn.dispose();
+    if (whole !== step.cache) disposeCache(whole);
     disposeStep(step);
     step = last;
     for (let b = 0; b < B; b++) pos[b] += 1;
@@ -121,13 +164,56 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
     });
     step.hidden.dispose();
     step.logits.dispose();
-    out.tokens.forEach((t, b) => (rows[b].answer = t));
-    return rows;
+    out.tokens.forEach((t, b) => (results[b].answer = t));
+    return results;
   } catch (e) {
     disposeStep(step); // disposing twice (decode frees its cache itself) is harmless
+    for (const a of setAside) disposeCache(a.cache);
     throw e;
   }
 }
+
+/** The cache rows of batch rows `rows` (a subsequence of `held`, the rows the cache holds), kept. */
+function rowsOf(cache: KvCache, held: number[], rows: number[]): KvCache {
+  return tidy(() => keepCache(cacheRows(cache, indicesIn(held, rows))));
+}
+
+/** A step's tensors for rows `rows` only (a subsequence of `held`). */
+function stepRows(step: Step, held: number[], rows: number[]): Step {
+  return tidy(() => {
+    const at = indicesIn(held, rows);
+    return {
+      hidden: tf.gather(step.hidden, at) as tf.Tensor2D, // [R, C]
+      logits: tf.gather(step.logits, at) as tf.Tensor2D, // [R, V]
+      cache: keepCache(cacheRows(step.cache, at)),
+    };
+  });
+}
+
+/** The whole batch's cache in row order: `cache` (rows `held`) beside the set-aside caches, each padded to the longest. */
+function rejoin(cache: KvCache, held: number[], setAside: { rows: number[]; cache: KvCache }[], B: number): KvCache {
+  const order = [...held, ...setAside.flatMap((a) => a.rows)]; // the concatenation's rows
+  if (order.length !== B) throw new Error(`rollout: ${order.length} rows to rejoin, expected ${B}`);
+  return tidy(() => {
+    const side = concatCacheRows([cache, ...setAside.map((a) => a.cache)]);
+    return keepCache(
+      cacheRows(
+        side,
+        indicesIn(
+          order,
+          Array.from({ length: B }, (_, b) => b),
+        ),
+      ),
+    );
+  });
+}
+
+/** Where each of `rows` sits in `held`: [R] int32. */
+const indicesIn = (held: number[], rows: number[]) =>
+  tf.tensor1d(
+    rows.map((b) => held.indexOf(b)),
+    'int32',
+  );
 
 /**
  * What the stop decision reads per row, from logits [B, V] → [B] (float32): the argmax id
@@ -145,9 +231,26 @@ export function stopInputs(logits: tf.Tensor2D, sepId: number, temperature: numb
  * the distribution of sampling a whole token and comparing it (without sorting the vocabulary);
  * temperature 0: the argmax is ###. `stopInputs`' values [B] → B booleans.
  */
-export function stopDecisions(values: ArrayLike<number>, sepId: number, temperature: number, rng: Rng): boolean[] {
-  if (temperature <= 0) return Array.from(values, (i) => i === sepId);
-  return Array.from(values, (pb) => rng.float() < pb);
+export function stopDecisions(
+  values: ArrayLike<number>,
+  sepId: number,
+  temperature: number,
+  rng: Rng,
+  rows?: { held: number[]; of: number },
+): boolean[] {
+  const held = rows?.held ?? Array.from({ length: values.length }, (_, i) => i);
+  const out = new Array<boolean>(rows?.of ?? values.length).fill(false);
+  if (temperature <= 0) {
+    held.forEach((b, i) => (out[b] = values[i] === sepId));
+    return out;
+  }
+  // One uniform per row of the whole batch, in row order: a row not held draws and discards its own.
+  let i = 0;
+  for (let b = 0; b < out.length; b++) {
+    const u = rng.float();
+    if (held[i] === b) out[b] = u < values[i++];
+  }
+  return out;
 }
 
 function disposeStep(step: Step): void {

@@ -82,11 +82,24 @@ export function gaussianLogDensity(z: tf.Tensor, mean: tf.Tensor, logStd: tf.Ten
   });
 }
 
-/** z = μ + σ·temperature·ε with ε from `rng` (reparameterised sample) — or μ when `greedy`. [..., C] */
-export function sampleLatent(out: HeadOutput, temperature: number, rng: Rng, greedy: boolean): tf.Tensor {
+/**
+ * z = μ + σ·temperature·ε with ε from `rng` (reparameterised sample) — or μ when `greedy`. [..., C]
+ * `rows` (a rollout's compacted batch, μ [R, C]): the rows μ holds out of `of`; ε is drawn for all
+ * `of` rows and theirs taken, so each row's sample is the one it has in the whole batch.
+ */
+export function sampleLatent(
+  out: HeadOutput,
+  temperature: number,
+  rng: Rng,
+  greedy: boolean,
+  rows?: { held: number[]; of: number },
+): tf.Tensor {
   if (greedy) return tf.clone(out.mean);
   return tf.tidy(() => {
-    const eps = tf.tensor(rng.normalArray(out.mean.size), out.mean.shape); // ε ~ N(0, I)
+    const C = out.mean.shape[out.mean.shape.length - 1];
+    const all = rng.normalArray(rows ? rows.of * C : out.mean.size);
+    const drawn = rows ? Float32Array.from(rows.held.flatMap((b) => [...all.subarray(b * C, (b + 1) * C)])) : all;
+    const eps = tf.tensor(drawn, out.mean.shape); // ε ~ N(0, I)
     return tf.add(out.mean, tf.mul(tf.mul(tf.exp(out.logStd), temperature), eps));
   });
 }

@@ -8,7 +8,7 @@
  * Letters: B batch, T tokens, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { disposeCache, keepCache, type KvCache } from './kv-cache.js';
+import { cacheRows, disposeCache, keepCache, type KvCache } from './kv-cache.js';
 import { leftPadRows } from './sequence.js';
 import type { Rng } from './rng.js';
 import type { TinyLm } from './tiny-lm.js';
@@ -212,14 +212,7 @@ function keepRows(
     );
     return {
       logits: tf.gather(logits, at) as tf.Tensor2D, // [A', V]
-      cache: keepCache({
-        layers: cache.layers.map((l) => ({
-          k: tf.gather(l.k, at) as tf.Tensor4D,
-          v: tf.gather(l.v, at) as tf.Tensor4D,
-        })),
-        keyMask: tf.gather(cache.keyMask, at) as tf.Tensor2D, // [A', S]
-        position: cache.position,
-      }),
+      cache: keepCache(cacheRows(cache, at)), // [A', …]
     };
   });
   disposeCache(cache);

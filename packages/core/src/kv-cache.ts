@@ -43,3 +43,51 @@ export function keepCache(cache: KvCache): KvCache {
   tf.keep(cache.keyMask);
   return cache;
 }
+
+/** Rows `rows` of a cache ([B, …] → [R, …]) as new tensors; the input is kept. Call inside a tidy and keepCache the result. */
+export function cacheRows(cache: KvCache, rows: tf.Tensor1D): KvCache {
+  return {
+    layers: cache.layers.map((l) => ({
+      k: tf.gather(l.k, rows) as tf.Tensor4D,
+      v: tf.gather(l.v, rows) as tf.Tensor4D,
+    })),
+    keyMask: tf.gather(cache.keyMask, rows) as tf.Tensor2D, // [R, S]
+    position: cache.position,
+  };
+}
+
+/**
+ * Caches of the same model side by side along the batch, each shorter one padded at the end of S
+ * with masked zeros (keyMask 0: never attended to) to the longest. Call inside a tidy and keepCache
+ * the result.
+ */
+export function concatCacheRows(caches: KvCache[]): KvCache {
+  const S = Math.max(...caches.map(cacheLength));
+  const padded = caches.map((c) => {
+    const missing = S - cacheLength(c);
+    if (missing === 0) return c;
+    const pad4 = (t: tf.Tensor4D) =>
+      tf.pad(t, [
+        [0, 0],
+        [0, 0],
+        [0, missing],
+        [0, 0],
+      ]) as tf.Tensor4D;
+    return {
+      layers: c.layers.map((l) => ({ k: pad4(l.k), v: pad4(l.v) })),
+      keyMask: tf.pad(c.keyMask, [
+        [0, 0],
+        [0, missing],
+      ]) as tf.Tensor2D,
+      position: c.position,
+    };
+  });
+  return {
+    layers: padded[0].layers.map((_, i) => ({
+      k: tf.concat(padded.map((c) => c.layers[i].k)) as tf.Tensor4D,
+      v: tf.concat(padded.map((c) => c.layers[i].v)) as tf.Tensor4D,
+    })),
+    keyMask: tf.concat(padded.map((c) => c.keyMask)) as tf.Tensor2D,
+    position: Math.max(...caches.map((c) => c.position)),
+  };
+}
