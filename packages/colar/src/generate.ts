@@ -5,7 +5,10 @@
  * input embedding, and one token is sampled from the LM head — when it is ### the row is done
  * (rows that are done keep their cache positions masked). A cap (maxLatents, and the context
  * length) forces the stop. Then embed(###) is fed and the answer decoded with core's `decode`.
- * Reasoning length = latents fed, including the one after which ### was sampled.
+ * Reasoning length = latents fed, including the one after which ### was sampled. Rows that
+ * stopped leave the batch once they are half of it (core's `cacheRows`; their caches are rejoined
+ * for the closing ###), so a few rows running to the cap do not hold every row there; every random
+ * draw is made for the whole batch, so each row decodes as it does without that (`wholeBatch`).
  * Each latent step reads back one packed tensor asynchronously (the latents, the fed vectors and
  * the stop inputs: whether to go on depends on it); nothing is read synchronously (webgpu).
  * Letters: B rows, C width, V vocab.
