@@ -87,10 +87,10 @@ describe('inference at speed c', () => {
     state.dispose();
   });
 
-  it('rows that stopped leave the batch without changing any row (sampled, and with zeroed latents)', async () => {
+  it('rows that stopped leave the batch without changing any row (sampled, and with zeroed or random latents)', async () => {
     const { state, data, tokenizer } = toyState({ maxLatents: 12, stopTemperature: 4 });
     const prompts = data.slice(0, 8).map((ex) => promptIds(tokenizer, ex, 1, state.config.speedPrompt));
-    for (const control of ['none', 'zero'] as const) {
+    for (const control of ['none', 'zero', 'random'] as const) {
       // A seed where most rows stop well before the longest one, so the batch shrinks.
       let seed = 0;
       let rows = await rollout(state, prompts, { ...sampled(seed), control });

@@ -86,9 +86,9 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
   const controlRng = o.rng.fork('control');
   const stopRng = o.rng.fork('stop');
   // Rows that stopped leave the batch once they are half of it (their cache set aside, rejoined for
-  // the closing ###), unless a control mixes rows (shuffle) or draws for the whole batch (random).
+  // the closing ###), unless the shuffle control mixes the rows of the whole batch.
   const control = o.control ?? 'none';
-  const compact = !o.wholeBatch && (control === 'none' || control === 'zero');
+  const compact = !o.wholeBatch && control !== 'shuffle';
   let held = Array.from({ length: B }, (_, b) => b); // the rows step's tensors hold, in order
   const setAside: { rows: number[]; cache: KvCache }[] = [];
   try {
@@ -108,7 +108,10 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
         const head = headForward(s.head, step.hidden);
         const z = sampleLatent(head, cfg.latentTemperature, latentRng.fork(`k${k}`), greedy, rows) as tf.Tensor2D; // [A, C]
         const scaled = tf.mul(z, s.embStd);
-        const x = control !== 'none' ? applyLatentControl(scaled, control, controlRng.fork(`k${k}`)) : scaled; // [A, C]
+        const x =
+          control !== 'none'
+            ? applyLatentControl(scaled, control, controlRng.fork(`k${k}`), compact ? rows : undefined)
+            : scaled; // [A, C]
         return { z, x };
       });
       const C = z.shape[1];

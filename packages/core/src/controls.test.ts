@@ -49,4 +49,17 @@ describe('latent controls', () => {
     );
     tf.dispose([x, y]);
   });
+
+  it('random on some rows of a batch gives those rows what they get in the whole batch; shuffle refuses rows', async () => {
+    const z = tf.randomNormal([4, 3, 5], 0, 2, 'float32', 3) as tf.Tensor3D; // [B, K, C]
+    const whole = applyLatentControl(z, 'random', new Rng(1));
+    const rows = tf.tensor1d([1, 3], 'int32');
+    const some = tf.gather(z, rows);
+    const held = applyLatentControl(some, 'random', new Rng(1), { held: [1, 3], of: 4 });
+    expect(Array.from(await held.data())).toEqual(Array.from(await tf.gather(whole, rows).data()));
+    expect(() => applyLatentControl(some, 'shuffle', new Rng(1), { held: [1, 3], of: 4 })).toThrow(
+      /takes no held rows/,
+    );
+    tf.dispose([z, whole, rows, some, held]);
+  });
 });

@@ -23,8 +23,17 @@ export function derangement(n: number, rng: Rng): number[] {
   }
 }
 
-/** Apply a control to latents z [B, K, C] (or [B, C]); `rng` drives shuffle and random. */
-export function applyLatentControl<T extends tf.Tensor>(z: T, control: LatentControl, rng: Rng): T {
+/**
+ * Apply a control to latents z [B, K, C] (or [B, C]); `rng` drives shuffle and random. `rows`
+ * (random only; a decoder whose stopped rows left the batch): z holds rows `held` of `of`; the
+ * noise is drawn for all `of` rows and theirs taken, so each row gets what it gets in the whole batch.
+ */
+export function applyLatentControl<T extends tf.Tensor>(
+  z: T,
+  control: LatentControl,
+  rng: Rng,
+  rows?: { held: number[]; of: number },
+): T {
   if (!LATENT_CONTROLS.includes(control))
     throw new Error(`unknown latent control "${control}". Expected one of: ${LATENT_CONTROLS.join(', ')}`);
   return tf.tidy(() => {
@@ -34,11 +43,18 @@ export function applyLatentControl<T extends tf.Tensor>(z: T, control: LatentCon
       case 'zero':
         return tf.zerosLike(z);
       case 'shuffle': {
+        if (rows)
+          throw new Error('applyLatentControl: shuffle mixes the rows of the whole batch; it takes no held rows');
         const perm = tf.tensor1d(derangement(z.shape[0], rng), 'int32');
         return tf.gather(z, perm);
       }
       case 'random': {
-        const noise = tf.tensor(rng.normalArray(z.size), z.shape); // same shape as z
+        const perRow = z.size / z.shape[0];
+        const all = rng.normalArray(rows ? rows.of * perRow : z.size);
+        const drawn = rows
+          ? Float32Array.from(rows.held.flatMap((b) => [...all.subarray(b * perRow, (b + 1) * perRow)]))
+          : all;
+        const noise = tf.tensor(drawn, z.shape); // same shape as z
         const norm = (t: tf.Tensor) => tf.sqrt(tf.sum(tf.mul(t, t), -1, true)); // [..., 1]
         return tf.mul(tf.div(noise, tf.maximum(norm(noise), 1e-12)), norm(z));
       }
