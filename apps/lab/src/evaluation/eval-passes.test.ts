@@ -5,45 +5,20 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { colar } from '@telepath/colar';
-import { initBackend, type Example, type LatentMethod, type MethodState } from '@telepath/core';
-import type { Task } from '@telepath/tasks';
+import { initBackend } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluatePasses, passStats } from './eval-passes.js';
 import { validateExperiment } from '../experiment/experiment.js';
 import { runExperiment } from '../running/run-experiment.js';
-import { MICRO_SETTINGS } from '../testing.js';
+import { coinMethod, exactTask, MICRO_SETTINGS, numberedQuestions } from '../testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
 
-/** Answers right with probability one half, from the rng evaluation hands it. */
-const coin: LatentMethod<{ passes: number }, MethodState> = {
-  id: 'colar',
-  paper: { title: 'test', arxiv: null, sections: [] },
-  defaults: { passes: 1 },
-  init: () => ({ trainable: () => new Map(), variables: () => new Map(), dispose: () => {} }),
-  phases: () => [],
-  loss: () => {
-    throw new Error('not trained');
-  },
-  generate: async (_s, batch, o) =>
-    batch.map((ex) => ({
-      id: ex.id,
-      answer: o.rng.float() < 0.5 ? ex.answer : 'wrong',
-      text: '',
-      reasoningLength: 1,
-      reasoningKind: 'latents' as const,
-    })),
-  evalPasses: (c) => c.passes,
-};
-const task = { isCorrect: (ex: Example, text: string) => text === `### ${ex.answer}` } as unknown as Task;
-const examples: Example[] = Array.from({ length: 40 }, (_, i) => ({
-  id: `q${i}`,
-  question: `q${i}`,
-  steps: [],
-  answer: String(i),
-}));
+const coin = coinMethod();
+const task = exactTask;
+const examples = numberedQuestions(40);
 const settings = { batchSize: 8, maxNewTokens: 4, temperature: 1, topP: 1, maxExamples: 0, controls: [] } as never;
 
 describe('evaluation passes', () => {

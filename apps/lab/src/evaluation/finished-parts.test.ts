@@ -5,49 +5,23 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initBackend, type Example, type LatentMethod, type MethodState } from '@telepath/core';
-import type { Task } from '@telepath/tasks';
+import { initBackend } from '@telepath/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluatePasses } from './eval-passes.js';
 import { evaluationFingerprint, FinishedParts, PARTS_DIR } from './finished-parts.js';
 import { validateExperiment } from '../experiment/experiment.js';
 import { runExperiment } from '../running/run-experiment.js';
-import { MICRO_SETTINGS } from '../testing.js';
+import { coinMethod, exactTask, MICRO_SETTINGS, numberedQuestions } from '../testing.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'lab-parts-'));
 beforeAll(async () => void (await initBackend('cpu', { quiet: true })));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** Answers right with probability one half, from the rng evaluation hands it; counts its batches. */
+/** Counts the batches the coin method answers. */
 let batches = 0;
-const coin: LatentMethod<{ passes: number }, MethodState> = {
-  id: 'colar',
-  paper: { title: 'test', arxiv: null, sections: [] },
-  defaults: { passes: 4 },
-  init: () => ({ trainable: () => new Map(), variables: () => new Map(), dispose: () => {} }),
-  phases: () => [],
-  loss: () => {
-    throw new Error('not trained');
-  },
-  generate: async (_s, batch, o) => {
-    batches++;
-    return batch.map((ex) => ({
-      id: ex.id,
-      answer: o.rng.float() < 0.5 ? ex.answer : 'wrong',
-      text: '',
-      reasoningLength: 1,
-      reasoningKind: 'latents' as const,
-    }));
-  },
-  evalPasses: (c) => c.passes,
-};
-const task = { isCorrect: (ex: Example, text: string) => text === `### ${ex.answer}` } as unknown as Task;
-const examples: Example[] = Array.from({ length: 40 }, (_, i) => ({
-  id: `q${i}`,
-  question: `q${i}`,
-  steps: [],
-  answer: String(i),
-}));
+const coin = coinMethod(() => batches++);
+const task = exactTask;
+const examples = numberedQuestions(40);
 const settings = { batchSize: 8, maxNewTokens: 4, temperature: 1, topP: 1, maxExamples: 0, controls: [] } as never;
 const state = coin.init({} as never, { passes: 4 });
 const fourPasses = (parts?: FinishedParts, shouldStop?: () => boolean) =>
