@@ -58,10 +58,9 @@ function pickTensor(logits: tf.Tensor2D, o: Partial<SamplingOptions>): tf.Tensor
 }
 
 /**
- * One token per row of the batch. `rows` (decode's compaction): the batch rows whose logits the
- * tensor holds, in order, out of `rows.length`-or-more rows; a row not held draws and discards its
- * one uniform, so every row's sampling stream is the one it has without compaction. Rows not held
- * get -1.
+ * One token per row of the batch. `rows` (decode's compaction): the tensor holds the logits of
+ * rows `held` (in order) of the batch's `of`; a row not held draws and discards its one uniform,
+ * so every row's sampling stream is the one it has in the whole batch. Rows not held get -1.
  */
 function tokensFrom(
   flat: Flat,
