@@ -22,7 +22,9 @@ import {
   disposeCache,
   keepCache,
   prefill,
+  rowIndices,
   tidy,
+  type HeldRows,
   type KvCache,
   type LatentControl,
   type Rng,
@@ -181,13 +183,13 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
 
 /** The cache rows of batch rows `rows` (a subsequence of `held`, the rows the cache holds), kept. */
 function rowsOf(cache: KvCache, held: number[], rows: number[]): KvCache {
-  return tidy(() => keepCache(cacheRows(cache, indicesIn(held, rows))));
+  return tidy(() => keepCache(cacheRows(cache, rowIndices(held, rows))));
 }
 
 /** A step's tensors for rows `rows` only (a subsequence of `held`). */
 function stepRows(step: Step, held: number[], rows: number[]): Step {
   return tidy(() => {
-    const at = indicesIn(held, rows);
+    const at = rowIndices(held, rows);
     return {
       hidden: tf.gather(step.hidden, at) as tf.Tensor2D, // [R, C]
       logits: tf.gather(step.logits, at) as tf.Tensor2D, // [R, V]
@@ -205,7 +207,7 @@ function rejoin(cache: KvCache, held: number[], setAside: { rows: number[]; cach
     return keepCache(
       cacheRows(
         side,
-        indicesIn(
+        rowIndices(
           order,
           Array.from({ length: B }, (_, b) => b),
         ),
@@ -213,13 +215,6 @@ function rejoin(cache: KvCache, held: number[], setAside: { rows: number[]; cach
     );
   });
 }
-
-/** Where each of `rows` sits in `held`: [R] int32. */
-const indicesIn = (held: number[], rows: number[]) =>
-  tf.tensor1d(
-    rows.map((b) => held.indexOf(b)),
-    'int32',
-  );
 
 /**
  * What the stop decision reads per row, from logits [B, V] → [B] (float32): the argmax id
@@ -242,7 +237,7 @@ export function stopDecisions(
   sepId: number,
   temperature: number,
   rng: Rng,
-  rows?: { held: number[]; of: number },
+  rows?: HeldRows,
 ): boolean[] {
   const held = rows?.held ?? Array.from({ length: values.length }, (_, i) => i);
   const out = new Array<boolean>(rows?.of ?? values.length).fill(false);

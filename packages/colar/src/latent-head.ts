@@ -8,7 +8,16 @@
  * Letters: N rows (any leading shape), C LM width, W head width.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { gelu, layerNorm, linear, uniqueVariableName, variableFrom, type Rng } from '@telepath/core';
+import {
+  gelu,
+  layerNorm,
+  linear,
+  normalsForRows,
+  uniqueVariableName,
+  variableFrom,
+  type HeldRows,
+  type Rng,
+} from '@telepath/core';
 import type { HeadKind } from './config.js';
 
 /** σ of the deterministic head, as in the released code's "-DL" variant. */
@@ -92,13 +101,12 @@ export function sampleLatent(
   temperature: number,
   rng: Rng,
   greedy: boolean,
-  rows?: { held: number[]; of: number },
+  rows?: HeldRows,
 ): tf.Tensor {
   if (greedy) return tf.clone(out.mean);
   return tf.tidy(() => {
     const C = out.mean.shape[out.mean.shape.length - 1];
-    const all = rng.normalArray(rows ? rows.of * C : out.mean.size);
-    const drawn = rows ? Float32Array.from(rows.held.flatMap((b) => [...all.subarray(b * C, (b + 1) * C)])) : all;
+    const drawn = normalsForRows(rng, C, out.mean.size / C, rows);
     const eps = tf.tensor(drawn, out.mean.shape); // ε ~ N(0, I)
     return tf.add(out.mean, tf.mul(tf.mul(tf.exp(out.logStd), temperature), eps));
   });

@@ -9,6 +9,7 @@
  * Letters: B batch, K latent positions, C width.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { normalsForRows, type HeldRows } from './held-rows.js';
 import type { Rng } from './rng.js';
 
 export type LatentControl = 'none' | 'zero' | 'shuffle' | 'random';
@@ -28,12 +29,7 @@ export function derangement(n: number, rng: Rng): number[] {
  * (random only; a decoder whose stopped rows left the batch): z holds rows `held` of `of`; the
  * noise is drawn for all `of` rows and theirs taken, so each row gets what it gets in the whole batch.
  */
-export function applyLatentControl<T extends tf.Tensor>(
-  z: T,
-  control: LatentControl,
-  rng: Rng,
-  rows?: { held: number[]; of: number },
-): T {
+export function applyLatentControl<T extends tf.Tensor>(z: T, control: LatentControl, rng: Rng, rows?: HeldRows): T {
   if (!LATENT_CONTROLS.includes(control))
     throw new Error(`unknown latent control "${control}". Expected one of: ${LATENT_CONTROLS.join(', ')}`);
   return tf.tidy(() => {
@@ -49,11 +45,7 @@ export function applyLatentControl<T extends tf.Tensor>(
         return tf.gather(z, perm);
       }
       case 'random': {
-        const perRow = z.size / z.shape[0];
-        const all = rng.normalArray(rows ? rows.of * perRow : z.size);
-        const drawn = rows
-          ? Float32Array.from(rows.held.flatMap((b) => [...all.subarray(b * perRow, (b + 1) * perRow)]))
-          : all;
+        const drawn = normalsForRows(rng, z.size / z.shape[0], z.shape[0], rows);
         const noise = tf.tensor(drawn, z.shape); // same shape as z
         const norm = (t: tf.Tensor) => tf.sqrt(tf.sum(tf.mul(t, t), -1, true)); // [..., 1]
         return tf.mul(tf.div(noise, tf.maximum(norm(noise), 1e-12)), norm(z));

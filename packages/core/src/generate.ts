@@ -8,6 +8,7 @@
  * Letters: B batch, T tokens, V vocab.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { rowIndices, type HeldRows } from './held-rows.js';
 import { cacheRows, disposeCache, keepCache, type KvCache } from './kv-cache.js';
 import { leftPadRows } from './sequence.js';
 import type { Rng } from './rng.js';
@@ -62,12 +63,7 @@ function pickTensor(logits: tf.Tensor2D, o: Partial<SamplingOptions>): tf.Tensor
  * rows `held` (in order) of the batch's `of`; a row not held draws and discards its one uniform,
  * so every row's sampling stream is the one it has in the whole batch. Rows not held get -1.
  */
-function tokensFrom(
-  flat: Flat,
-  [A, V]: number[],
-  o: Partial<SamplingOptions>,
-  rows?: { held: number[]; of: number },
-): number[] {
+function tokensFrom(flat: Flat, [A, V]: number[], o: Partial<SamplingOptions>, rows?: HeldRows): number[] {
   const held = rows?.held ?? Array.from({ length: A }, (_, i) => i);
   const out = new Array<number>(rows?.of ?? A).fill(-1);
   if ((o.temperature ?? 0) <= 0) {
@@ -205,10 +201,7 @@ function keepRows(
   keep: number[],
 ): { cache: KvCache; logits: tf.Tensor2D } {
   const kept = tidy(() => {
-    const at = tf.tensor1d(
-      keep.map((b) => held.indexOf(b)),
-      'int32',
-    );
+    const at = rowIndices(held, keep);
     return {
       logits: tf.gather(logits, at) as tf.Tensor2D, // [A', V]
       cache: keepCache(cacheRows(cache, at)), // [A', …]

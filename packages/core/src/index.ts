@@ -6,6 +6,7 @@ export * from './errors.js';
 export { activeFusedKernels, FUSED_KERNELS, type FusedKernel, setFusedKernels } from './fused.js';
 export * from './generate.js';
 export * from './kv-cache.js';
+export * from './held-rows.js';
 export * from './layers.js';
 export * from './length-groups.js';
 export * from './loss.js';
