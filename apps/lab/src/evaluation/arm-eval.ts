@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { writeFileAtomic, type RunRecord } from '@telepath/core';
 import type { TaskData } from '../experiment/data.js';
 import type { Diagnostics } from './diagnostics.js';
-import type { FinishedParts } from './finished-parts.js';
+import { keepAs, type FinishedParts } from './finished-parts.js';
 import { evaluateAnswers, type Answerer, type EvalResult } from './evaluate.js';
 import type { ExperimentConfig } from '../experiment/experiment.js';
 
@@ -47,11 +47,10 @@ export async function evaluateTestSets(
   o: { label: string; seed: number; shouldStop?: () => boolean; quiet?: boolean; parts?: FinishedParts },
 ): Promise<{ main: EvalResult; tests: Record<string, TestSetResult>; test: TaskData['test'] } | 'interrupted'> {
   const test = capped(data.test, settings.maxExamples);
-  const keep = (key: string) => (o.parts ? { keep: { parts: o.parts, key } } : {});
   const main = await evaluateAnswers(answer, test, data.task, settings, {
     ...o,
     label: `${o.label} eval`,
-    ...keep('main'),
+    ...keepAs(o.parts, 'main'),
   });
   if (main === 'interrupted') return main;
   await writeFileAtomic(path.join(dir, samplesFile()), main.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
@@ -60,7 +59,7 @@ export async function evaluateTestSets(
     const r = await evaluateAnswers(answer, capped(examples, settings.maxExamples), data.task, settings, {
       ...o,
       label: `${o.label} eval [${name}]`,
-      ...keep(`test-${name}`),
+      ...keepAs(o.parts, `test-${name}`),
     });
     if (r === 'interrupted') return r;
     await writeFileAtomic(path.join(dir, samplesFile(name)), r.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');

@@ -13,7 +13,7 @@ import type { Task } from '@telepath/tasks';
 import type { ArmSummary } from '../running/arm-summary.js';
 import { controlSamplesFile } from './arm-eval.js';
 import { evaluate } from './evaluate.js';
-import type { FinishedParts } from './finished-parts.js';
+import { keepAs, type FinishedParts } from './finished-parts.js';
 
 type Settings = Parameters<typeof evaluate>[4];
 type Options = Omit<NonNullable<Parameters<typeof evaluate>[5]>, 'control' | 'label'> & {
@@ -60,7 +60,7 @@ export async function evaluateControls<C, S extends MethodState>(
       ...o,
       label: `${o.label} [${control}]`,
       control,
-      ...(o.parts ? { keep: { parts: o.parts, key: `control-${control}` } } : {}),
+      ...keepAs(o.parts, `control-${control}`),
     });
     if (c === 'interrupted') return 'interrupted';
     await writeControlScores(dir, control, c.samples);

@@ -8,7 +8,7 @@
 import type { Example, LatentControl, LatentMethod, MethodState } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
 import { evaluate, type EvalResult } from './evaluate.js';
-import type { FinishedParts } from './finished-parts.js';
+import { keepAs, type FinishedParts } from './finished-parts.js';
 import type { EvalSettings } from '../experiment/experiment.js';
 
 export interface PassStats {
@@ -44,7 +44,7 @@ export async function evaluatePasses<C, S extends MethodState>(
 ): Promise<PassedEvalResult | 'interrupted'> {
   const first = await evaluate(method, state, examples, task, settings, {
     ...o,
-    ...(o.parts ? { keep: { parts: o.parts, key: 'pass1' } } : {}),
+    ...keepAs(o.parts, 'pass1'),
   });
   if (first === 'interrupted') return first;
   return addPasses(method, config, state, examples, task, settings, o, first);
@@ -71,7 +71,7 @@ export async function addPasses<C, S extends MethodState>(
       ...o,
       pass: k,
       label: `${o.label ?? 'eval'} (pass ${k + 1}/${passes})`,
-      ...(o.parts ? { keep: { parts: o.parts, key: `pass${k + 1}` } } : {}),
+      ...keepAs(o.parts, `pass${k + 1}`),
     });
     if (r === 'interrupted') return r;
     results.push(r);

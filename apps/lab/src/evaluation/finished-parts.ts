@@ -71,3 +71,6 @@ export class FinishedParts {
 
 const sameIds = (a: readonly string[] | undefined, b: readonly string[]) =>
   Array.isArray(a) && a.length === b.length && a.every((id, i) => id === b[i]);
+
+/** The evaluation option that keeps a result as part `key` of `parts` (none without parts). */
+export const keepAs = (parts: FinishedParts | undefined, key: string) => (parts ? { keep: { parts, key } } : {});
