@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { isUserError } from '@telepath/core';
 import { analyzeCommand } from './commands/analyze.js';
+import { OptionError } from './commands/command-args.js';
 import { decodeTimeCommand } from './commands/decode-time.js';
 import { evalCommand } from './commands/eval.js';
 import { listCommand } from './commands/list.js';
@@ -79,6 +80,12 @@ export async function main(argv: string[]): Promise<number> {
  * message, or an option parseArgs does not know) is one line, no stack; anything else is a bug,
  * and its stack is what a report needs.
  */
+/** The exit status for an error that ends a command: 2 for a usage error (a bad option), 1 otherwise. */
+export function cliExitCode(e: unknown): 1 | 2 {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return e instanceof OptionError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) ? 2 : 1;
+}
+
 export function cliErrorText(e: unknown): string {
   if (!(e instanceof Error)) return `telepath: ${String(e)}`;
   // node:util parseArgs' errors (an unknown option, a missing value) are the user's, not bugs.
@@ -95,7 +102,7 @@ if (isMain) {
     (code) => process.exit(code),
     (e: Error) => {
       console.error(cliErrorText(e));
-      process.exit(1);
+      process.exit(cliExitCode(e));
     },
   );
 }

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
 import { analyzeExperiment } from '../reports/analyze-experiment.js';
+import { printHelp, usageError } from './command-args.js';
 
 const HELP = `Usage: telepath analyze <run dir | experiment name | experiment dir> [--threshold 0.9] [--no-cka] [--out DIR] [--runs DIR] [--backend NAME]
 
@@ -34,14 +35,8 @@ export async function analyzeCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    console.error(`telepath analyze: expected one run directory or experiment\n\n${HELP}`);
-    return 2;
-  }
+  if (values.help) return printHelp(HELP);
+  if (positionals.length !== 1) return usageError('analyze', 'expected one run directory or experiment', HELP);
   const threshold = Number(values.threshold);
   if (!(threshold > 0 && threshold <= 1)) throw new Error(`--threshold must be in (0, 1], got ${values.threshold}`);
   const target = positionals[0];

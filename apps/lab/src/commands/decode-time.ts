@@ -12,6 +12,7 @@ import { loadTaskData } from '../experiment/data.js';
 import { timeDecoding, type TimedArm } from '../evaluation/decode-time.js';
 import { maxNewTokensOf } from '../running/build-arm.js';
 import { readFinishedRun, restoreFinishedRun } from '../running/restore-run.js';
+import { integerOption, printHelp, usageError } from './command-args.js';
 
 const HELP = `Usage: telepath decode-time <run dir> <run dir>... [--questions N] [--batch B] [--out FILE] [--json] [--backend NAME]
 
@@ -35,18 +36,12 @@ export async function decodeTimeCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (positionals.length < 1) {
-    console.error(`telepath decode-time: expected at least one run directory\n\n${HELP}`);
-    return 2;
-  }
-  const questions = positiveInteger('--questions', values.questions);
+  if (values.help) return printHelp(HELP);
+  if (positionals.length < 1) return usageError('decode-time', 'expected at least one run directory', HELP);
+  const questions = integerOption('decode-time', '--questions', values.questions, 1);
   const dirs = positionals.map((d) => path.resolve(d));
   const runs = await Promise.all(dirs.map((d) => readFinishedRun(d, { weightsOnly: true })));
-  const batchSize = values.batch ? positiveInteger('--batch', values.batch) : runs[0].eval.batchSize;
+  const batchSize = values.batch ? integerOption('decode-time', '--batch', values.batch, 1) : runs[0].eval.batchSize;
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
   const data = await loadTaskData(runs[0].task, armData(runs[0], runs[0].arm));
@@ -101,11 +96,4 @@ export async function decodeTimeCommand(args: string[]): Promise<number> {
   } finally {
     for (const s of states) s.dispose();
   }
-}
-
-function positiveInteger(flag: string, raw: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1)
-    throw new Error(`telepath decode-time ${flag}: expected an integer ≥ 1, got ${JSON.stringify(raw)}`);
-  return n;
 }

@@ -28,6 +28,7 @@ import { evaluatePasses } from '../evaluation/eval-passes.js';
 import { armData } from '../experiment/arm-settings.js';
 import { maxNewTokensOf } from '../running/build-arm.js';
 import { readFinishedRun, restoreFinishedRun } from '../running/restore-run.js';
+import { integerOption, printHelp, usageError } from './command-args.js';
 
 const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--backend NAME]
 
@@ -50,24 +51,15 @@ export async function evalCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (positionals.length !== 1 || !values.data) {
-    console.error(`telepath eval: expected a run directory and --data FILE\n\n${HELP}`);
-    return 2;
-  }
+  if (values.help) return printHelp(HELP);
+  if (positionals.length !== 1 || !values.data)
+    return usageError('eval', 'expected a run directory and --data FILE', HELP);
   const dir = path.resolve(positionals[0]);
   const resolved = await readFinishedRun(dir);
   const { examples, task } = await loadEvalFile(resolved.task, armData(resolved, resolved.arm), values.data);
   if (examples.length === 0)
     throw new Error(`${values.data}: no examples to evaluate (an empty file); an accuracy of 0/0 would mean nothing`);
-  const max = Number(values.max);
-  if (!Number.isInteger(max) || max < 0)
-    throw new Error(
-      `telepath eval --max: expected an integer ≥ 0 (0: every example), got ${JSON.stringify(values.max)}`,
-    );
+  const max = integerOption('eval', '--max', values.max, 0, '0: every example');
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
   const { method, state } = await restoreFinishedRun(dir, resolved, examples);

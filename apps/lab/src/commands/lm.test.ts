@@ -55,6 +55,8 @@ it('prints a summary without --json, and refuses bad arguments and folders with 
   expect(summary.out).toMatch(/38,816 parameters, stored as F32/);
   expect((await run([TINY, '--ids', '1,2', '--prompt', 'x'])).err).toMatch(/give --prompt or --ids, not both/);
   expect((await run([TINY, '--ids', '1,999'])).err).toMatch(/token id 999 is outside the vocabulary .*vocab_size 353/);
-  expect((await run([TINY, '--max-new-tokens=-1'])).err).toMatch(/--max-new-tokens takes a non-negative integer/);
+  await expect(run([TINY, '--max-new-tokens=-1'])).rejects.toThrow(
+    /lm --max-new-tokens: expected an integer ≥ 0, got "-1"/,
+  );
   await expect(run([`${TINY}-missing`])).rejects.toThrow(/tiny-gpt2-missing: no config\.json/);
 });

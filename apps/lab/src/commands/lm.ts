@@ -14,6 +14,7 @@ import {
   prefill,
   type BackendCandidate,
 } from '@telepath/core';
+import { integerOption, printHelp, usageError } from './command-args.js';
 
 const HELP = `Usage: telepath lm <folder> [--prompt TEXT | --ids 1,2,3] [--max-new-tokens N] [--json] [--backend NAME]
 
@@ -38,19 +39,11 @@ export async function lmCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const fail = (why: string) => {
-    console.error(`telepath lm: ${why}\n\n${HELP}`);
-    return 2;
-  };
+  if (values.help) return printHelp(HELP);
+  const fail = (why: string) => usageError('lm', why, HELP);
   if (positionals.length !== 1) return fail('expected one checkpoint folder');
   if (values.prompt !== undefined && values.ids !== undefined) return fail('give --prompt or --ids, not both');
-  const maxNew = Number(values['max-new-tokens']);
-  if (!Number.isInteger(maxNew) || maxNew < 0)
-    return fail(`--max-new-tokens takes a non-negative integer, got ${JSON.stringify(values['max-new-tokens'])}`);
+  const maxNew = integerOption('lm', '--max-new-tokens', values['max-new-tokens'], 0);
   const idsArg = values.ids?.split(',').map((s) => Number(s.trim()));
   if (idsArg && (idsArg.length === 0 || idsArg.some((n) => !Number.isInteger(n) || n < 0)))
     return fail(`--ids takes comma-separated non-negative integers, got ${JSON.stringify(values.ids)}`);

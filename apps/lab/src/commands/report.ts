@@ -7,6 +7,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { COMPARISON_FILE, missingSeeds, readSummaries, writeReport } from '../reports/report.js';
+import { printHelp, usageError } from './command-args.js';
 
 const HELP = `Usage: telepath report <experiment name | experiment run dir> [--runs DIR] [--out DIR] [--compare a,b] [--allow-missing]
 
@@ -40,14 +41,8 @@ export async function reportCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    console.error(`telepath report: expected an experiment name or directory\n\n${HELP}`);
-    return 2;
-  }
+  if (values.help) return printHelp(HELP);
+  if (positionals.length !== 1) return usageError('report', 'expected an experiment name or directory', HELP);
   const target = positionals[0];
   const dir =
     existsSync(target) && (await fs.stat(target)).isDirectory()

@@ -17,6 +17,7 @@ import { runExperiment } from '../running/run-experiment.js';
 import { startWorkers, withoutWorkers } from '../running/workers.js';
 import { stopOnCtrlC } from '../running/interrupt.js';
 import { reportCommand } from './report.js';
+import { integerOption, printHelp, usageError } from './command-args.js';
 
 /** The CLI script the workers run (this same command, in child processes). */
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
@@ -60,14 +61,8 @@ export async function runCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(RUN_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    console.error(`telepath run: expected one experiment file\n\n${RUN_HELP}`);
-    return 2;
-  }
+  if (values.help) return printHelp(RUN_HELP);
+  if (positionals.length !== 1) return usageError('run', 'expected one experiment file', RUN_HELP);
   const kind = await readKind(positionals[0], values.set);
   const sweep = kind ? null : await loadSweep(positionals[0], values.set);
   if (kind && values.arms !== undefined) {
@@ -78,13 +73,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const loaded = kind || sweep ? null : await loadExperiment(positionals[0], values.set);
   const exp = loaded && cut ? onlyArms(loaded, cut) : loaded;
   if (sweep && cut) sweep.experiments = sweep.experiments.map((e) => onlyArms(e, cut));
-  const workerCount = Number(values.workers);
-  if (!Number.isInteger(workerCount) || workerCount < 1) {
-    console.error(
-      `telepath run: --workers takes a positive integer (processes that split the arms), got ${JSON.stringify(values.workers)}`,
-    );
-    return 2;
-  }
+  const workerCount = integerOption('run', '--workers', values.workers, 1, 'processes that split the arms');
   if (workerCount > 1 && (kind || values.force)) {
     console.error(
       `telepath run: --workers splits the arms of an arm experiment between processes; it cannot be combined with ${kind ? `a "kind" experiment (${kind.kind})` : '--force'}`,

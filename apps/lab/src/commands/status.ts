@@ -18,6 +18,7 @@ import { readKind } from '../experiment/kinds.js';
 import type { ArmSummary } from '../running/arm-summary.js';
 import { lockState } from '../running/run-lock.js';
 import { loadSweep } from '../experiment/sweep.js';
+import { printHelp, usageError } from './command-args.js';
 
 export type ArmStateName = 'done' | 'training' | 'stale lock' | 'stopped' | 'not started';
 
@@ -50,14 +51,9 @@ export async function statusCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    console.error(`telepath status: expected one experiment file, got ${positionals.length}\n\n${HELP}`);
-    return 2;
-  }
+  if (values.help) return printHelp(HELP);
+  if (positionals.length !== 1)
+    return usageError('status', `expected one experiment file, got ${positionals.length}`, HELP);
   const file = positionals[0];
   if (await readKind(file, values.set!)) {
     console.error(

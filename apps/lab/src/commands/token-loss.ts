@@ -9,6 +9,7 @@ import { armData } from '../experiment/arm-settings.js';
 import { loadTaskData } from '../experiment/data.js';
 import { CHAIN_END, tokenLosses } from '../evaluation/token-loss.js';
 import { readFinishedRun, restoreFinishedRun } from '../running/restore-run.js';
+import { integerOption, printHelp, usageError } from './command-args.js';
 
 const HELP = `Usage: telepath token-loss <run dir> [--max N] [--top K] [--json] [--backend NAME]
 
@@ -30,19 +31,10 @@ export async function tokenLossCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    console.error(`telepath token-loss: expected one run directory\n\n${HELP}`);
-    return 2;
-  }
-  const [max, top] = [Number(values.max), Number(values.top)];
-  if (!Number.isInteger(max) || max < 0)
-    throw new Error(`telepath token-loss --max: expected an integer ≥ 0 (0: all), got ${JSON.stringify(values.max)}`);
-  if (!Number.isInteger(top) || top < 1)
-    throw new Error(`telepath token-loss --top: expected an integer ≥ 1, got ${JSON.stringify(values.top)}`);
+  if (values.help) return printHelp(HELP);
+  if (positionals.length !== 1) return usageError('token-loss', 'expected one run directory', HELP);
+  const max = integerOption('token-loss', '--max', values.max, 0, '0: all');
+  const top = integerOption('token-loss', '--top', values.top, 1);
   const dir = path.resolve(positionals[0]);
   const resolved = await readFinishedRun(dir);
   if (resolved.arm.method !== 'cot')

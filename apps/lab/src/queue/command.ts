@@ -15,6 +15,7 @@ import { checkQueueFormat, openRedis, safeUrl } from './connection.js';
 import { formatQueueStatus, planQueueStatus, type QueueState } from './status.js';
 import { runQueueWorker } from './worker.js';
 import { stopOnCtrlC } from '../running/interrupt.js';
+import { integerOption, printHelp, usageError } from '../commands/command-args.js';
 
 const QUEUE_HELP = `Usage: telepath queue add experiments/<name>.json [--set key=value ...] --redis URL [--runs DIR] [--json]
        telepath queue status experiments/<name>.json [--set key=value ...] --redis URL [--runs DIR] [--json]
@@ -59,14 +60,9 @@ export async function queueCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(QUEUE_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1 || !values.redis) {
-    console.error(`telepath queue ${sub}: expected one experiment file and --redis URL\n\n${QUEUE_HELP}`);
-    return 2;
-  }
+  if (values.help) return printHelp(QUEUE_HELP);
+  if (positionals.length !== 1 || !values.redis)
+    return usageError(`queue ${sub}`, 'expected one experiment file and --redis URL', QUEUE_HELP);
   const file = positionals[0];
   if (await readKind(file, values.set)) {
     console.error(
@@ -122,26 +118,18 @@ export async function workerCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(WORKER_HELP);
-    return 0;
-  }
-  const concurrency = Number(values.concurrency);
+  if (values.help) return printHelp(WORKER_HELP);
   const lockSeconds = Number(values['lock-seconds']);
   const bad =
     positionals.length > 0
       ? `unexpected argument ${JSON.stringify(positionals[0])}`
       : !values.redis || !values.runs
         ? 'expected --redis URL and --runs DIR'
-        : !Number.isInteger(concurrency) || concurrency < 1
-          ? `--concurrency takes a positive integer, got ${JSON.stringify(values.concurrency)}`
-          : !(lockSeconds >= 1)
-            ? `--lock-seconds takes a number of seconds ≥ 1, got ${JSON.stringify(values['lock-seconds'])}`
-            : null;
-  if (bad) {
-    console.error(`telepath worker: ${bad}\n\n${WORKER_HELP}`);
-    return 2;
-  }
+        : !(lockSeconds >= 1)
+          ? `--lock-seconds takes a number of seconds ≥ 1, got ${JSON.stringify(values['lock-seconds'])}`
+          : null;
+  if (bad) return usageError('worker', bad, WORKER_HELP);
+  const concurrency = integerOption('worker', '--concurrency', values.concurrency, 1);
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
   const stop = stopOnCtrlC();

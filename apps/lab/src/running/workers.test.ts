@@ -68,5 +68,7 @@ it('telepath run --workers rejects a count that is not a positive integer', asyn
     '0',
   ]).catch((e: { code: number; stderr: string }) => e);
   expect((r as { code: number }).code).toBe(2);
-  expect((r as { stderr: string }).stderr).toMatch(/--workers takes a positive integer .*got "0"/);
+  expect((r as { stderr: string }).stderr).toMatch(
+    /telepath run --workers: expected an integer ≥ 1 \(processes that split the arms\), got "0"/,
+  );
 });
