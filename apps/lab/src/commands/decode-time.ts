@@ -6,7 +6,14 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeBackend, initBackend, writeFileAtomic, type BackendCandidate, type MethodState } from '@telepath/core';
+import {
+  describeBackend,
+  initBackend,
+  writeFileAtomic,
+  type BackendCandidate,
+  type Example,
+  type MethodState,
+} from '@telepath/core';
 import { armData } from '../experiment/arm-settings.js';
 import { loadTaskData } from '../experiment/data.js';
 import { timeDecoding, type TimedArm } from '../evaluation/decode-time.js';
@@ -44,14 +51,24 @@ export async function decodeTimeCommand(args: string[]): Promise<number> {
   const batchSize = values.batch ? integerOption('decode-time', '--batch', values.batch, 1) : runs[0].eval.batchSize;
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
-  const data = await loadTaskData(runs[0].task, armData(runs[0], runs[0].arm));
-  const examples = data.test.slice(0, questions);
+  // Each distinct (task, data settings) is generated once: arms started from one reference share them.
+  const loaded = new Map<string, Promise<Example[]>>();
+  const testOf = (run: (typeof runs)[number]) => {
+    const key = JSON.stringify([run.task, armData(run, run.arm)]);
+    if (!loaded.has(key))
+      loaded.set(
+        key,
+        loadTaskData(run.task, armData(run, run.arm)).then((d) => d.test.slice(0, questions)),
+      );
+    return loaded.get(key)!;
+  };
+  const examples = await testOf(runs[0]);
   const states: MethodState[] = [];
   try {
     const arms: TimedArm[] = [];
     for (const [i, dir] of dirs.entries()) {
       const run = runs[i];
-      const own = (await loadTaskData(run.task, armData(run, run.arm))).test.slice(0, questions);
+      const own = await testOf(run);
       const differs = own.findIndex((ex, q) => ex.id !== examples[q]?.id || ex.question !== examples[q].question);
       if (own.length !== examples.length || differs >= 0)
         throw new Error(
