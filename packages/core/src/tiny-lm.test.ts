@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { expect, it } from 'vitest';
-import { disposeCache } from './kv-cache.js';
+import { CACHE_BLOCK, disposeCache, wholeLayer, type KvCache } from './kv-cache.js';
 import { Rng } from './rng.js';
 import { expectClose, expectNoLeak, forEachBackend, tinyLm, tinyLmConfig } from './testing.js';
 import { POSITION_KINDS, TinyLm } from './tiny-lm.js';
@@ -26,7 +26,7 @@ forEachBackend((backend, ready) => {
         expect(out.logits.shape).toEqual([2, 3, tinyLmConfig.vocabSize]);
         expect(out.hidden).toHaveLength(tinyLmConfig.layers + 1);
         for (const h of out.hidden) expect(h.shape).toEqual([2, 3, tinyLmConfig.width]);
-        expect(out.cache.layers[0].k.shape).toEqual([
+        expect(wholeLayer(out.cache.layers[0]).k.shape).toEqual([
           2,
           tinyLmConfig.heads,
           3,
@@ -60,6 +60,41 @@ forEachBackend((backend, ready) => {
           }
           expect(cache.position).toBe(7);
           expectClose(tf.concat(steps, 1), full, tol);
+        }),
+      );
+      lm.dispose();
+    });
+
+    it(`${positions} positions: a cache past several blocks, fed one position or a few at a time, gives the full forward logits`, async (ctx) => {
+      if (!ready()) return ctx.skip();
+      const S = 2 * CACHE_BLOCK + 23;
+      const lm = tinyLm({ positions, contextLength: S });
+      const rng = new Rng(3);
+      const seq = [0, 1].map(() => Array.from({ length: S }, () => rng.int(tinyLmConfig.vocabSize)));
+      const feeds = [5, ...Array.from({ length: 60 }, () => 1), 7, 3, ...Array.from({ length: S - 75 }, () => 1)];
+      await expectNoLeak(() =>
+        tf.tidy(() => {
+          const full = lm.forward(lm.embed(ids(seq))).logits; // [2, S, V]
+          let cache: KvCache | undefined;
+          let at = 0;
+          const steps: tf.Tensor[] = [];
+          for (const n of feeds) {
+            const out = lm.forward(lm.embed(ids(seq.map((r) => r.slice(at, at + n)))), { cache });
+            disposeCache(cache); // the next cache shares its full blocks and must stay whole
+            cache = out.cache;
+            steps.push(out.logits);
+            at += n;
+          }
+          expect(at).toBe(S);
+          expectClose(tf.concat(steps, 1), full, tol);
+          // Every block but the last holds at least CACHE_BLOCK positions, and the blocks add up to S.
+          for (const blocks of cache!.layers) {
+            const lengths = blocks.map((b) => b.k.shape[2]);
+            expect(lengths.reduce((a, b) => a + b, 0)).toBe(S);
+            expect(lengths.slice(0, -1).every((n) => n >= CACHE_BLOCK)).toBe(true);
+            expect(lengths.length).toBeGreaterThanOrEqual(2);
+          }
+          disposeCache(cache);
         }),
       );
       lm.dispose();
@@ -104,7 +139,7 @@ forEachBackend((backend, ready) => {
         const prefix = lm.forward(lm.embed(ids([[9, 8, 7]])));
         const viaCache = lm.forward(lm.embed(ids([[1, 2]])), { cache: prefix.cache }).logits;
         const viaExtra = lm.forward(lm.embed(ids([[1, 2]])), {
-          extraKV: { layers: prefix.cache.layers },
+          extraKV: { layers: prefix.cache.layers.map(wholeLayer) },
           positions: tf.tensor2d([[3, 4]], [1, 2], 'int32'),
         });
         expectClose(viaExtra.logits, viaCache, tol);
@@ -112,7 +147,7 @@ forEachBackend((backend, ready) => {
         // A masked-out extra position changes nothing compared with no extra at all.
         const none = lm.forward(lm.embed(ids([[1, 2]]))).logits;
         const masked = lm.forward(lm.embed(ids([[1, 2]])), {
-          extraKV: { layers: prefix.cache.layers, mask: tf.zeros([1, 3]) },
+          extraKV: { layers: prefix.cache.layers.map(wholeLayer), mask: tf.zeros([1, 3]) },
         }).logits;
         expectClose(masked, none, tol);
       });
@@ -157,8 +192,8 @@ forEachBackend((backend, ready) => {
       expect(out.newKv.length).toBe(lm.config.layers);
       out.newKv.forEach((kv, l) => {
         expect(kv.k.shape).toEqual([1, 2, 2, 4]);
-        expectClose(kv.k, tf.slice(out.cache.layers[l].k, [0, 0, 3, 0], [-1, -1, 2, -1]), tol);
-        expectClose(kv.v, tf.slice(out.cache.layers[l].v, [0, 0, 3, 0], [-1, -1, 2, -1]), tol);
+        expectClose(kv.k, tf.slice(wholeLayer(out.cache.layers[l]).k, [0, 0, 3, 0], [-1, -1, 2, -1]), tol);
+        expectClose(kv.v, tf.slice(wholeLayer(out.cache.layers[l]).v, [0, 0, 3, 0], [-1, -1, 2, -1]), tol);
       });
     });
     lm.dispose();

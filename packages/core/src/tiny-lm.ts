@@ -14,7 +14,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { parseConfig } from './config.js';
 import { hostValues } from './read.js';
-import { cacheLength, type ExtraKv, type KvCache, type LayerKv } from './kv-cache.js';
+import { appendBlocks, checkKvShapes, type CachedLayer, type ExtraKv, type KvCache, type LayerKv } from './kv-cache.js';
 import { dropout, gelu, layerNorm, scaledMaskedSoftmax } from './layers.js';
 import { linear, matMulT } from './matmul.js';
 import { Rng } from './rng.js';
@@ -149,10 +149,9 @@ export class TinyLm {
       const hidden: tf.Tensor3D[] = [x];
       const keyMask = buildKeyMask(B, T, o); // [B, S]
       const bias = attentionBias(keyMask, T); // [B, 1, T, S]
-      const layers: LayerKv[] = [];
+      const layers: CachedLayer[] = [];
       const newKv: LayerKv[] = [];
       for (let l = 0; l < c.layers; l++) {
-        const prefix = [o.cache?.layers[l], o.extraKV?.layers[l]].filter((p): p is LayerKv => p !== undefined);
         // A tidy per layer frees its attention scores and probabilities ([B, H, T, S] each) before
         // the next layer runs, so without a gradient tape the peak is one layer's, not all of them
         // (4 × 128, B 100, T 419: 4.1 GB live at once otherwise). Under a tape, what the backward
@@ -161,7 +160,8 @@ export class TinyLm {
           const att = this.attention(
             l,
             layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), c.layerNormEps),
-            prefix,
+            o.cache?.layers[l] ?? [],
+            o.extraKV?.layers[l],
             bias,
             drop,
             rotate,
@@ -215,15 +215,21 @@ export class TinyLm {
     return v;
   }
 
-  /** Causal self-attention of layer l over prefix keys (cache, extra) and the new positions. */
+  /**
+   * Causal self-attention of layer l over the cache's blocks, the extra keys and the new positions.
+   * `kv` is the layer's cache after this step (kv-cache.ts: full blocks shared, the new positions
+   * joined to the open last block); scores are computed block by block and joined ([B, H, T, S]: no
+   * copy of the keys), and the output sums each block's probabilities times its values.
+   */
   private attention(
     l: number,
     h: tf.Tensor,
-    prefix: LayerKv[],
+    cached: LayerKv[],
+    extra: LayerKv | undefined,
     bias: tf.Tensor4D,
     drop: Rng | undefined,
     rotate?: (t: tf.Tensor4D) => tf.Tensor4D,
-  ): { out: tf.Tensor3D; kv: LayerKv; newKv: LayerKv } {
+  ): { out: tf.Tensor3D; kv: CachedLayer; newKv: LayerKv } {
     const { heads: H, width: C } = this.config;
     const [B, T] = h.shape;
     const D = C / H;
@@ -234,16 +240,35 @@ export class TinyLm {
       k: place(split(linear(h, this.p(`h${l}.attn.wk`), this.p(`h${l}.attn.bk`)))),
       v: split(linear(h, this.p(`h${l}.attn.wv`), this.p(`h${l}.attn.bv`))),
     };
-    let { k, v } = newKv;
-    if (prefix.length > 0) {
-      k = tf.concat([...prefix.map((p) => p.k), k], 2) as tf.Tensor4D; // [B, H, S, D]
-      v = tf.concat([...prefix.map((p) => p.v), v], 2) as tf.Tensor4D;
-    }
-    const scores = tf.matMul(q, k, false, true); // [B, H, T, S]
-    const probs = dropout(scaledMaskedSoftmax(scores, bias, 1 / Math.sqrt(D)), this.config.dropout, drop?.tfSeed()); // [B, H, T, S]
-    const y = tf.reshape(tf.transpose(tf.matMul(probs as tf.Tensor4D, v), [0, 2, 1, 3]), [B, T, C]); // [B, T, C]
+    // The layer's cache after this step, in order along S: the new positions joined to the open last block.
+    const kv = appendBlocks(cached, [...(extra ? [{ kv: extra, owned: false }] : []), { kv: newKv, owned: true }]);
+    const scores =
+      kv.length === 1
+        ? tf.matMul(q, kv[0].k, false, true)
+        : tf.concat(
+            kv.map((b) => tf.matMul(q, b.k, false, true)),
+            3,
+          ); // [B, H, T, S]
+    const probs = dropout(
+      scaledMaskedSoftmax(scores, bias, 1 / Math.sqrt(D)),
+      this.config.dropout,
+      drop?.tfSeed(),
+    ) as tf.Tensor4D; // [B, H, T, S]
+    const mixed =
+      kv.length === 1
+        ? tf.matMul(probs, kv[0].v)
+        : tf.addN(
+            tf
+              .split(
+                probs,
+                kv.map((b) => b.k.shape[2]),
+                3,
+              )
+              .map((p, i) => tf.matMul(p, kv[i].v)),
+          ); // [B, H, T, D]
+    const y = tf.reshape(tf.transpose(mixed, [0, 2, 1, 3]), [B, T, C]); // [B, T, C]
     const out = linear(y, this.p(`h${l}.attn.wo`), this.p(`h${l}.attn.bo`)) as tf.Tensor3D;
-    return { out, kv: { k, v }, newKv };
+    return { out, kv, newKv };
   }
 
   private mlp(l: number, h: tf.Tensor): tf.Tensor3D {
@@ -341,27 +366,7 @@ function checkForwardShapes(c: LmConfig, embeds: tf.Tensor, o: ForwardOptions): 
       `TinyLm.forward: positions must be int32 [${B}, ${T}], got ${o.positions.dtype} [${o.positions.shape}]`,
     );
   }
-  const checkKv = (what: string, layers: LayerKv[], S?: number) => {
-    if (layers.length !== c.layers)
-      throw new Error(`TinyLm.forward: ${what} has ${layers.length} layers, the model has ${c.layers}`);
-    for (const [i, kv] of layers.entries()) {
-      for (const t of [kv.k, kv.v]) {
-        const ok =
-          t.rank === 4 &&
-          t.shape[0] === B &&
-          t.shape[1] === c.heads &&
-          t.shape[3] === D &&
-          (S === undefined || t.shape[2] === S);
-        if (!ok)
-          throw new Error(`TinyLm.forward: ${what} layer ${i} must be [${B}, ${c.heads}, S, ${D}], got [${t.shape}]`);
-      }
-    }
-  };
-  if (o.cache) checkKv('cache', o.cache.layers, cacheLength(o.cache));
-  if (o.extraKV) {
-    checkKv('extraKV', o.extraKV.layers, o.extraKV.mask?.shape[1]);
-    const S = o.extraKV.layers[0].k.shape[2];
-    if (o.extraKV.mask && o.extraKV.mask.shape[0] !== B)
-      throw new Error(`TinyLm.forward: extraKV.mask must be [${B}, ${S}], got [${o.extraKV.mask.shape}]`);
-  }
+  checkKvShapes('TinyLm.forward', { B, H: c.heads, D, layers: c.layers }, o.cache, o.extraKV);
+  if (o.extraKV?.mask && o.extraKV.mask.shape[0] !== B)
+    throw new Error(`TinyLm.forward: extraKV.mask must be [${B}, S], got [${o.extraKV.mask.shape}]`);
 }

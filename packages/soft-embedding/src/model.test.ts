@@ -126,7 +126,7 @@ describe('continuous thought', () => {
       const pad = b.latentStart - (e.prompt.length + 1);
       expectClose(logits[r].slice(pad, pad + m.logits.length).flat(), m.logits.flat(), { rtol: 1e-4, atol: 1e-4 });
     });
-    tf.dispose([out.logits, out.thoughts, out.fed, ...out.cache.layers.flatMap((l) => [l.k, l.v]), out.cache.keyMask]);
+    tf.dispose([out.logits, out.thoughts, out.fed, ...out.cache.layers.flat().flatMap((l) => [l.k, l.v]), out.cache.keyMask]);
     disposeAligned(b);
     state.dispose();
   });

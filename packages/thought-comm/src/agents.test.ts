@@ -103,7 +103,7 @@ describe('agents', () => {
       p.lossMask,
       p.attentionMask,
     ]);
-    tf.dispose([...plain.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]), plain.cache.keyMask]);
+    tf.dispose([...plain.cache.layers.flat().flatMap((l): tf.Tensor[] => [l.k, l.v]), plain.cache.keyMask]);
   });
 
   it('the prefix has its own position ids 0 … m−1 and the prompt follows it, as one prepended sequence of embeddings', () => {
@@ -126,7 +126,7 @@ describe('agents', () => {
       plain,
       out.logits,
       ...out.hidden,
-      ...out.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]),
+      ...out.cache.layers.flat().flatMap((l): tf.Tensor[] => [l.k, l.v]),
       out.cache.keyMask,
       tf2.logits,
       ...tf2.hidden,
@@ -176,7 +176,7 @@ describe('agents', () => {
     tf.dispose([prefix, plain, forced.logits, ...forced.hidden, forced.targets, forced.lossMask, forced.tokenMask]);
     tf.dispose([p.ids, p.targets, p.lossMask, p.attentionMask]);
     for (const o of [shared, after, alone, check])
-      tf.dispose([o.logits, ...o.hidden, ...o.cache.layers.flatMap((l): tf.Tensor[] => [l.k, l.v]), o.cache.keyMask]);
+      tf.dispose([o.logits, ...o.hidden, ...o.cache.layers.flat().flatMap((l): tf.Tensor[] => [l.k, l.v]), o.cache.keyMask]);
   });
 
   it('prefixed forward refuses rows that do not fit the context', () => {

@@ -174,7 +174,7 @@ export function agentStates(
     const h = out.hidden[layer]; // [B, m + T, C]
     const S = h.shape[1];
     const state = tf.reshape(tf.slice(h, [0, S - 1, 0], [-1, 1, -1]), [rows.length, lm.config.width]) as tf.Tensor2D; // [B, C]
-    tf.dispose([out.logits, ...out.hidden, ...out.cache.layers.flatMap((l) => [l.k, l.v]), out.cache.keyMask]);
+    tf.dispose([out.logits, ...out.hidden, ...out.cache.layers.flat().flatMap((l) => [l.k, l.v]), out.cache.keyMask]);
     return state;
   });
 }
