@@ -27,7 +27,7 @@ export function diagnosticsRows(rows: ArmRow[]): Record<string, string | number>
         ]),
       ),
       'agrees %': pct(rates.agrees),
-      'capped %': pct(rates.hitCap),
+      'answer capped %': pct(rates.hitCap),
       ...(options
         ? {
             'first option %': pct(rates.options?.first),
