@@ -74,26 +74,28 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** node:util parseArgs' errors (an unknown option, a missing value): the user's, not bugs. */
+function isParseArgsError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}
+
 /**
  * What the CLI prints for an error that ends a command. A bad config, value or file (core's
  * UserError — ConfigError, DataError, a corrupt checkpoint — a plain Error with its own clear
  * message, or an option parseArgs does not know) is one line, no stack; anything else is a bug,
  * and its stack is what a report needs.
  */
-/** The exit status for an error that ends a command: 2 for a usage error (a bad option), 1 otherwise. */
-export function cliExitCode(e: unknown): 1 | 2 {
-  const code = (e as { code?: unknown } | undefined)?.code;
-  return e instanceof OptionError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) ? 2 : 1;
-}
-
 export function cliErrorText(e: unknown): string {
   if (!(e instanceof Error)) return `telepath: ${String(e)}`;
-  // node:util parseArgs' errors (an unknown option, a missing value) are the user's, not bugs.
-  const code = (e as { code?: unknown }).code;
-  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_'))
-    return `telepath: ${e.message.split('. ')[0]} (telepath <command> --help lists the options)`;
+  if (isParseArgsError(e)) return `telepath: ${e.message.split('. ')[0]} (telepath <command> --help lists the options)`;
   const bug = [e, e.cause].find((x): x is Error => x instanceof Error && !isUserError(x));
   return bug?.stack ? `telepath: ${e.message}\n${bug.stack}` : `telepath: ${e.message}`;
+}
+
+/** The exit status for an error that ends a command: 2 for a usage error (a bad option), 1 otherwise. */
+export function cliExitCode(e: unknown): 1 | 2 {
+  return e instanceof OptionError || isParseArgsError(e) ? 2 : 1;
 }
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname);

@@ -102,10 +102,7 @@ export function appendBlocks(
   for (const part of [...blocks.map((kv) => ({ kv, owned: false })), ...parts]) {
     const last = out[out.length - 1];
     if (last && last.kv.k.shape[2] < blockSize) {
-      last.kv = {
-        k: tf.concat([last.kv.k, part.kv.k], 2) as tf.Tensor4D, // [B, H, S_last + S_part, D]
-        v: tf.concat([last.kv.v, part.kv.v], 2) as tf.Tensor4D,
-      };
+      last.kv = wholeLayer([last.kv, part.kv]); // [B, H, S_last + S_part, D]
       last.owned = true;
     } else out.push({ ...part });
   }

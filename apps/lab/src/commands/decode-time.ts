@@ -54,11 +54,12 @@ export async function decodeTimeCommand(args: string[]): Promise<number> {
   // Each distinct (task, data settings) is generated once: arms started from one reference share them.
   const loaded = new Map<string, Promise<Example[]>>();
   const testOf = (run: (typeof runs)[number]) => {
-    const key = JSON.stringify([run.task, armData(run, run.arm)]);
+    const data = armData(run, run.arm);
+    const key = JSON.stringify([run.task, data]);
     if (!loaded.has(key))
       loaded.set(
         key,
-        loadTaskData(run.task, armData(run, run.arm)).then((d) => d.test.slice(0, questions)),
+        loadTaskData(run.task, data).then((d) => d.test.slice(0, questions)),
       );
     return loaded.get(key)!;
   };
