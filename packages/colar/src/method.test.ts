@@ -79,7 +79,15 @@ describe('colar method', () => {
       expect(g.reasoningKind).toBe('latents');
       expect(g.reasoningLength).toBeGreaterThanOrEqual(1);
       expect(g.text).toMatch(/^\[\d+ latents(, capped)?\]###/);
+      expect(g.reasoningCapped).toBe(g.text.includes(', capped]'));
     }
+    // One latent allowed: the untrained toy model does not sample the stop at once, so its rows are capped.
+    const one = toyState({ maxLatents: 1 });
+    const capped = await colar.generate(one.state, one.data.slice(0, 3), o);
+    expect(capped.every((g) => g.reasoningLength === 1)).toBe(true);
+    expect(capped.some((g) => g.reasoningCapped)).toBe(true);
+    for (const g of capped) expect(g.reasoningCapped).toBe(g.text.includes(', capped]'));
+    one.state.dispose();
     await expectNoLeak(() => colar.generate(state, data.slice(0, 3), { ...o, control: 'zero' }));
     const t = await expectNoLeak(() => colar.trace!(state, data.slice(0, 5)));
     expect(t.slots[0].rows).toBe(5);

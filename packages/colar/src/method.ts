@@ -130,6 +130,7 @@ async function generateAnswers(s: ColarState, batch: Example[], o: GenerateOptio
   return generations.map((g, i) => ({
     ...g,
     text: `[${rows[i].latents.length} latents${rows[i].stopSampled ? '' : ', capped'}]${g.text}`,
+    reasoningCapped: !rows[i].stopSampled,
   }));
 }
 

@@ -63,6 +63,12 @@ export interface Generation {
   /** Reasoning positions used: tokens before the separator, or latent vectors. */
   reasoningLength: number;
   reasoningKind: 'tokens' | 'latents' | 'none';
+  /**
+   * The reasoning was stopped by a cap rather than ending by itself: a latent chain that reached
+   * its method's cap (CoLaR's maxLatents). Left out by methods whose latent count is fixed; a
+   * written chain's cap is read from its text (no separator, no `<eos>`) by the evaluation.
+   */
+  reasoningCapped?: boolean;
 }
 
 /** Latent vectors a method produced, for @telepath/analysis: one matrix per slot. */

@@ -1,7 +1,8 @@
 /**
  * Per-arm diagnostics of the generations, as counts (so seeds add up) in summary.json:
  * the written chains by class (sound, syntax, wrong arithmetic, …; @telepath/tasks' `chainClass`),
- * how many answers agree with their chain, how many generations hit the token cap, and for ProsQA
+ * how many answers agree with their chain, how many generations hit the token cap, how many
+ * reasoning chains (written or latent) were cut by their cap, and for ProsQA
  * how often each listed option (or neither) was answered. Records written before these existed are
  * read through `diagnosticsOf`, which rebuilds what their summary still holds (the chain verdicts)
  * and leaves the rest unknown (null).
@@ -18,15 +19,17 @@ export interface Diagnostics {
   agrees: number | null;
   /** Generations cut off by the token cap (null: not recorded). */
   hitCap: number | null;
+  /** Reasoning chains cut by their cap, written or latent (null or absent: not recorded; records before 2026-12-05). */
+  reasoningCapped?: number | null;
   /** ProsQA: answers naming the first- or second-listed option, neither, and the less-mentioned one. */
   options?: { first: number; second: number; neither: number; lessMentioned: number };
 }
 
 export function emptyDiagnostics(): Diagnostics {
-  return { total: 0, chains: {}, withChain: 0, agrees: 0, hitCap: 0 };
+  return { total: 0, chains: {}, withChain: 0, agrees: 0, hitCap: 0, reasoningCapped: 0 };
 }
 
-export function tallyDiagnosis(d: Diagnostics, s: ChainDiagnosis, hitCap: boolean): void {
+export function tallyDiagnosis(d: Diagnostics, s: ChainDiagnosis, hitCap: boolean, reasoningCapped: boolean): void {
   d.total++;
   if (s.chain) d.chains[s.chain] = (d.chains[s.chain] ?? 0) + 1;
   if (s.agrees !== null) {
@@ -34,6 +37,7 @@ export function tallyDiagnosis(d: Diagnostics, s: ChainDiagnosis, hitCap: boolea
     if (s.agrees) d.agrees = (d.agrees ?? 0) + 1;
   }
   if (hitCap) d.hitCap = (d.hitCap ?? 0) + 1;
+  if (reasoningCapped) d.reasoningCapped = (d.reasoningCapped ?? 0) + 1;
   if (s.option) {
     d.options ??= { first: 0, second: 0, neither: 0, lessMentioned: 0 };
     d.options[s.option]++;
@@ -51,7 +55,7 @@ export function diagnosticsOf(r: {
   const chains: Diagnostics['chains'] = {};
   for (const [reason, n] of Object.entries(r.reasoningVerdicts ?? {}))
     chains[chainClass(reason)] = (chains[chainClass(reason)] ?? 0) + n;
-  return { total: r.total, chains, withChain: null, agrees: null, hitCap: null };
+  return { total: r.total, chains, withChain: null, agrees: null, hitCap: null, reasoningCapped: null };
 }
 
 /** Diagnostics of several seeds added up (a count unknown in any seed is unknown). */
@@ -67,6 +71,7 @@ export function sumDiagnostics(ds: Diagnostics[]): Diagnostics {
     withChain: add((d) => d.withChain),
     agrees: add((d) => d.agrees),
     hitCap: add((d) => d.hitCap),
+    reasoningCapped: add((d) => d.reasoningCapped ?? null),
   };
   if (ds.length && ds.every((d) => d.options)) {
     out.options = { first: 0, second: 0, neither: 0, lessMentioned: 0 };
@@ -88,6 +93,7 @@ export function diagnosticRates(d: Diagnostics) {
     >,
     agrees: share(d.agrees, d.withChain),
     hitCap: share(d.hitCap, d.total),
+    reasoningCapped: share(d.reasoningCapped, d.total),
     ...(d.options
       ? {
           options: {

@@ -35,6 +35,8 @@ export interface ScoredSample {
   diagnosis?: ChainDiagnosis;
   /** The generation ended without `<eos>`: cut off by the token cap or the context end. */
   hitCap?: boolean;
+  /** The reasoning was cut by a cap (`reasoningCappedOf`): no answer of its own choosing followed it. */
+  reasoningCapped?: boolean;
 }
 
 export interface EvalResult {
@@ -67,6 +69,17 @@ export interface EvalOptions {
   pass?: number;
   /** Keep the result as part `key` of the arm's evaluation, and reuse it when it already finished (finished-parts.ts). */
   keep?: { parts: FinishedParts; key: string };
+}
+
+/**
+ * Whether a generation's reasoning was stopped by a cap: a latent chain its method reports capped
+ * (CoLaR at maxLatents), or a written chain that reached the token cap before the separator (no
+ * `###`, no `<eos>`). A chain that ended with `<eos>` and no answer stopped by itself.
+ */
+export function reasoningCappedOf(g: Generation): boolean {
+  if (g.reasoningKind === 'latents') return g.reasoningCapped ?? false;
+  if (g.reasoningKind === 'none') return false;
+  return !g.text.includes(SPECIAL_TOKENS.sep) && !g.text.includes(SPECIAL_TOKENS.eos);
 }
 
 /** The written chain of a generation: the text before `###` of token reasoning; null for latent or no reasoning. */
@@ -149,6 +162,7 @@ async function answerAll(
         ...(checked ? { reasoning: { ok: checked.ok, reason: checked.reason } } : {}),
         diagnosis: diagnoseChain(task, ex, chain, output),
         hitCap: !g.text.includes(SPECIAL_TOKENS.eos),
+        reasoningCapped: reasoningCappedOf(g),
       });
     });
     const correct = samples.filter((s) => s.correct).length;
@@ -161,7 +175,7 @@ async function answerAll(
   const reasoningVerdicts: Record<string, number> = {};
   for (const s of checked) reasoningVerdicts[s.reasoning!.reason] = (reasoningVerdicts[s.reasoning!.reason] ?? 0) + 1;
   const diagnostics = emptyDiagnostics();
-  for (const s of samples) tallyDiagnosis(diagnostics, s.diagnosis!, s.hitCap!);
+  for (const s of samples) tallyDiagnosis(diagnostics, s.diagnosis!, s.hitCap!, s.reasoningCapped!);
   return {
     accuracy: p,
     stderr: total ? Math.sqrt((p * (1 - p)) / total) : 0,

@@ -65,8 +65,15 @@ describe('evaluation that tells arms apart', () => {
     const samples = readFileSync(join(runs, 'eval-micro', 'cot', 's0', 'samples.jsonl'), 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { hitCap: boolean; id: string; correct: boolean });
+      .map(
+        (l) =>
+          JSON.parse(l) as { hitCap: boolean; reasoningCapped: boolean; id: string; correct: boolean; text: string },
+      );
     expect(cot.hitCap).toBe(samples.filter((s) => s.hitCap).length);
+    // A chain cut before its answer: no ### and no <eos> (4 steps of training write no separator).
+    expect(cot.reasoningCapped).toBe(samples.filter((s) => !s.text.includes('###') && s.hitCap).length);
+    expect(samples.every((s) => typeof s.reasoningCapped === 'boolean')).toBe(true);
+    expect(sum.reasoningCapped).toBe(0);
     expect(samples.every((s) => typeof s.id === 'string' && typeof s.correct === 'boolean')).toBe(true);
   });
 

@@ -27,6 +27,7 @@ export function diagnosticsRows(rows: ArmRow[]): Record<string, string | number>
         ]),
       ),
       'agrees %': pct(rates.agrees),
+      'reasoning capped %': pct(rates.reasoningCapped),
       'answer capped %': pct(rates.hitCap),
       ...(options
         ? {

@@ -292,6 +292,7 @@ function displayTable(rows: ArmRow[]) {
           ? { 'sound steps %': Number.isFinite(r.validReasoning) ? (100 * r.validReasoning).toFixed(1) : '–' }
           : {}),
         'agrees %': pct(rates?.agrees),
+        'reasoning capped %': pct(rates?.reasoningCapped),
         'answer capped %': pct(rates?.hitCap),
         'ms / example': fixed(r.msPerExample, 1),
         'train s': fixed(r.trainSeconds, 0),

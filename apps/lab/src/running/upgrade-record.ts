@@ -65,8 +65,12 @@ async function diagnosticsFromSamples(dir: string, data: TaskData, reasoningKind
     const ex = byId.get(s.id);
     if (!ex) return null;
     const chain = reasoningKind === 'tokens' ? reasoningText(s.text) : null;
-    tallyDiagnosis(d, diagnoseChain(data.task, ex, chain, `### ${s.prediction}`), !s.text.includes(SPECIAL_TOKENS.eos));
+    const hitCap = !s.text.includes(SPECIAL_TOKENS.eos);
+    const chainCapped = reasoningKind === 'tokens' && hitCap && !s.text.includes(SPECIAL_TOKENS.sep);
+    tallyDiagnosis(d, diagnoseChain(data.task, ex, chain, `### ${s.prediction}`), hitCap, chainCapped);
   }
+  // A latent chain's cap is its method's to report; old samples do not record it.
+  if (reasoningKind === 'latents') d.reasoningCapped = null;
   return d;
 }
 
