@@ -79,7 +79,12 @@ export interface EvalOptions {
 export function reasoningCappedOf(g: Generation): boolean {
   if (g.reasoningKind === 'latents') return g.reasoningCapped ?? false;
   if (g.reasoningKind === 'none') return false;
-  return !g.text.includes(SPECIAL_TOKENS.sep) && !g.text.includes(SPECIAL_TOKENS.eos);
+  return writtenChainCapped(g.text);
+}
+
+/** A written chain's text that reached the token cap before its answer: no `###`, no `<eos>`. */
+export function writtenChainCapped(text: string): boolean {
+  return !text.includes(SPECIAL_TOKENS.sep) && !text.includes(SPECIAL_TOKENS.eos);
 }
 
 /** The written chain of a generation: the text before `###` of token reasoning; null for latent or no reasoning. */

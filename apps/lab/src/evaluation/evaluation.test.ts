@@ -70,7 +70,7 @@ describe('evaluation that tells arms apart', () => {
           JSON.parse(l) as { hitCap: boolean; reasoningCapped: boolean; id: string; correct: boolean; text: string },
       );
     expect(cot.hitCap).toBe(samples.filter((s) => s.hitCap).length);
-    // A chain cut before its answer: no ### and no <eos> (4 steps of training write no separator).
+    // A chain cut before its answer: no ### and no <eos>.
     expect(cot.reasoningCapped).toBe(samples.filter((s) => !s.text.includes('###') && s.hitCap).length);
     expect(samples.every((s) => typeof s.reasoningCapped === 'boolean')).toBe(true);
     expect(sum.reasoningCapped).toBe(0);

@@ -18,7 +18,7 @@ import { diagnoseChain, reasoningText } from '@telepath/tasks';
 import { capped, controlSamplesFile, samplesFile, type TestSetResult } from '../evaluation/arm-eval.js';
 import type { TaskData } from '../experiment/data.js';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from '../evaluation/diagnostics.js';
-import { evaluateAnswers, type Answerer } from '../evaluation/evaluate.js';
+import { evaluateAnswers, writtenChainCapped, type Answerer } from '../evaluation/evaluate.js';
 import { writeControlScores } from '../evaluation/controls.js';
 import type { ExperimentConfig } from '../experiment/experiment.js';
 import type { ArmSummary } from './arm-summary.js';
@@ -65,9 +65,12 @@ async function diagnosticsFromSamples(dir: string, data: TaskData, reasoningKind
     const ex = byId.get(s.id);
     if (!ex) return null;
     const chain = reasoningKind === 'tokens' ? reasoningText(s.text) : null;
-    const hitCap = !s.text.includes(SPECIAL_TOKENS.eos);
-    const chainCapped = reasoningKind === 'tokens' && hitCap && !s.text.includes(SPECIAL_TOKENS.sep);
-    tallyDiagnosis(d, diagnoseChain(data.task, ex, chain, `### ${s.prediction}`), hitCap, chainCapped);
+    tallyDiagnosis(
+      d,
+      diagnoseChain(data.task, ex, chain, `### ${s.prediction}`),
+      !s.text.includes(SPECIAL_TOKENS.eos),
+      reasoningKind === 'tokens' && writtenChainCapped(s.text),
+    );
   }
   // A latent chain's cap is its method's to report; old samples do not record it.
   if (reasoningKind === 'latents') d.reasoningCapped = null;
