@@ -22,7 +22,7 @@ import { integerOption, printHelp, usageError } from './command-args.js';
 /** The CLI script the workers run (this same command, in child processes). */
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 
-const RUN_HELP = `Usage: telepath run experiments/<name>.json [--set key=value ...] [--arms a,b] [--json] [--force] [--runs DIR] [--backend NAME]
+const RUN_HELP = `Usage: telepath run experiments/<name>.json [--set key=value ...] [--arms a,b] [--json] [--force] [--table-only] [--runs DIR] [--backend NAME]
 
 Trains and evaluates each arm for each seed, writing run records under <runs>/<experiment>/<arm>/s<seed>/,
 then prints the comparison table and writes table.md / table.csv beside the runs.
@@ -39,6 +39,8 @@ A config with "sweep": { "key": "data.n", "values": [3, 4, 5, 6] } runs one expe
   --json            print {"experiment", "arms": [...], "runs": [...]} on stdout instead of the table: one entry per
                     table row in "arms" (accuracy, stderr, n = questions × seeds, "paired": [{"baseline", "diff", "lo", "hi"}],
                     a control row's with baseline "own arm", diagnostics), one per arm × seed in "runs"
+  --table-only      write table.md / table.csv but not the HTML report (report/), e.g. when rebuilding the table
+                    of a directory of kept records (telepath report <name> builds the report later)
   --force           retrain finished arms instead of reading their records (with --arms: only the named arms,
                     not the arms they start from)
   --workers N       run N processes that split the arms (each arm still trains once), e.g. one per core;
@@ -53,6 +55,7 @@ export async function runCommand(args: string[]): Promise<number> {
       set: { type: 'string', multiple: true, default: [] },
       json: { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
+      'table-only': { type: 'boolean', default: false },
       runs: { type: 'string', default: 'runs' },
       backend: { type: 'string' },
       quiet: { type: 'boolean', default: false },
@@ -120,7 +123,7 @@ export async function runCommand(args: string[]): Promise<number> {
         if (interrupted) return 130;
         done.push(results);
         json.push(resultsJson(e.name, results, rows));
-        if (!values.json) {
+        if (!values.json && !values['table-only']) {
           const report = await reportCommand([e.name, '--runs', values.runs!, '--quiet']);
           if (report !== 0) return report;
         }

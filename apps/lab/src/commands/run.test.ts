@@ -1,0 +1,41 @@
+/**
+ * `telepath run` as the CLI calls it, on a micro experiment: the table always, the HTML report unless
+ * --table-only (the way to rebuild the table of a directory of kept records without writing pages).
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it, vi } from 'vitest';
+import { MICRO_SETTINGS } from '../testing.js';
+import { runCommand } from './run.js';
+
+const runs = mkdtempSync(join(tmpdir(), 'lab-run-'));
+const file = join(runs, 'micro-run.json');
+writeFileSync(
+  file,
+  JSON.stringify({
+    name: 'micro-run',
+    ...MICRO_SETTINGS,
+    arms: [{ name: 'no-cot', method: 'cot', config: { variant: 'no-cot', steps: 2 } }],
+  }),
+);
+
+afterAll(() => rmSync(runs, { recursive: true, force: true }));
+
+it('--table-only writes the table but no report; without it the report is written too', async () => {
+  const print = vi.spyOn(console, 'log').mockImplementation(() => {});
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+  try {
+    const args = [file, '--runs', runs, '--backend', 'cpu', '--quiet'];
+    expect(await runCommand([...args, '--table-only'])).toBe(0);
+    expect(existsSync(join(runs, 'micro-run', 'table.md'))).toBe(true);
+    expect(existsSync(join(runs, 'micro-run', 'no-cot', 's0', 'summary.json'))).toBe(true);
+    expect(existsSync(join(runs, 'micro-run', 'report'))).toBe(false);
+
+    expect(await runCommand(args)).toBe(0); // reads the finished arm back, then writes the report
+    expect(existsSync(join(runs, 'micro-run', 'report', 'index.html'))).toBe(true);
+  } finally {
+    print.mockRestore();
+    errors.mockRestore();
+  }
+}, 60_000);
