@@ -67,6 +67,11 @@ describe('agents from kept run records', () => {
     const foreign: Example = { id: 'f', question: 'multiply 2 3', steps: [], answer: '6' };
     expect(() => checkRecordVocabulary(tokenizer, [...examples, foreign], 'ref/s0')).toThrow(/"multiply 2 3"/);
     expect(() => checkRecordVocabulary(tokenizer, examples, 'ref/s0')).not.toThrow();
+    // a word answer is written after a space (### bompus), so only the spaced token need exist
+    const word: Example = { id: 'w', question: 'Tom is a bompus ?', steps: [], answer: 'bompus' };
+    const words = Tokenizer.build(exampleTexts([word]));
+    expect(words.encode('bompus')).toContain(words.unkId);
+    expect(() => checkRecordVocabulary(words, [word], 'ref/s0')).not.toThrow();
   });
 
   it('the config takes one folder for copies, one per agent when separate, never with a pretrained LM or text debate', () => {

@@ -8,6 +8,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import {
+  exampleTexts,
   lmConfig,
   readCheckpoint,
   restoreCheckpoint,
@@ -80,11 +81,15 @@ export async function loadRecordAgents(dirs: readonly string[], dropout: number)
   return { lms, tokenizer, config };
 }
 
-/** Throws, naming the first, when an example has a piece the agents' tokenizer lacks: the data is not the records'. */
+/**
+ * Throws, naming the first, when an example has a piece the agents' tokenizer lacks: the data is not
+ * the records'. Each text is checked as the shared layout writes it (core's `exampleTexts`: the
+ * answer after a space, so a word answer is the word's spaced token, as in the references' training).
+ */
 export function checkRecordVocabulary(tokenizer: Tokenizer, examples: readonly Example[], from: string): void {
   const unk = tokenizer.unkId;
   for (const ex of examples)
-    for (const text of [ex.question, ...ex.steps, ex.answer])
+    for (const text of exampleTexts([ex]))
       if (tokenizer.encode(text).includes(unk))
         throw new Error(
           `thought-comm agents: agentsFrom ${from}: its tokenizer has no token for part of ${JSON.stringify(text)} (question ${JSON.stringify(ex.question)}); the experiment's data must be written as the records' was`,
