@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { isUserError } from '@telepath/core';
 import { analyzeCommand } from './commands/analyze.js';
+import { colarProbeCommand } from './commands/colar-probe.js';
 import { OptionError } from './commands/command-args.js';
 import { decodeTimeCommand } from './commands/decode-time.js';
 import { evalCommand } from './commands/eval.js';
@@ -24,6 +25,7 @@ Commands:
   status <experiment.json> where every arm × seed stands: done, training, stopped or not started
   eval <run dir> --data F  evaluate a trained arm on another file of the same task
   token-loss <run dir>     where a finished reference's loss goes on its test set's gold chains, per token
+  colar-probe <run dir>    where a finished CoLaR arm loses its chain: teacher-forced, self-fed, decoding alone
   decode-time <run dir>... decoding wall time per question of finished arms, interleaved on the same questions
   report <name | dir>      rebuild tables, charts and the HTML report from run records
   analyze <run dir>        subspace analysis of a latent arm's latents (tables, heatmaps)
@@ -50,6 +52,8 @@ export async function main(argv: string[]): Promise<number> {
       return evalCommand(rest);
     case 'token-loss':
       return tokenLossCommand(rest);
+    case 'colar-probe':
+      return colarProbeCommand(rest);
     case 'decode-time':
       return decodeTimeCommand(rest);
     case 'report':
@@ -68,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
       return workerCommand(rest);
     default:
       console.error(
-        `telepath: unknown command "${command}". Expected one of: run, status, eval, token-loss, decode-time, report, analyze, lm, list, queue, worker\n\n${HELP}`,
+        `telepath: unknown command "${command}". Expected one of: run, status, eval, token-loss, colar-probe, decode-time, report, analyze, lm, list, queue, worker\n\n${HELP}`,
       );
       return 2;
   }

@@ -64,6 +64,11 @@ export interface ColarConfig {
   sumNormaliser: number;
   /** Learning rate of the 'rl' phase (the experiment's optimizer settings otherwise). */
   rlLr: number;
+  /**
+   * Not in the paper: the share of SFT reasoning groups fed as the head's own latent (predicted
+   * from the true prefix) instead of the true compressed embedding — scheduled sampling (self-feed.ts). 0: the paper's SFT.
+   */
+  selfFeedShare: number;
 }
 
 export const DEFAULT_COLAR_CONFIG: ColarConfig = {
@@ -94,6 +99,7 @@ export const DEFAULT_COLAR_CONFIG: ColarConfig = {
   averagePerToken: true, // CoLaR arXiv:2505.16552 Table 2: "w/o average" collapses to the 128 cap; the released yaml sets False (the ablation), the loss class defaults to True
   sumNormaliser: 32, // CoLaR released config, not stated in the paper: without averaging the masked sum is divided by 32
   rlLr: 1e-6, // CoLaR released config, not stated in the paper: RL lr 1e-6 (SFT 1e-4)
+  selfFeedShare: 0, // chosen: the paper's SFT (true compressed embeddings only); > 0 is our addition, scheduled sampling (Bengio et al. 2015)
 };
 
 export const POOLINGS: readonly Pooling[] = ['scaled-sum', 'mean'];
@@ -141,6 +147,8 @@ export function parseColarConfig(overrides: unknown): ColarConfig {
     );
   if (!(c.clipEpsilon > 0 && c.clipEpsilon < 1))
     throw new Error(`colar: clipEpsilon must be in (0, 1), got ${c.clipEpsilon}`);
+  if (!(c.selfFeedShare >= 0 && c.selfFeedShare <= 1))
+    throw new Error(`colar: selfFeedShare must be in [0, 1], got ${c.selfFeedShare}`);
   if (!(c.headWidthRatio > 0)) throw new Error(`colar: headWidthRatio must be > 0, got ${c.headWidthRatio}`);
   return c;
 }

@@ -15,3 +15,4 @@ export {
 export type { ColarState } from './state.js';
 export { chainGroups, compressChain, poolingWeight } from './compress.js';
 export { groupAdvantages, ppoClipLoss } from './grpo.js';
+export { exposureProbe, type ExposureProbe, type ProbeInputs, type ProbeOptions } from './probe.js';

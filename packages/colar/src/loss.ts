@@ -15,6 +15,7 @@ import { mergeEmbeddings, sourceIds } from './compress.js';
 import { headForward } from './latent-head.js';
 import { unitsForward } from './model.js';
 import { sftRow, type SftRow } from './layout.js';
+import { withFedInputs, type FedInputs } from './self-feed.js';
 import type { ColarState } from './state.js';
 
 const LOG_2PI = Math.log(2 * Math.PI);
@@ -74,11 +75,20 @@ function sftTargets(rows: SftRow[], padId: number, T: number) {
   };
 }
 
-/** The SFT loss of a batch at speed c (one c for the whole batch); `rng` draws labels and ε. */
-export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng): tf.Scalar {
-  const cfg = s.config;
+/** The SFT rows of a batch at speed c; `rng` (the loss's) draws each group's label token. */
+export function sftRows(s: ColarState, batch: Example[], c: number, rng: Rng): SftRow[] {
   const labelRng = rng.fork('labels');
-  const rows = batch.map((ex) => sftRow(s.tokenizer, ex, c, cfg.speedPrompt, labelRng));
+  return batch.map((ex) => sftRow(s.tokenizer, ex, c, s.config.speedPrompt, labelRng));
+}
+
+/**
+ * The SFT loss of a batch at speed c (one c for the whole batch); `rng` draws labels and ε.
+ * `fed` (self-feed.ts, not in the paper): vectors read in place of chosen input units; the
+ * targets are the true ones either way.
+ */
+export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng, fed?: FedInputs): tf.Scalar {
+  const cfg = s.config;
+  const rows = sftRows(s, batch, c, rng);
   const U = Math.max(...rows.map((r) => r.layout.units.length));
   if (U > s.lm.config.contextLength)
     throw new Error(`colar: a sequence of ${U} positions exceeds the context length ${s.lm.config.contextLength}`);
@@ -88,10 +98,11 @@ export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng): t
   const B = rows.length;
   return tf.tidy(() => {
     const layouts = rows.map((r) => r.layout);
-    // Inputs are units 0..U−2, latent targets units 1..U−1 (the next input); two merges, no slicing.
+    // Inputs are units 0..U−2 (some self-fed when `fed` says so), latent targets the true units
+    // 1..U−1 (the next input); two merges, no slicing.
     const out = unitsForward(
       s,
-      layouts.map((l) => ({ source: l.source, units: l.units.slice(0, -1) })),
+      withFedInputs(rows, fed).map((l) => ({ source: l.source, units: l.units.slice(0, -1) })),
       cfg.pooling,
       T,
     ); // logits [B, T, V], hidden [B, T, C]

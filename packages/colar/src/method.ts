@@ -25,7 +25,8 @@ import { DEFAULT_COLAR_CONFIG, parseColarConfig, type ColarConfig } from './conf
 import { rollout } from './generate.js';
 import { prepareRl, rlLoss } from './grpo.js';
 import { promptIds } from './layout.js';
-import { drawSpeed, sftLoss } from './loss.js';
+import { drawSpeed, sftLoss, sftRows } from './loss.js';
+import { selfFedInputs, takePending } from './self-feed.js';
 import { createHead } from './latent-head.js';
 import type { ColarState } from './state.js';
 
@@ -95,14 +96,25 @@ function phases(config: ColarConfig) {
 }
 
 function loss(s: ColarState, batch: Example[], at: StepInfo): tf.Scalar {
-  if (at.phase === 'sft') return sftLoss(s, batch, drawSpeed(s, at.rng.fork('speed')), at.rng);
+  if (at.phase === 'sft') {
+    const fed = s.config.selfFeedShare > 0 ? takePending(s, batch) : undefined;
+    return sftLoss(s, batch, drawSpeed(s, at.rng.fork('speed')), at.rng, fed);
+  }
   if (at.phase === 'rl') return rlLoss(s);
   throw new Error(`colar: unknown phase "${at.phase}". Expected one of: sft, rl`);
 }
 
-/** The rl phase's rollouts (core's train awaits this before the loss, outside the gradient tape). */
+/**
+ * Before the loss, outside the gradient tape (core's train awaits it): the rl phase's rollouts;
+ * in sft with selfFeedShare > 0, the self-fed inputs of the batch at the speed and rows its loss draws.
+ */
 async function prepare(s: ColarState, batch: Example[], at: StepInfo): Promise<void> {
   if (at.phase === 'rl') await prepareRl(s, batch, at.rng);
+  if (at.phase === 'sft' && s.config.selfFeedShare > 0) {
+    const rows = sftRows(s, batch, drawSpeed(s, at.rng.fork('speed')), at.rng);
+    const fed = await selfFedInputs(s, rows, s.config.selfFeedShare, at.rng.fork('self-feed'));
+    s.pendingSelfFeed = { exampleIds: batch.map((ex) => ex.id), fed };
+  }
 }
 
 async function generateAnswers(s: ColarState, batch: Example[], o: GenerateOptions): Promise<Generation[]> {

@@ -7,6 +7,7 @@ import type { MethodState, RewardFn, TinyLm, Tokenizer } from '@telepath/core';
 import type { ColarConfig } from './config.js';
 import type { BufferedRollout } from './grpo.js';
 import type { LatentHead } from './latent-head.js';
+import type { PendingSelfFeed } from './self-feed.js';
 
 export interface ColarState extends MethodState {
   lm: TinyLm;
@@ -29,5 +30,7 @@ export interface ColarState extends MethodState {
    * the only ones with non-zero advantages), and the last buffer's mean reward and latents.
    */
   rlStats: { rollouts: number; groups: number; groupsWithSignal: number };
+  /** Self-fed SFT inputs prepared for the next loss (selfFeedShare > 0), consumed by it. */
+  pendingSelfFeed?: PendingSelfFeed;
   params(): Map<string, tf.Variable>;
 }

@@ -48,6 +48,14 @@ export async function restoreFinishedRun(dir: string, resolved: ResolvedRun, exa
   // included, so the arm it started from is not needed. Records written before final.ckpt existed:
   // the initFrom source, then each phase's checkpoint.
   const hasFinal = existsSync(final);
+  const missingPhases = method
+    .phases(resolved.arm.config)
+    .map(({ phase }) => `${phase}.ckpt`)
+    .filter((f) => !existsSync(path.join(dir, f)));
+  if (!hasFinal && missingPhases.length > 0)
+    throw new Error(
+      `${dir}: this record holds no weights (no ${FINAL_CHECKPOINT}, no ${missingPhases.join(', ')}): it was kept without them (scripts/keep-records.sh without --weights); train it again with telepath run`,
+    );
   const runsDir = path.dirname(path.dirname(path.dirname(dir)));
   const checkpoint = hasFinal ? await readCheckpoint(final) : null;
   const build = (arm: Arm) =>
