@@ -5,22 +5,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { rollout, stopDecisions, stopInputs } from './generate.js';
 import { promptIds } from './layout.js';
 import { colar } from './method.js';
-import { toyState } from './testing.js';
+import { TOY_OPTIM, toyState } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
 
-const OPTIM = {
-  lr: 1e-2,
-  lrMinRatio: 0.1,
-  warmupSteps: 5,
-  beta1: 0.9,
-  beta2: 0.999,
-  eps: 1e-8,
-  weightDecay: 0,
-  clipNorm: 1,
-};
+const OPTIM = { ...TOY_OPTIM, lrMinRatio: 0.1, warmupSteps: 5 };
 
 const sampled = (seed: number) => ({
   decoding: 'sample' as const,

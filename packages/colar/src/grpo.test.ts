@@ -16,7 +16,7 @@ import {
   type BufferedRollout,
 } from './grpo.js';
 import { promptIds } from './layout.js';
-import { toyState } from './testing.js';
+import { TOY_OPTIM, toyState } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -144,16 +144,7 @@ describe('GRPO on a tiny model', () => {
       config: {
         steps: 4,
         logEvery: 100,
-        optim: {
-          lr: 3e-3,
-          lrMinRatio: 1,
-          warmupSteps: 0,
-          beta1: 0.9,
-          beta2: 0.999,
-          eps: 1e-8,
-          weightDecay: 0,
-          clipNorm: 1,
-        },
+        optim: { ...TOY_OPTIM, lr: 3e-3 },
       },
       loss: () => grpoLoss(state, items),
     });

@@ -3,22 +3,13 @@ import { initBackend, Rng, train } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { colar } from './method.js';
-import { toyState } from './testing.js';
+import { TOY_OPTIM, toyState } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
 
-const OPTIM = {
-  lr: 1e-2,
-  lrMinRatio: 0.1,
-  warmupSteps: 1,
-  beta1: 0.9,
-  beta2: 0.999,
-  eps: 1e-8,
-  weightDecay: 0,
-  clipNorm: 1,
-};
+const OPTIM = { ...TOY_OPTIM, lrMinRatio: 0.1, warmupSteps: 1 };
 
 describe('colar method', () => {
   it('smoke: 3 SFT steps give finite losses and change every trainable variable; the embeddings stay frozen by default', async () => {

@@ -20,62 +20,55 @@ describe('CoLaR exposure probe', () => {
     );
     // At c = 1 every group is one token: the teacher-forced input is the token sequence itself.
     const rows = sftRows(state, questions, 1, new Rng(9));
-    let error = 0;
-    let nearest = 0;
-    let early = 0;
-    let positions = 0;
-    let end = 0;
-    const fed = { error: 0, early: 0, end: 0 };
     const table = tf.tidy(() => state.lm.params.get('wte')!.arraySync() as number[][]);
+    const sep = state.tokenizer.sepId;
+    /** The LM and head on input vectors x [U][C] → p(###) and head mean × scale per position. */
+    const read = (x: number[][]) =>
+      tf.tidy(() => {
+        const out = state.lm.forward(tf.tensor3d([x]));
+        const mean = tf.mul(headForward(state.head, out.hidden[out.hidden.length - 1]).mean, state.embStd);
+        return {
+          stop: (tf.softmax(out.logits).arraySync() as number[][][])[0].map((p) => p[sep]),
+          mean: (mean.arraySync() as number[][][])[0],
+        };
+      });
+    const sums = () => ({ error: 0, nearest: 0, early: 0, end: 0 });
+    const teacher = sums();
+    const fed = sums();
+    let positions = 0;
     for (const r of rows) {
       const ids = r.layout.source;
-      const { probs, mean } = tf.tidy(() => {
-        const out = state.lm.forward(state.lm.embed(tf.tensor2d([ids], [1, ids.length], 'int32')));
-        return {
-          probs: tf.softmax(out.logits).arraySync() as number[][][],
-          mean: tf
-            .mul(headForward(state.head, out.hidden[out.hidden.length - 1]).mean, state.embStd)
-            .arraySync() as number[][][],
-        };
-      });
-      for (let i = r.chainStart; i < r.chainEnd; i++) {
-        const target = table[ids[i + 1]];
-        const m = mean[0][i];
-        error += Math.hypot(...m.map((v, j) => v - target[j])) / Math.hypot(...target);
-        const dist = table.map((e) => Math.hypot(...m.map((v, j) => v - e[j])));
-        if (dist.indexOf(Math.min(...dist)) === ids[i + 1]) nearest += 1;
-        early += probs[0][i][state.tokenizer.sepId];
-        positions += 1;
-      }
-      end += probs[0][r.chainEnd][state.tokenizer.sepId];
+      const tokens = ids.map((id) => table[id]);
+      const tf1 = read(tokens);
       // Self-fed: each reasoning token's input is the teacher-forced head mean that predicted it.
-      const selfFed = tf.tidy(() => {
-        const x = state.lm.embed(tf.tensor2d([ids], [1, ids.length], 'int32')).arraySync() as number[][][];
-        for (let u = r.chainStart + 1; u <= r.chainEnd; u++) x[0][u] = mean[0][u - 1];
-        const out = state.lm.forward(tf.tensor3d(x));
-        return {
-          probs: tf.softmax(out.logits).arraySync() as number[][][],
-          mean: tf
-            .mul(headForward(state.head, out.hidden[out.hidden.length - 1]).mean, state.embStd)
-            .arraySync() as number[][][],
-        };
-      });
-      for (let i = r.chainStart; i < r.chainEnd; i++) {
-        const target = table[ids[i + 1]];
-        fed.error += Math.hypot(...selfFed.mean[0][i].map((v, j) => v - target[j])) / Math.hypot(...target);
-        fed.early += selfFed.probs[0][i][state.tokenizer.sepId];
+      const sf = read(tokens.map((e, u) => (u > r.chainStart && u <= r.chainEnd ? tf1.mean[u - 1] : e)));
+      for (const [sum, got] of [
+        [teacher, tf1],
+        [fed, sf],
+      ] as const) {
+        for (let i = r.chainStart; i < r.chainEnd; i++) {
+          const target = table[ids[i + 1]];
+          const m = got.mean[i];
+          sum.error += Math.hypot(...m.map((v, j) => v - target[j])) / Math.hypot(...target);
+          const dist = table.map((e) => Math.hypot(...m.map((v, j) => v - e[j])));
+          if (dist.indexOf(Math.min(...dist)) === ids[i + 1]) sum.nearest += 1;
+          sum.early += got.stop[i];
+        }
+        sum.end += got.stop[r.chainEnd];
       }
-      fed.end += selfFed.probs[0][r.chainEnd][state.tokenizer.sepId];
+      positions += r.chainEnd - r.chainStart;
     }
     expect(probe.questions).toBe(3);
     expect(probe.groups).toBeCloseTo(positions / 3, 9);
-    expect(probe.teacherForced.latentError).toBeCloseTo(error / positions, 4);
-    expect(probe.teacherForced.nearestToken).toBeCloseTo(nearest / positions, 9);
-    expect(probe.teacherForced.stopEarly).toBeCloseTo(early / positions, 5);
-    expect(probe.teacherForced.stopAtEnd).toBeCloseTo(end / 3, 5);
-    expect(probe.selfFed.latentError).toBeCloseTo(fed.error / positions, 4);
-    expect(probe.selfFed.stopEarly).toBeCloseTo(fed.early / positions, 5);
-    expect(probe.selfFed.stopAtEnd).toBeCloseTo(fed.end / 3, 5);
+    for (const [got, want] of [
+      [probe.teacherForced, teacher],
+      [probe.selfFed, fed],
+    ] as const) {
+      expect(got.latentError).toBeCloseTo(want.error / positions, 4);
+      expect(got.nearestToken).toBeCloseTo(want.nearest / positions, 9);
+      expect(got.stopEarly).toBeCloseTo(want.early / positions, 5);
+      expect(got.stopAtEnd).toBeCloseTo(want.end / 3, 5);
+    }
     expect(probe.selfFed.latentError).not.toBeCloseTo(probe.teacherForced.latentError, 4);
     expect(probe.freeRunning.stopped).toBeGreaterThanOrEqual(0);
     expect(probe.freeRunning.stopped).toBeLessThanOrEqual(1);

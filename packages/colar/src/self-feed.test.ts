@@ -7,7 +7,7 @@ import { sftLoss, sftRows } from './loss.js';
 import { colar } from './method.js';
 import { unitsForward } from './model.js';
 import { selfFedInputs } from './self-feed.js';
-import { toyState } from './testing.js';
+import { TOY_OPTIM, toyState } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -83,16 +83,7 @@ describe('self-fed SFT inputs (scheduled sampling, not in the paper)', () => {
       config: {
         steps: 2,
         logEvery: 100,
-        optim: {
-          lr: 1e-2,
-          lrMinRatio: 1,
-          warmupSteps: 0,
-          beta1: 0.9,
-          beta2: 0.999,
-          eps: 1e-8,
-          weightDecay: 0,
-          clipNorm: 1,
-        },
+        optim: TOY_OPTIM,
       },
       loss: (at) => colar.loss(state, batch, { step: at.step, phase: 'sft', rng: at.rng }),
       prepare: (at) => colar.prepare!(state, batch, { step: at.step, phase: 'sft', rng: at.rng }),

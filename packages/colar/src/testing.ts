@@ -26,6 +26,18 @@ export const TOY_LM: Omit<LmConfig, 'vocabSize'> = {
   initStd: 0.02,
 };
 
+/** Adam at a constant 1e-2 with no warm-up: what the package's training tests start from (spread and override). */
+export const TOY_OPTIM = {
+  lr: 1e-2,
+  lrMinRatio: 1,
+  warmupSteps: 0,
+  beta1: 0.9,
+  beta2: 0.999,
+  eps: 1e-8,
+  weightDecay: 0,
+  clipNorm: 1,
+};
+
 /** A CoLaR state on a fresh tiny LM over the toy task's vocabulary. */
 export function toyState(
   config: Partial<ColarConfig> = {},

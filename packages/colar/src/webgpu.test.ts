@@ -8,19 +8,9 @@ import { Rng, train, type RewardFn } from '@telepath/core';
 import { expectClose, onCpuAndWebgpu, webgpuSkipReason } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { colar } from './method.js';
-import { toyState } from './testing.js';
+import { TOY_OPTIM, toyState } from './testing.js';
 
 const TOL = { rtol: 1e-4, atol: 1e-4 };
-const OPTIM = {
-  lr: 1e-2,
-  lrMinRatio: 1,
-  warmupSteps: 0,
-  beta1: 0.9,
-  beta2: 0.999,
-  eps: 1e-8,
-  weightDecay: 0,
-  clipNorm: 1,
-};
 /** Answer-length parity: an untrained model never answers right, and all-zero rewards give a constant loss of 0. */
 const parity: RewardFn = (_ex, answer) => answer.length % 2;
 let skipReason: string | null = null;
@@ -46,7 +36,7 @@ describe('colar on webgpu (against cpu)', () => {
       const res = await train({
         params: state.trainable('rl'),
         rng: new Rng(4),
-        config: { steps: 2, logEvery: 100, optim: OPTIM },
+        config: { steps: 2, logEvery: 100, optim: TOY_OPTIM },
         prepare: (s) => colar.prepare!(state, data.slice(0, 8), at(s.step, s.rng)),
         loss: (s) => colar.loss(state, data.slice(0, 8), at(s.step, s.rng)),
       });
