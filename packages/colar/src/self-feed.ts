@@ -7,7 +7,7 @@
  * (sampled as inference samples it, times the embedding scale: what decoding would feed). The
  * targets stay the true next compressed embedding and tokens, so the model learns to go on from
  * its own slightly-wrong latents. Why: on ProsQA a CoLaR model that teacher-forces perfectly
- * (99.7 % of its head's latents nearest the right token, the stop at the chain's end with p ≈ 1)
+ * (99.6 % of its head's latents nearest the right token, the stop at the chain's end with p ≈ 1)
  * derails from the second latent when it reads its own, and 93-95 % of its chains never stop
  * (docs/results/README.md, "CoLaR on ProsQA").
  * One pass is one step ahead: the replaced inputs are predicted from true prefixes, not from
