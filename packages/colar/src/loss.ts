@@ -11,9 +11,8 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { maskedCrossEntropy, paddedWidth, type Example, type Rng } from '@telepath/core';
-import { mergeEmbeddings, sourceIds } from './compress.js';
 import { headForward } from './latent-head.js';
-import { unitsForward } from './model.js';
+import { inputsOf, nextInputs, unitsForward } from './model.js';
 import { sftRow, type SftRow } from './layout.js';
 import { withFedInputs, type FedInputs } from './self-feed.js';
 import type { ColarState } from './state.js';
@@ -99,19 +98,9 @@ export function sftLoss(s: ColarState, batch: Example[], c: number, rng: Rng, fe
   return tf.tidy(() => {
     const layouts = rows.map((r) => r.layout);
     // Inputs are units 0..U−2 (some self-fed when `fed` says so), latent targets the true units
-    // 1..U−1 (the next input); two merges, no slicing.
-    const out = unitsForward(
-      s,
-      withFedInputs(rows, fed).map((l) => ({ source: l.source, units: l.units.slice(0, -1) })),
-      cfg.pooling,
-      T,
-    ); // logits [B, T, V], hidden [B, T, C]
-    const next = mergeEmbeddings(
-      s.lm.embed(sourceIds(layouts, s.tokenizer.padId)),
-      layouts.map((l) => ({ source: l.source, units: l.units.slice(1) })),
-      cfg.pooling,
-      T,
-    ); // [B, T, C]
+    // 1..U−1 (the next input).
+    const out = unitsForward(s, inputsOf(withFedInputs(rows, fed)), cfg.pooling, T); // logits [B, T, V], hidden [B, T, C]
+    const next = nextInputs(s, layouts, cfg.pooling, T); // [B, T, C]
     const C = next.shape[2];
     const t = sftTargets(rows, s.tokenizer.padId, T);
     const ce = maskedCrossEntropy(out.logits, t.targets, t.ceMask);

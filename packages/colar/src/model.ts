@@ -38,6 +38,26 @@ export function unitsForward(
   });
 }
 
+/** The inputs of rows read with every position predicting the next: units 0..U−2 of each. */
+export function inputsOf(layouts: RowLayout[]): RowLayout[] {
+  return layouts.map((l) => ({ source: l.source, units: l.units.slice(0, -1) }));
+}
+
+/**
+ * The true next input at every position of rows read by `inputsOf` (units 1..U−1, merged from
+ * the rows' own tokens) over `width` columns: [B, width, C].
+ */
+export function nextInputs(s: ColarState, layouts: RowLayout[], pooling: Pooling, width: number): tf.Tensor3D {
+  return tf.tidy(() =>
+    mergeEmbeddings(
+      s.lm.embed(sourceIds(layouts, s.tokenizer.padId)),
+      layouts.map((l) => ({ source: l.source, units: l.units.slice(1) })),
+      pooling,
+      width,
+    ),
+  );
+}
+
 /** What one decoding step leaves: the last hidden state, the logits and the cache after it. */
 export interface Step {
   hidden: tf.Tensor2D; // [B, C] last hidden state (the head's input)

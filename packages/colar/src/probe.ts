@@ -15,12 +15,11 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { Example, Rng } from '@telepath/core';
-import { mergeEmbeddings, sourceIds } from './compress.js';
 import { rollout } from './generate.js';
 import { headForward } from './latent-head.js';
 import { promptIds, type SftRow } from './layout.js';
 import { sftRows } from './loss.js';
-import { unitsForward } from './model.js';
+import { inputsOf, nextInputs, unitsForward } from './model.js';
 import { selfFedInputs, withFedInputs, type FedInputs } from './self-feed.js';
 import type { ColarState } from './state.js';
 
@@ -57,16 +56,11 @@ interface Sums {
 /** One batch's sums on `rows` read with `fed` in place of their chosen units (none: teacher-forced). */
 async function measure(s: ColarState, rows: SftRow[], fed: FedInputs | undefined, c: number): Promise<Sums> {
   const gold = rows.map((r) => r.layout);
-  const inputs = withFedInputs(rows, fed).map((l) => ({ source: l.source, units: l.units.slice(0, -1) }));
+  const inputs = inputsOf(withFedInputs(rows, fed));
   const U = Math.max(...inputs.map((l) => l.units.length));
   const packed = tf.tidy(() => {
     const out = unitsForward(s, inputs, s.config.pooling); // logits [B, U, V], hidden [B, U, C]
-    const next = mergeEmbeddings(
-      s.lm.embed(sourceIds(gold, s.tokenizer.padId)),
-      gold.map((l) => ({ source: l.source, units: l.units.slice(1) })),
-      s.config.pooling,
-      U,
-    ); // [B, U, C] the true next input
+    const next = nextInputs(s, gold, s.config.pooling, U); // [B, U, C] the true next input
     const mean = tf.mul(headForward(s.head, out.hidden).mean, s.embStd); // [B, U, C]
     const error = tf.div(
       tf.norm(tf.sub(mean, next), 'euclidean', -1),

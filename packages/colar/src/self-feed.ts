@@ -16,7 +16,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { Example, Rng } from '@telepath/core';
 import { sampleLatent, headForward } from './latent-head.js';
-import { unitsForward } from './model.js';
+import { inputsOf, unitsForward } from './model.js';
 import type { SftRow } from './layout.js';
 import type { ColarState } from './state.js';
 
@@ -43,7 +43,7 @@ export async function selfFedInputs(
   greedy = s.config.decoding === 'greedy',
 ): Promise<FedInputs> {
   const cfg = s.config;
-  const inputs = rows.map((r) => ({ source: r.layout.source, units: r.layout.units.slice(0, -1) }));
+  const inputs = inputsOf(rows.map((r) => r.layout));
   const x = tf.tidy(() => {
     const out = unitsForward(s, inputs, cfg.pooling); // hidden [B, U, C]
     const head = headForward(s.head, out.hidden);
