@@ -53,6 +53,8 @@ interface Sums {
   end: number;
 }
 
+const zeroSums = (): Sums => ({ error: 0, nearest: 0, positions: 0, early: 0, end: 0 });
+
 /** One batch's sums on `rows` read with `fed` in place of their chosen units (none: teacher-forced). */
 async function measure(s: ColarState, rows: SftRow[], fed: FedInputs | undefined, c: number): Promise<Sums> {
   const gold = rows.map((r) => r.layout);
@@ -86,7 +88,7 @@ async function measure(s: ColarState, rows: SftRow[], fed: FedInputs | undefined
   }
   const B = rows.length;
   const at = (k: number, b: number, i: number) => flat[(k * B + b) * U + i];
-  const sums: Sums = { error: 0, nearest: 0, positions: 0, early: 0, end: 0 };
+  const sums = zeroSums();
   rows.forEach((r, b) => {
     for (let i = r.chainStart; i < r.chainEnd; i++) {
       sums.positions += 1;
@@ -124,17 +126,14 @@ export async function exposureProbe(s: ColarState, examples: Example[], o: Probe
   const c = o.speed;
   const rng = o.rng;
   if (examples.length === 0) throw new Error('colar exposure probe: no questions to probe');
-  const zero = (): Sums => ({ error: 0, nearest: 0, positions: 0, early: 0, end: 0 });
-  const teacher = zero();
-  const self = zero();
-  let groups = 0;
+  const teacher = zeroSums();
+  const self = zeroSums();
   let stopped = 0;
   let latents = 0;
   const add = (a: Sums, b: Sums) => (Object.keys(a) as (keyof Sums)[]).forEach((k) => (a[k] += b[k]));
   for (let i = 0; i < examples.length; i += BATCH) {
     const part = examples.slice(i, i + BATCH);
     const rows = sftRows(s, part, c, rng.fork(`rows${i}`));
-    groups += rows.reduce((n, r) => n + r.chainEnd - r.chainStart, 0);
     add(teacher, await measure(s, rows, undefined, c));
     add(self, await measure(s, rows, await selfFedInputs(s, rows, 1, rng.fork(`fed${i}`), true), c));
     const decoded = await rollout(
@@ -151,7 +150,7 @@ export async function exposureProbe(s: ColarState, examples: Example[], o: Probe
   return {
     speed: c,
     questions: n,
-    groups: groups / n,
+    groups: teacher.positions / n, // every reasoning position predicts one group
     teacherForced: summary(teacher, n, c),
     selfFed: summary(self, n, c),
     freeRunning: { stopped: stopped / n, meanLatents: latents / n },

@@ -2,7 +2,16 @@
  * Test fixtures for CoLaR: a toy addition task with one reasoning step, its tokenizer, a tiny
  * LM and a ready state. Import from '@telepath/colar/testing' in tests only.
  */
-import { exampleTexts, Rng, TinyLm, Tokenizer, type Example, type LmConfig, type RewardFn } from '@telepath/core';
+import {
+  DEFAULT_OPTIM_CONFIG,
+  exampleTexts,
+  Rng,
+  TinyLm,
+  Tokenizer,
+  type Example,
+  type LmConfig,
+  type RewardFn,
+} from '@telepath/core';
 import { toyAdditionExamples } from '@telepath/core/testing';
 import type { ColarConfig } from './config.js';
 import { colar } from './method.js';
@@ -27,16 +36,7 @@ export const TOY_LM: Omit<LmConfig, 'vocabSize'> = {
 };
 
 /** Adam at a constant 1e-2 with no warm-up: what the package's training tests start from (spread and override). */
-export const TOY_OPTIM = {
-  lr: 1e-2,
-  lrMinRatio: 1,
-  warmupSteps: 0,
-  beta1: 0.9,
-  beta2: 0.999,
-  eps: 1e-8,
-  weightDecay: 0,
-  clipNorm: 1,
-};
+export const TOY_OPTIM = { ...DEFAULT_OPTIM_CONFIG, lr: 1e-2, lrMinRatio: 1, warmupSteps: 0, weightDecay: 0 };
 
 /** A CoLaR state on a fresh tiny LM over the toy task's vocabulary. */
 export function toyState(
