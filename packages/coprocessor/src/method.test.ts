@@ -1,5 +1,13 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { encodeExample, initBackend, Rng, train, type Example, type TinyLm } from '@telepath/core';
+import {
+  DEFAULT_OPTIM_CONFIG,
+  encodeExample,
+  initBackend,
+  Rng,
+  train,
+  type Example,
+  type TinyLm,
+} from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COPROCESSOR_VARIANTS, type CoprocessorConfig } from './config.js';
@@ -15,16 +23,7 @@ beforeAll(async () => {
 const data = toyExamples(64);
 const at = (phase = 'sft') => ({ step: 0, phase, rng: new Rng(0) });
 const snapshot = (m: Map<string, tf.Variable>) => new Map([...m].map(([k, v]) => [k, v.dataSync().slice()]));
-const optim = {
-  lr: 1e-2,
-  lrMinRatio: 1,
-  warmupSteps: 0,
-  beta1: 0.9,
-  beta2: 0.999,
-  eps: 1e-8,
-  weightDecay: 0.01,
-  clipNorm: 1,
-};
+const optim = { ...DEFAULT_OPTIM_CONFIG, lr: 1e-2, lrMinRatio: 1, warmupSteps: 0 };
 
 function setup(config: Partial<CoprocessorConfig>, seed = 0): CoprocessorState {
   const { lm, tokenizer } = toyBase(data, seed);

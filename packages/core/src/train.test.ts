@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
 import { maskedCrossEntropy } from './loss.js';
+import { DEFAULT_OPTIM_CONFIG } from './optim.js';
 import { Rng } from './rng.js';
 import { tinyLm } from './testing.js';
 import type { TinyLm } from './tiny-lm.js';
@@ -38,16 +39,7 @@ function batchLoss(lm: TinyLm, rng: Rng, B = 4, T = 8): tf.Scalar {
 const CFG = (steps: number): Partial<TrainConfig> => ({
   steps,
   logEvery: 1000,
-  optim: {
-    lr: 1e-2,
-    lrMinRatio: 0.1,
-    warmupSteps: 2,
-    beta1: 0.9,
-    beta2: 0.999,
-    eps: 1e-8,
-    weightDecay: 0.01,
-    clipNorm: 1,
-  },
+  optim: { ...DEFAULT_OPTIM_CONFIG, lr: 1e-2, warmupSteps: 2 },
 });
 
 describe('train', () => {
@@ -57,7 +49,7 @@ describe('train', () => {
     const res = await train({
       params: lm.params,
       rng: new Rng(0),
-      config: { ...CFG(150), optim: { ...CFG(1).optim!, lr: 2e-2, weightDecay: 0 } as never },
+      config: { ...CFG(150), optim: { ...DEFAULT_OPTIM_CONFIG, lr: 2e-2, warmupSteps: 2, weightDecay: 0 } },
       loss: () => batchLoss(lm, fixed.fork('batch')),
     });
     expect(res.losses[0]).toBeGreaterThan(2);

@@ -13,6 +13,7 @@ import { initBackend } from './backend.js';
 import { readCheckpoint } from './checkpoint.js';
 import { generate } from './generate.js';
 import { maskedCrossEntropy } from './loss.js';
+import { DEFAULT_OPTIM_CONFIG } from './optim.js';
 import { Rng } from './rng.js';
 import { installSizeGuards, sizeGuardLimit } from './size-guard.js';
 import { expectClose, onCpuAndWebgpu, relativeError, tinyLm, values, webgpuSkipReason } from './testing.js';
@@ -121,16 +122,7 @@ describe('on webgpu (against cpu)', () => {
           steps: 10,
           logEvery: 1,
           checkpointEvery: 5,
-          optim: {
-            lr: 1e-2,
-            lrMinRatio: 0.1,
-            warmupSteps: 2,
-            beta1: 0.9,
-            beta2: 0.999,
-            eps: 1e-8,
-            weightDecay: 0.01,
-            clipNorm: 0.5,
-          },
+          optim: { ...DEFAULT_OPTIM_CONFIG, lr: 1e-2, warmupSteps: 2, clipNorm: 0.5 },
         },
         loss: ({ rng }) =>
           tf.tidy(() => {

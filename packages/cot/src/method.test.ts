@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, Rng, train } from '@telepath/core';
+import { DEFAULT_OPTIM_CONFIG, initBackend, Rng, train } from '@telepath/core';
 import { expectNoLeak, toyAdditionExamples } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cot } from './method.js';
@@ -50,16 +50,7 @@ describe('cot method', () => {
       config: {
         steps: 40,
         logEvery: 100,
-        optim: {
-          lr: 5e-3,
-          lrMinRatio: 0.1,
-          warmupSteps: 5,
-          beta1: 0.9,
-          beta2: 0.999,
-          eps: 1e-8,
-          weightDecay: 0,
-          clipNorm: 1,
-        },
+        optim: { ...DEFAULT_OPTIM_CONFIG, lr: 5e-3, warmupSteps: 5, weightDecay: 0 },
       },
       loss: (at) =>
         cot.loss(state, at.rng.shuffle([...data]).slice(0, 8), { step: at.step, phase: 'sft', rng: at.rng }),

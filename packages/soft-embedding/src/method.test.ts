@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, Rng, train } from '@telepath/core';
+import { DEFAULT_OPTIM_CONFIG, initBackend, Rng, train } from '@telepath/core';
 import { expectNoLeak } from '@telepath/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { softEmbedding } from './method.js';
@@ -10,16 +10,7 @@ beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
 });
 
-const optim = {
-  lr: 1e-2,
-  lrMinRatio: 0.1,
-  warmupSteps: 2,
-  beta1: 0.9,
-  beta2: 0.999,
-  eps: 1e-8,
-  weightDecay: 0,
-  clipNorm: 1,
-};
+const optim = { ...DEFAULT_OPTIM_CONFIG, lr: 1e-2, warmupSteps: 2, weightDecay: 0 };
 
 describe('soft-embedding method', () => {
   it('phases: soft tokens one sft phase; continuous thought one phase per curriculum stage', () => {

@@ -6,7 +6,7 @@
  * from the per-step Rng, so a run is reproducible from its seed.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { readScalars, train, type Rng } from '@telepath/core';
+import { DEFAULT_OPTIM_CONFIG, readScalars, train, type Rng } from '@telepath/core';
 import type { AutoencoderConfig } from './config.js';
 import { sampleColumns } from './jacobian.js';
 import { autoencoderLoss, lambdaAt } from './loss.js';
@@ -64,12 +64,9 @@ export async function fitAutoencoder(o: FitOptions): Promise<FitResult> {
         steps: c.steps,
         logEvery,
         optim: {
+          ...DEFAULT_OPTIM_CONFIG,
           lr: c.lr,
-          lrMinRatio: 0.1,
           warmupSteps: c.warmupSteps,
-          beta1: 0.9,
-          beta2: 0.999,
-          eps: 1e-8,
           weightDecay: c.weightDecay,
           clipNorm: c.clipNorm,
         },
