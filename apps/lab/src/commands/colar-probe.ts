@@ -23,15 +23,18 @@ same questions:
                   true prefix (one step of the model's own latents)
   free-running    greedy decoding alone, as evaluation decodes (latents until the stop or the cap)
 For the first two: the head's latent error |mu*s - e| / |e| against the true next compressed
-embedding, how often it is nearest the true next token (c = 1 only), and the LM head's mean
+embedding (mean over the chain, and at the opening ### alone: the first latent decoded), how often it is nearest the true next token (c = 1 only), and the LM head's mean
 probability of the stop (###) before the chain's end and at it. For the third: the share of
 questions whose chain stops before the cap, and the latents used (the gold chain's length
-beside them).`;
+beside them). Whether the model reads the speed: how far the head's first latent moves when only
+the prompt's speed changes (to 1, or from 1 to the largest trained speed), beside how far the
+true first group moves (|x_c - x_other| / |x_c|, mean over questions). At c = 1 also the first three questions' chains decoded alone, each latent read as
+its nearest token, beside their gold chains.`;
 
 const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)} %`);
 
 function line(name: string, p: ProbeInputs): string {
-  return `${name.padEnd(16)} latent error ${p.latentError.toFixed(3)}  nearest token ${pct(p.nearestToken)}  p(###) early ${p.stopEarly.toFixed(4)}  at the end ${p.stopAtEnd.toFixed(3)}`;
+  return `${name.padEnd(16)} latent error ${p.latentError.toFixed(3)} (first ${p.firstLatentError.toFixed(3)})  nearest token ${pct(p.nearestToken)}  p(###) early ${p.stopEarly.toFixed(4)}  at the end ${p.stopAtEnd.toFixed(3)}`;
 }
 
 export async function colarProbeCommand(args: string[]): Promise<number> {
@@ -84,6 +87,15 @@ export async function colarProbeCommand(args: string[]): Promise<number> {
     console.log(
       `${'free-running'.padEnd(16)} stopped before the cap ${pct(probe.freeRunning.stopped)}  latents ${probe.freeRunning.meanLatents.toFixed(1)}`,
     );
+    if (probe.speedShift)
+      console.log(
+        `${'speed read?'.padEnd(16)} prompt speed ${speed} against ${probe.speedShift.other}: the first latent moves ${pct(probe.speedShift.head)}, the true first group ${pct(probe.speedShift.gold)}`,
+      );
+    const text = (ids: number[]) => JSON.stringify(colar.tokenizer.decode(ids));
+    for (const [q, r] of probe.freeRunning.readouts.entries()) {
+      console.log(`question ${q + 1}, gold chain (${r.gold.length} tokens): ${text(r.gold)}`);
+      console.log(`question ${q + 1}, decoded alone, nearest tokens (${r.read.length} latents): ${text(r.read)}`);
+    }
     return 0;
   } finally {
     state.dispose();
