@@ -23,7 +23,8 @@ same questions:
                   true prefix (one step of the model's own latents)
   free-running    greedy decoding alone, as evaluation decodes (latents until the stop or the cap)
 For the first two: the head's latent error |mu*s - e| / |e| against the true next compressed
-embedding (mean over the chain, and at the opening ### alone: the first latent decoded), how often it is nearest the true next token (c = 1 only), and the LM head's mean
+embedding (mean over the chain, and at the opening ### alone: the first latent decoded, the same
+in both readings since its prefix is the prompt), how often it is nearest the true next token (c = 1 only), and the LM head's mean
 probability of the stop (###) before the chain's end and at it. For the third: the share of
 questions whose chain stops before the cap, and the latents used (the gold chain's length
 beside them). Whether the model reads the speed: how far the head's first latent moves when only
