@@ -28,10 +28,10 @@ in both readings since its prefix is the prompt), how often it is nearest the tr
 (c = 1 only), and the LM head's mean probability of the stop (###) before the chain's end and at
 it. For the third: the share of questions whose chain stops before the cap, and the latents used
 (the gold chain's length beside them). Whether the model reads the speed: how far the head's
-first latent moves when only the prompt's speed changes (to 1, or from 1 to the largest trained
-speed), beside how far the true first group moves (|x_c - x_other| / |x_c|, mean over
-questions). At c = 1 also the first three questions' chains decoded alone, each latent read as
-its nearest token, beside their gold chains.`;
+first latent moves when only the prompt's speed changes (to 1, or from 1 to the arm's
+maxCompressionFactor), beside how far the true first group moves (|x_c - x_other| / |x_c|, mean
+over questions). At c = 1 also the first three questions' chains decoded alone, each latent read
+as its nearest token, beside their gold chains.`;
 
 const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)} %`);
 
