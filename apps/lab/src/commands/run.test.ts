@@ -2,7 +2,7 @@
  * `telepath run` as the CLI calls it, on a micro experiment: the table always, the HTML report unless
  * --table-only (the way to rebuild the table of a directory of kept records without writing pages).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
@@ -35,6 +35,26 @@ it('--table-only writes the table but no report; without it the report is writte
     expect(await runCommand(args)).toBe(0); // reads the finished arm back, then writes the report
     expect(existsSync(join(runs, 'micro-run', 'report', 'index.html'))).toBe(true);
   } finally {
+    print.mockRestore();
+    errors.mockRestore();
+  }
+}, 60_000);
+
+it('a finished run beside unfinished records of its experiment succeeds and says the report waits for them', async () => {
+  const print = vi.spyOn(console, 'log').mockImplementation(() => {});
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const unfinished = join(runs, 'micro-run', 'cot', 's0');
+  mkdirSync(unfinished, { recursive: true }); // another arm's run, started and not finished
+  try {
+    expect(await runCommand([file, '--runs', runs, '--backend', 'cpu', '--quiet'])).toBe(0);
+    const lines = errors.mock.calls.map((c) => String(c[0]));
+    expect(lines.filter((l) => l.includes('report not rebuilt'))).toEqual([
+      expect.stringMatching(
+        /report not rebuilt: 1 arm × seed record\(s\) of micro-run are not finished \(cot s0 \(.*not finished\)\); `telepath report micro-run --allow-missing`/,
+      ),
+    ]);
+  } finally {
+    rmSync(join(runs, 'micro-run', 'cot'), { recursive: true, force: true });
     print.mockRestore();
     errors.mockRestore();
   }
