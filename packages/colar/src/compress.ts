@@ -16,6 +16,8 @@ export type Unit = { members: number[] } | { vector: Float32Array };
 export interface RowLayout {
   source: number[];
   units: Unit[];
+  /** The speed c its prompt names (an arm with `speedVector` adds that speed's vector at the opening ###). */
+  speed?: number;
 }
 
 /**

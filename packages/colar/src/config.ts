@@ -42,6 +42,12 @@ export interface ColarConfig {
   entropyWeight: number;
   /** Speed text appended to the prompt; `{c}` becomes the speed. Words missing from a small vocabulary encode as <unk>; the digit carries the speed. */
   speedPrompt: string;
+  /**
+   * Not in the paper: a learnt vector per speed (zeros at the start) added to the opening ###'s
+   * input, so a model can read the speed where the prompt's digit is a token its reference never
+   * trained (ProsQA). false: the paper's prompt alone.
+   */
+  speedVector: boolean;
   decoding: LatentDecoding;
   latentTemperature: number;
   /** Temperature of the token sampled after each latent to decide whether to stop (### = stop). */
@@ -86,6 +92,7 @@ export const DEFAULT_COLAR_CONFIG: ColarConfig = {
   latentWeight: 1, // CoLaR released config, not stated in the paper: embed_modeling_weight 1
   entropyWeight: 0, // CoLaR released config, not stated in the paper: entropy_weight 0 (the paper's soft-MSE has −α·H with α unstated)
   speedPrompt: 'Thinking speed: {c}', // CoLaR released config, not stated in the paper: "(Thinking speed: {c})" after the question
+  speedVector: false, // chosen: the paper's speed prompt alone; true is our addition (docs/results: CoLaR on ProsQA ignores the speed digit)
   decoding: 'sample', // CoLaR released config, not stated in the paper: latents and the stop token are sampled at inference
   latentTemperature: 1, // CoLaR released config, not stated in the paper: latent_temperature 1.0
   stopTemperature: 1, // CoLaR released config, not stated in the paper: eol_temperature 1.0

@@ -14,6 +14,7 @@ beforeAll(async () => {
 const OPTIM = { ...TOY_OPTIM, lrMinRatio: 0.1, warmupSteps: 5 };
 
 const sampled = (seed: number) => ({
+  speed: 1,
   decoding: 'sample' as const,
   temperature: 1,
   topP: 1,
@@ -50,7 +51,14 @@ describe('inference at speed c', () => {
     const { state, data, tokenizer } = toyState({ maxLatents: 3 });
     const prompts = data.slice(0, 5).map((ex) => promptIds(tokenizer, ex, 2, state.config.speedPrompt));
     const rows = await expectNoLeak(() =>
-      rollout(state, prompts, { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: 4, rng: new Rng(0) }),
+      rollout(state, prompts, {
+        speed: 2,
+        decoding: 'sample',
+        temperature: 1,
+        topP: 1,
+        maxNewTokens: 4,
+        rng: new Rng(0),
+      }),
     );
     for (const r of rows) {
       expect(r.latents.length).toBeGreaterThanOrEqual(1);
@@ -67,7 +75,7 @@ describe('inference at speed c', () => {
   it('decodes a row alone exactly as in a batch of rows that stop at different steps (greedy)', async () => {
     const { state, data, tokenizer } = toyState({ maxLatents: 6 });
     const prompts = data.slice(0, 4).map((ex) => promptIds(tokenizer, ex, 1, state.config.speedPrompt));
-    const o = { decoding: 'greedy' as const, temperature: 0, topP: 1, maxNewTokens: 5, rng: new Rng(0) };
+    const o = { speed: 1, decoding: 'greedy' as const, temperature: 0, topP: 1, maxNewTokens: 5, rng: new Rng(0) };
     const batch = await rollout(state, prompts, o);
     for (const [i, p] of prompts.entries()) {
       const alone = (await rollout(state, [p], o))[0];

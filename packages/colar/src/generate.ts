@@ -30,11 +30,13 @@ import {
   type Rng,
 } from '@telepath/core';
 import { headForward, sampleLatent } from './latent-head.js';
-import { embedIds, feed, type Step } from './model.js';
+import { embedIds, feed, openingInputs, type Step } from './model.js';
 import type { RolloutRow } from './layout.js';
 import type { ColarState } from './state.js';
 
 export interface RolloutOptions {
+  /** The speed the prompts name (their opening ### reads its vector, with `speedVector`). */
+  speed: number;
   /** Latents: head mean and argmax stop token ('greedy'), or samples ('sample'). */
   decoding: 'sample' | 'greedy';
   /** Answer decoding after the closing ###. */
@@ -65,6 +67,7 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
   const stopTemperature = greedy ? 0 : cfg.stopTemperature;
   const results: RolloutRow[] = prompts.map((prompt) => ({
     prompt,
+    speed: o.speed,
     fed: [],
     latents: [],
     stopSampled: false,
@@ -79,7 +82,7 @@ export async function rollout(s: ColarState, prompts: number[][], o: RolloutOpti
   );
   pre.lastLogits.dispose();
   const pos = [...pre.positions];
-  const sep = embedIds(s, new Array<number>(B).fill(tok.sepId));
+  const sep = openingInputs(s, B, o.speed); // [B, 1, C]
   let step = feed(s, pre.cache, sep, pos, live);
   disposeCache(pre.cache);
   sep.dispose();

@@ -88,9 +88,11 @@ async function bufferFor(
   rewards: number[],
   G: number,
   prompts: number[][],
+  speed: number,
   seed: number,
 ): Promise<BufferedRollout[]> {
   const rows = await rollout(state, prompts, {
+    speed,
     decoding: 'sample',
     temperature: 1,
     topP: 1,
@@ -124,7 +126,7 @@ describe('GRPO on a tiny model', () => {
   it('old log-probs from the teacher-forced pass reproduce themselves: ρ = 1, so the first loss is −2·mean(A)', async () => {
     const { state, data, tokenizer } = toyState({ maxLatents: 4 });
     const prompts = [0, 0, 0, 0].map(() => promptIds(tokenizer, data[0], 5, state.config.speedPrompt));
-    const items = await bufferFor(state, [1, 0, 0, 0], 4, prompts, 1);
+    const items = await bufferFor(state, [1, 0, 0, 0], 4, prompts, 5, 1);
     const l = tf.tidy(() => grpoLoss(state, items.slice(0, 3)).dataSync()[0]);
     const meanA = (items[0].advantage + items[1].advantage + items[2].advantage) / 3;
     expect(l).toBeCloseTo(-2 * meanA, 4);
@@ -136,7 +138,7 @@ describe('GRPO on a tiny model', () => {
     const G = 4;
     const prompts = [0, 0, 0, 0, 1, 1, 1, 1].map((q) => promptIds(tokenizer, data[q], 3, state.config.speedPrompt));
     const rewards = [1, 0, 1, 0, 0, 0, 1, 0];
-    const items = await bufferFor(state, rewards, G, prompts, 2);
+    const items = await bufferFor(state, rewards, G, prompts, 3, 2);
     const before = seqLogProb(state, items);
     await train({
       params: state.trainable('rl'),

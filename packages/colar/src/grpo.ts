@@ -122,7 +122,14 @@ export async function refillBuffer(s: ColarState, questions: Example[], rng: Rng
   const rows = await rollout(
     s,
     examples.map((ex) => promptIds(s.tokenizer, ex, cfg.compressionFactor, cfg.speedPrompt)),
-    { decoding: 'sample', temperature: 1, topP: 1, maxNewTokens: cfg.maxNewTokens, rng: rng.fork('rollout') },
+    {
+      speed: cfg.compressionFactor,
+      decoding: 'sample',
+      temperature: 1,
+      topP: 1,
+      maxNewTokens: cfg.maxNewTokens,
+      rng: rng.fork('rollout'),
+    },
   );
   const rewards = rows.map((r, i) =>
     reward(examples[i], answerFromIds(s.tokenizer, [s.tokenizer.sepId, ...r.answer]).answer),

@@ -38,12 +38,14 @@ export function sftRow(tok: Tokenizer, ex: Example, c: number, speedPrompt: stri
   const chainEnd = units.length - 1;
   for (let i = 0; i < e.answer.length; i++) units.push({ members: [prompt.length + e.reasoning.length + i] });
   const labels = units.map((u) => source[u.members.length === 1 ? u.members[0] : rng.pick(u.members)]);
-  return { layout: { source, units }, labels, chainStart, chainEnd };
+  return { layout: { source, units, speed: c }, labels, chainStart, chainEnd };
 }
 
 /** A finished rollout: the prompt (with the opening ###), the latents fed, and the sampled answer. */
 export interface RolloutRow {
   prompt: number[];
+  /** The speed its prompt names (and whose vector the opening ### read, with `speedVector`). */
+  speed: number;
   /** Latents fed after the opening ###, in embedding space (z · scale). */
   fed: Float32Array[];
   /** The head's samples (z, in units of the embedding scale), one per latent fed. */
@@ -60,5 +62,5 @@ export function rolloutLayout(tok: Tokenizer, r: RolloutRow): RowLayout {
   const units: RowLayout['units'] = r.prompt.map((_, i) => ({ members: [i] }));
   for (const v of r.fed) units.push({ vector: v });
   for (let i = r.prompt.length; i < source.length; i++) units.push({ members: [i] });
-  return { source, units };
+  return { source, units, speed: r.speed };
 }

@@ -35,6 +35,8 @@ const TRACE_SLOTS = 16;
 const TRACE_BATCH = 64;
 /** Checkpoint name of the embedding scale (`ColarState.embStd`). */
 export const EMB_STD_VARIABLE = 'colar.embStd';
+/** Checkpoint name of the speed vectors (`ColarState.speedTable`, config.speedVector). */
+export const SPEED_TABLE_VARIABLE = 'colar.speedTable';
 
 function init(ctx: MethodContext, config: ColarConfig): ColarState {
   const c = parseColarConfig(config);
@@ -48,8 +50,18 @@ function init(ctx: MethodContext, config: ColarConfig): ColarState {
     ctx.lm.config.initStd,
     ctx.rng.fork('head'),
   );
+  // Not in the paper (config.speedVector): one learnt vector per speed, zeros at the start, so the
+  // arm begins as the paper's and learns what the speed should add at the opening ###.
+  const speeds = Math.max(c.maxCompressionFactor, c.compressionFactor, ...c.trainSpeeds);
+  const speedTable = c.speedVector
+    ? variableFrom(tf.zeros([speeds, C]), true, uniqueVariableName(SPEED_TABLE_VARIABLE))
+    : undefined;
   const all = () =>
-    new Map([...ctx.lm.params, ...[...head.params].map(([k, v]) => [`colar.head.${k}`, v] as [string, tf.Variable])]);
+    new Map([
+      ...ctx.lm.params,
+      ...[...head.params].map(([k, v]) => [`colar.head.${k}`, v] as [string, tf.Variable]),
+      ...(speedTable ? [[SPEED_TABLE_VARIABLE, speedTable] as [string, tf.Variable]] : []),
+    ]);
   const trainable = () => {
     const m = all();
     if (!c.trainEmbeddings) m.delete('wte');
@@ -70,6 +82,7 @@ function init(ctx: MethodContext, config: ColarConfig): ColarState {
     config: c,
     head,
     embStd: scale,
+    ...(speedTable ? { speedTable } : {}),
     ...(ctx.reward ? { reward: ctx.reward } : {}),
     buffer: [],
     rlStats: { rollouts: 0, groups: 0, groupsWithSignal: 0 },
@@ -79,6 +92,7 @@ function init(ctx: MethodContext, config: ColarConfig): ColarState {
     dispose: () => {
       ctx.lm.dispose();
       scale.dispose();
+      speedTable?.dispose();
       for (const v of head.params.values()) v.dispose();
       head.params.clear();
     },
@@ -124,6 +138,7 @@ async function generateAnswers(s: ColarState, batch: Example[], o: GenerateOptio
     s,
     batch.map((ex) => promptIds(tok, ex, c.compressionFactor, c.speedPrompt)),
     {
+      speed: c.compressionFactor,
       decoding: c.decoding,
       temperature: o.temperature,
       topP: o.topP,
@@ -159,7 +174,14 @@ async function trace(s: ColarState, batch: Example[]): Promise<LatentTrace> {
     const rows = await rollout(
       s,
       part.map((ex) => promptIds(s.tokenizer, ex, c.compressionFactor, c.speedPrompt)),
-      { decoding: 'greedy', temperature: 0, topP: 1, maxNewTokens: c.maxNewTokens, rng: new Rng(0) },
+      {
+        speed: c.compressionFactor,
+        decoding: 'greedy',
+        temperature: 0,
+        topP: 1,
+        maxNewTokens: c.maxNewTokens,
+        rng: new Rng(0),
+      },
     );
     rows.forEach((r, b) =>
       r.fed.slice(0, TRACE_SLOTS).forEach((v, k) => {

@@ -27,7 +27,8 @@ export function unitsForward(
   width?: number,
 ): { logits: tf.Tensor3D; hidden: tf.Tensor3D } {
   return tf.tidy(() => {
-    const inputs = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts, pooling, width); // [B, U, C]
+    const merged = mergeEmbeddings(s.lm.embed(sourceIds(layouts, s.tokenizer.padId)), layouts, pooling, width); // [B, U, C]
+    const inputs = withSpeedVectors(s, layouts, merged); // [B, U, C]
     const [B, U] = inputs.shape;
     const attn = tf.tensor2d(
       layouts.flatMap((l) => Array.from({ length: U }, (_, i) => (i < l.units.length ? 1 : 0))),
@@ -40,7 +41,37 @@ export function unitsForward(
 
 /** The inputs of rows read with every position predicting the next: units 0..U−2 of each. */
 export function inputsOf(layouts: RowLayout[]): RowLayout[] {
-  return layouts.map((l) => ({ source: l.source, units: l.units.slice(0, -1) }));
+  return layouts.map((l) => ({ ...l, units: l.units.slice(0, -1) }));
+}
+
+/** Unit index of a row's opening ### (its first raw-token unit reading ###). */
+export function openingUnit(layout: RowLayout, sepId: number): number {
+  const u = layout.units.findIndex(
+    (unit) => 'members' in unit && unit.members.length === 1 && layout.source[unit.members[0]] === sepId,
+  );
+  if (u < 0) throw new Error('colar: a row without its opening ### (the speed vector is added there)');
+  return u;
+}
+
+/** The learnt vector of speed c: [1, C] (config.speedVector), or null for an arm without them. Call inside tf.tidy. */
+export function speedVectorOf(s: ColarState, c: number): tf.Tensor2D | null {
+  if (!s.speedTable) return null;
+  const speeds = s.speedTable.shape[0];
+  if (!Number.isInteger(c) || c < 1 || c > speeds)
+    throw new Error(`colar: speed ${c} has no speed vector (this arm learnt speeds 1..${speeds})`);
+  return tf.slice(s.speedTable, [c - 1, 0], [1, -1]) as tf.Tensor2D; // [1, C]
+}
+
+/** Inputs [B, U, C] with each row's speed vector added at its opening ### (unchanged without speed vectors). */
+function withSpeedVectors(s: ColarState, layouts: RowLayout[], inputs: tf.Tensor3D): tf.Tensor3D {
+  if (!s.speedTable) return inputs;
+  const [B, U, C] = inputs.shape;
+  const added = layouts.map((l, b) => {
+    if (l.speed === undefined) throw new Error(`colar: row ${b} has no speed (needed for its speed vector)`);
+    const at = tf.oneHot(tf.tensor1d([openingUnit(l, s.tokenizer.sepId)], 'int32'), U); // [1, U]
+    return tf.matMul(tf.reshape(at, [U, 1]), speedVectorOf(s, l.speed)!); // [U, C]
+  });
+  return tf.add(inputs, tf.reshape(tf.stack(added), [B, U, C])) as tf.Tensor3D;
 }
 
 /**
@@ -82,6 +113,15 @@ export function feed(s: ColarState, cache: KvCache, x: tf.Tensor3D, pos: number[
       logits: tf.reshape(out.logits, [B, -1]) as tf.Tensor2D,
       cache: keepCache(out.cache),
     };
+  });
+}
+
+/** The opening ### of B rows at speed c as input: embed(###) plus the speed vector, [B, 1, C]. */
+export function openingInputs(s: ColarState, B: number, c: number): tf.Tensor3D {
+  return tf.tidy(() => {
+    const sep = embedIds(s, new Array<number>(B).fill(s.tokenizer.sepId)); // [B, 1, C]
+    const v = speedVectorOf(s, c);
+    return v ? (tf.add(sep, v) as tf.Tensor3D) : sep;
   });
 }
 

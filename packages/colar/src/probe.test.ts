@@ -82,7 +82,7 @@ describe('CoLaR exposure probe', () => {
     const decoded = await rollout(
       state,
       questions.map((ex) => promptIds(state.tokenizer, ex, 1, state.config.speedPrompt)),
-      { decoding: 'greedy', temperature: 0, topP: 1, maxNewTokens: 4, rng: new Rng(2) },
+      { speed: 1, decoding: 'greedy', temperature: 0, topP: 1, maxNewTokens: 4, rng: new Rng(2) },
     );
     const nearestByHand = (v: Float32Array) => {
       const dist = table.map((e) => Math.hypot(...e.map((x, j) => x - v[j])));

@@ -109,7 +109,7 @@ const zeroSums = (): Sums => ({ error: 0, first: 0, nearest: 0, positions: 0, ea
 
 /** Per row, the head's first latent (mean × scale at the opening ###) and the true first group: [B][C] each. */
 async function firstLatents(s: ColarState, rows: SftRow[]): Promise<{ head: Float32Array[]; gold: Float32Array[] }> {
-  const prefixes = rows.map((r) => ({ source: r.layout.source, units: r.layout.units.slice(0, r.chainStart + 2) }));
+  const prefixes = rows.map((r) => ({ ...r.layout, units: r.layout.units.slice(0, r.chainStart + 2) }));
   const packed = tf.tidy(() => {
     const U = Math.max(...prefixes.map((l) => l.units.length)) - 1;
     const out = unitsForward(s, inputsOf(prefixes), s.config.pooling, U); // hidden [B, U, C]
@@ -237,7 +237,14 @@ export async function exposureProbe(s: ColarState, examples: Example[], o: Probe
     const decoded = await rollout(
       s,
       part.map((ex) => promptIds(s.tokenizer, ex, c, s.config.speedPrompt)),
-      { decoding: 'greedy', temperature: 0, topP: 1, maxNewTokens: o.maxNewTokens, rng: rng.fork(`decode${i}`) },
+      {
+        speed: c,
+        decoding: 'greedy',
+        temperature: 0,
+        topP: 1,
+        maxNewTokens: o.maxNewTokens,
+        rng: rng.fork(`decode${i}`),
+      },
     );
     for (const [b, d] of decoded.entries()) {
       if (d.stopSampled) stopped += 1;

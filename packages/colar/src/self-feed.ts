@@ -72,10 +72,7 @@ export function withFedInputs(rows: SftRow[], fed: FedInputs | undefined): SftRo
   return rows.map((r, b) => {
     const f = fed?.[b];
     if (!f || f.size === 0) return r.layout;
-    return {
-      source: r.layout.source,
-      units: r.layout.units.map((unit, u) => (f.has(u) ? { vector: f.get(u)! } : unit)),
-    };
+    return { ...r.layout, units: r.layout.units.map((unit, u) => (f.has(u) ? { vector: f.get(u)! } : unit)) };
   });
 }
 

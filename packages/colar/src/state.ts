@@ -21,6 +21,8 @@ export interface ColarState extends MethodState {
    * tensor, never read back.
    */
   readonly embStd: tf.Scalar;
+  /** The learnt speed vectors [speeds, C], row c − 1 for speed c (config.speedVector; absent otherwise). */
+  speedTable?: tf.Variable;
   /** 1 for a correct answer, 0 otherwise (from the lab); required by the 'rl' phase. */
   reward?: RewardFn;
   /** Rollouts waiting to be trained on (GRPO: old log-probs fixed at rollout time). */
