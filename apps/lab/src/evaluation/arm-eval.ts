@@ -15,7 +15,7 @@ import { writeFileAtomic, type RunRecord } from '@telepath/core';
 import type { TaskData } from '../experiment/data.js';
 import type { Diagnostics } from './diagnostics.js';
 import { keepAs, type FinishedParts } from './finished-parts.js';
-import { evaluateAnswers, type Answerer, type EvalResult } from './evaluate.js';
+import { evaluateAnswers, type Answerer, type EvalResult, type ScoredSample } from './evaluate.js';
 import type { ExperimentConfig } from '../experiment/experiment.js';
 
 export interface TestSetResult {
@@ -39,6 +39,11 @@ export function samplesFile(name = ''): string {
 /** Each question's score under a latent control ({ id, correct } lines), for the paired intervals of its row. */
 export const controlSamplesFile = (control: string) => `samples.control-${control}.jsonl`;
 
+/** The main test set's samples.jsonl of a run dir, written atomically. */
+export async function writeSamples(dir: string, samples: ScoredSample[]): Promise<void> {
+  await writeFileAtomic(path.join(dir, samplesFile()), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+}
+
 export async function evaluateTestSets(
   answer: Answerer,
   data: TaskData,
@@ -53,7 +58,7 @@ export async function evaluateTestSets(
     ...keepAs(o.parts, 'main'),
   });
   if (main === 'interrupted') return main;
-  await writeFileAtomic(path.join(dir, samplesFile()), main.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+  await writeSamples(dir, main.samples);
   const tests: Record<string, TestSetResult> = {};
   for (const [name, examples] of Object.entries(data.extraTests ?? {})) {
     const r = await evaluateAnswers(answer, capped(examples, settings.maxExamples), data.task, settings, {

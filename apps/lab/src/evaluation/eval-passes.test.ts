@@ -1,13 +1,14 @@
 /**
  * Repeated evaluation of stochastic decoding (CoLaR: 5 passes, mean ± 95 % CI).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { colar } from '@telepath/colar';
 import { initBackend } from '@telepath/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluatePasses, passStats } from './eval-passes.js';
+import { evaluate } from './evaluate.js';
 import { validateExperiment } from '../experiment/experiment.js';
 import { runExperiment } from '../running/run-experiment.js';
 import { coinMethod, exactTask, MICRO_SETTINGS, numberedQuestions } from '../testing.js';
@@ -39,8 +40,19 @@ describe('evaluation passes', () => {
     expect(new Set(five.passes!.accuracies).size).toBeGreaterThan(1);
     expect(five.passes!.accuracies[0]).toBe(one.accuracy);
     expect(five.accuracy).toBeCloseTo(five.passes!.accuracies.reduce((a, b) => a + b, 0) / 5, 12);
-    expect(five.samples).toEqual(one.samples);
+    expect(five.samples.map(({ passScore: _, ...s }) => s)).toEqual(one.samples);
     expect(one.passes).toBeUndefined();
+    expect(one.samples[0].passScore).toBeUndefined();
+    // Each question's share of the passes right, by hand from the passes evaluated one by one.
+    const byPass = [];
+    for (let k = 0; k < 5; k++) {
+      const r = await evaluate(coin, state, examples, task, settings, { seed: 3, quiet: true, pass: k });
+      if (r === 'interrupted') throw new Error('interrupted');
+      expect(r.accuracy).toBe(five.passes!.accuracies[k]);
+      byPass.push(new Map(r.samples.map((s) => [s.id, s.correct])));
+    }
+    for (const s of five.samples) expect(s.passScore).toBeCloseTo(byPass.filter((m) => m.get(s.id)).length / 5, 12);
+    expect(new Set(five.samples.map((s) => s.passScore)).size).toBeGreaterThan(2);
     const control = await evaluatePasses(coin, { passes: 5 }, state, examples, task, settings, {
       seed: 3,
       quiet: true,
@@ -102,5 +114,36 @@ describe('evaluation passes', () => {
     const cot = JSON.parse(readFileSync(join(runs, 'passes', 'cot', 's0', 'summary.json'), 'utf8'));
     expect(cot.passes).toBeUndefined();
     expect(cot.startsFrom).toBe('scratch');
-  }, 60_000);
+    // A record written before passScore existed gains it when read back (every pass evaluated again
+    // from final.ckpt, reproducing the recorded accuracies); one whose passes do not reproduce keeps its samples.
+    const samplesPath = join(runs, 'passes', 'colar', 's0', 'samples.jsonl');
+    const lines = () =>
+      readFileSync(samplesPath, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    const written = lines();
+    expect(written.every((l) => typeof l.passScore === 'number')).toBe(true);
+    writeFileSync(samplesPath, written.map(({ passScore: _, ...l }) => JSON.stringify(l)).join('\n') + '\n');
+    await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
+    expect(lines()).toEqual(written);
+    const upgraded = JSON.parse(readFileSync(join(runs, 'passes', 'colar', 's0', 'summary.json'), 'utf8'));
+    expect(upgraded.upgraded.at(-1)).toMatch(/^passScore in samples\.jsonl added from the record on /);
+    writeFileSync(samplesPath, written.map(({ passScore: _, ...l }) => JSON.stringify(l)).join('\n') + '\n');
+    const wrongPass = {
+      ...upgraded,
+      passes: {
+        ...upgraded.passes,
+        accuracies: upgraded.passes.accuracies.map((a: number) => (a > 0.5 ? a - 0.25 : a + 0.25)),
+      },
+    };
+    delete wrongPass.upgraded;
+    writeFileSync(join(runs, 'passes', 'colar', 's0', 'summary.json'), JSON.stringify(wrongPass));
+    const logged: string[] = [];
+    await runExperiment(exp, { runsDir: runs, quiet: true, log: (l) => logged.push(l) });
+    expect(logged.join('\n')).toMatch(/colar s0: pass 1 gave \d+ right on evaluating again against \d+ recorded/);
+    expect(lines().every((l) => l.passScore === undefined)).toBe(true);
+    const refused = JSON.parse(readFileSync(join(runs, 'passes', 'colar', 's0', 'summary.json'), 'utf8'));
+    expect(refused.passScoresUnreproduced).toBe(true);
+  }, 120_000);
 });

@@ -2,7 +2,7 @@
  * Repeated evaluation for methods that decode stochastically (`LatentMethod.evalPasses`, e.g.
  * CoLaR: "5 runs, mean ± 95 % CI", arXiv 2505.16552 Table 1): every pass decodes every question
  * with its own random stream; the result's accuracy is the mean over passes, its samples are the
- * first pass's, and `passes` records each pass's accuracy, their sd and 1.96·sd/√n. With `parts`,
+ * first pass's with each question's share of passes right (`passScore`, what the paired intervals read), and `passes` records each pass's accuracy, their sd and 1.96·sd/√n. With `parts`,
  * each finished pass is kept (key `pass<k>`), so an interrupted evaluation resumes after it.
  */
 import type { Example, LatentControl, LatentMethod, MethodState } from '@telepath/core';
@@ -80,8 +80,12 @@ export async function addPasses<C, S extends MethodState>(
   const correct = results.reduce((a, r) => a + r.correct, 0);
   const total = results.reduce((a, r) => a + r.total, 0);
   const mean = (key: 'reasoningLength' | 'msPerExample') => results.reduce((a, r) => a + r[key], 0) / passes;
+  const rightPasses = new Map<string, number>();
+  for (const r of results)
+    for (const s of r.samples) rightPasses.set(s.id, (rightPasses.get(s.id) ?? 0) + (s.correct ? 1 : 0));
   return {
     ...first,
+    samples: first.samples.map((s) => ({ ...s, passScore: rightPasses.get(s.id)! / passes })),
     accuracy: stats.mean,
     // Binomial error over the questions (not over passes × questions: passes share the questions).
     stderr: Math.sqrt((stats.mean * (1 - stats.mean)) / first.total),

@@ -37,6 +37,11 @@ export interface ScoredSample {
   hitCap?: boolean;
   /** The reasoning was cut by a cap (`reasoningCappedOf`): no answer of its own choosing followed it. */
   reasoningCapped?: boolean;
+  /**
+   * Arms decoded in several sampled passes (eval-passes.ts): the share of the passes that answered
+   * this question right, what the paired intervals read; `correct` and the rest are the first pass's.
+   */
+  passScore?: number;
 }
 
 export interface EvalResult {

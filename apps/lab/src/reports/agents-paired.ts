@@ -12,8 +12,8 @@ import { VOTE_ROW, type RowBootstrap } from '@telepath/thought-comm';
 import { pairedDifference, reportResampler, seedMeanSpread, type Outcomes } from './bootstrap.js';
 
 /** row name → its scores by question id, for one seed (empty without the file); null when its records predate `correct`. */
-async function readRowScores(file: string): Promise<Map<string, Map<string, boolean>> | null> {
-  const rows = new Map<string, Map<string, boolean>>();
+async function readRowScores(file: string): Promise<Map<string, Map<string, number>> | null> {
+  const rows = new Map<string, Map<string, number>>();
   for (const [i, line] of ((await readJsonl(file)) as { id?: unknown; correct?: unknown }[]).entries()) {
     if (line.correct === undefined) return null;
     const where = `${file}:${i + 1}`; // samples.jsonl has no blank lines: record i is line i + 1
@@ -22,7 +22,7 @@ async function readRowScores(file: string): Promise<Map<string, Map<string, bool
     for (const [row, v] of Object.entries(line.correct)) {
       if (v !== 0 && v !== 1) throw new Error(`${where}: correct["${row}"] must be 0 or 1, got ${JSON.stringify(v)}`);
       if (!rows.has(row)) rows.set(row, new Map());
-      rows.get(row)!.set(line.id, v === 1);
+      rows.get(row)!.set(line.id, v);
     }
   }
   return rows;

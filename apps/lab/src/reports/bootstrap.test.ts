@@ -2,12 +2,12 @@ import { Rng } from '@telepath/core';
 import { describe, expect, it } from 'vitest';
 import { pairedDifference, Resampler, seedMeanSpread, type Outcomes } from './bootstrap.js';
 
-/** Outcomes of `seeds` seeds on questions q0…q(n−1), correct where `right(question, seed)`. */
-function outcomes(n: number, seeds: number[], right: (q: number, s: number) => boolean): Outcomes {
+/** Outcomes of `seeds` seeds on questions q0…q(n−1), scored `right(question, seed)` (true = 1, false = 0, or a share of passes). */
+function outcomes(n: number, seeds: number[], right: (q: number, s: number) => boolean | number): Outcomes {
   return {
     seeds,
     correct: seeds.map(
-      (s) => new Map(Array.from({ length: n }, (_, q) => [`q${q}`, right(q, s)] as [string, boolean])),
+      (s) => new Map(Array.from({ length: n }, (_, q) => [`q${q}`, Number(right(q, s))] as [string, number])),
     ),
   };
 }
@@ -45,6 +45,29 @@ describe('paired bootstrap', () => {
     expect(r.questions).toBe(50);
     expect(r.diff).toBe(1);
     expect(pairedDifference(a, b, new Resampler(new Rng(4)))).toEqual(r);
+  });
+});
+
+describe('scores that are shares of sampled passes', () => {
+  it('pair by their means: every question 3 of 5 passes right against 2 of 4 is +10 points with no spread', () => {
+    const a = outcomes(400, [0], () => 0.6);
+    const b = outcomes(400, [0], () => 0.5);
+    const r = pairedDifference(a, b, new Resampler(new Rng(6)));
+    expect(r.questions).toBe(400);
+    for (const x of [r.diff, r.lo, r.hi]) expect(x).toBeCloseTo(0.1, 10);
+    const s = seedMeanSpread(a, new Resampler(new Rng(6)));
+    expect(s.accuracy).toBeCloseTo(0.6, 10);
+    expect(s.sd).toBeCloseTo(0, 10);
+  });
+  it("mixed with 0/1 answers: the difference is the means', the interval that of a hand bootstrap over questions", () => {
+    const a = outcomes(300, [0], (q) => (q % 3) / 2); // 0, 0.5, 1: mean 0.5
+    const b = outcomes(300, [0], (q) => q % 3 === 2); // 1 on the questions where a is 1: mean 1/3
+    const r = pairedDifference(a, b, new Resampler(new Rng(7)));
+    expect(r.diff).toBeCloseTo(0.5 - 1 / 3, 12);
+    // Per question a − b is 0, 0.5, 0 (one in three 0.5): the bootstrap mean's sd ≈ sqrt(var / n).
+    const sd = Math.sqrt((0.25 * (1 / 3) * (2 / 3)) / 300);
+    expect(r.hi - r.lo).toBeGreaterThan(2 * 1.96 * sd * 0.85);
+    expect(r.hi - r.lo).toBeLessThan(2 * 1.96 * sd * 1.15);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Bootstrap intervals over questions and seeds (Efron & Tibshirani 1993, percentile intervals).
- * An arm's outcomes are a 0/1 correctness per question for each seed, on the same questions.
+ * An arm's outcomes are a score per question for each seed, on the same questions: 1 right, 0
+ * wrong, or for an arm decoded in several sampled passes the share of them that answered it right.
  * - `seedMeanSpread`: the standard deviation of an arm's seed-mean accuracy under a two-level
  *   bootstrap — each draw resamples the questions once (the same draw for every seed, so a
  *   question answered under three seeds counts once, not three times) and then the seeds.
@@ -14,8 +15,8 @@ import { Rng } from '@telepath/core';
 
 export interface Outcomes {
   seeds: number[];
-  /** Per seed (same order as `seeds`): question id → answered correctly. */
-  correct: Map<string, boolean>[];
+  /** Per seed (same order as `seeds`): question id → its score in [0, 1] (1 right, 0 wrong, or the share of passes right). */
+  correct: Map<string, number>[];
 }
 
 export const BOOTSTRAP_DRAWS = 2000;
@@ -28,19 +29,22 @@ function commonIds(arms: Outcomes[]): string[] {
 }
 
 /**
- * One seed's answers on the common questions, stored by the smaller of its two classes (so a draw
- * costs at most half the questions): the indices of the correct answers, or of the wrong ones.
+ * One seed's answers on the common questions. All 0/1: stored by the smaller of the two classes
+ * (so a draw costs at most half the questions), the indices of the correct answers or of the wrong
+ * ones. Otherwise (shares of passes): the score of every question.
  */
-interface SeedAnswers {
-  indices: Uint32Array;
-  ofCorrect: boolean;
-}
+type SeedAnswers = { indices: Uint32Array; ofCorrect: boolean } | { scores: Float64Array };
 
 function matrix(o: Outcomes, ids: string[]): SeedAnswers[] {
   return o.correct.map((m) => {
-    const right = ids.flatMap((id, q) => (m.get(id) ? [q] : []));
+    const scores = ids.map((id) => m.get(id)!);
+    if (scores.some((x) => x !== 0 && x !== 1)) return { scores: Float64Array.from(scores) };
+    const right = ids.flatMap((_, q) => (scores[q] === 1 ? [q] : []));
     const ofCorrect = 2 * right.length <= ids.length;
-    return { indices: Uint32Array.from(ofCorrect ? right : ids.flatMap((id, q) => (m.get(id) ? [] : [q]))), ofCorrect };
+    return {
+      indices: Uint32Array.from(ofCorrect ? right : ids.flatMap((_, q) => (scores[q] === 1 ? [] : [q]))),
+      ofCorrect,
+    };
   });
 }
 
@@ -48,10 +52,15 @@ function matrix(o: Outcomes, ids: string[]): SeedAnswers[] {
 function drawnMean(rows: SeedAnswers[], weights: Uint32Array, n: number, seedDraw: number[]): number {
   let sum = 0;
   for (const s of seedDraw) {
-    const { indices, ofCorrect } = rows[s];
+    const row = rows[s];
     let c = 0;
-    for (let i = 0; i < indices.length; i++) c += weights[indices[i]];
-    sum += (ofCorrect ? c : n - c) / n;
+    if ('scores' in row) {
+      for (let q = 0; q < n; q++) c += weights[q] * row.scores[q];
+      sum += c / n;
+      continue;
+    }
+    for (let i = 0; i < row.indices.length; i++) c += weights[row.indices[i]];
+    sum += (row.ofCorrect ? c : n - c) / n;
   }
   return sum / seedDraw.length;
 }

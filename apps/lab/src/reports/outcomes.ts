@@ -20,12 +20,13 @@ export function samplesDir(runsDir: string, r: ArmSummary): string {
   return path.join(runsDir, exp, arm, `s${r.seed}`);
 }
 
-async function readCorrect(file: string): Promise<Map<string, boolean> | null> {
+/** Question id → score: `passScore` (the share of sampled passes right) where the run wrote it, else `correct` as 1 or 0. */
+async function readCorrect(file: string): Promise<Map<string, number> | null> {
   if (!existsSync(file)) return null;
-  const out = new Map<string, boolean>();
+  const out = new Map<string, number>();
   for (const [i, line] of (await fs.readFile(file, 'utf8')).split('\n').entries()) {
     if (line.trim() === '') continue;
-    let s: { id?: unknown; correct?: unknown };
+    let s: { id?: unknown; correct?: unknown; passScore?: unknown };
     try {
       s = JSON.parse(line) as typeof s;
     } catch (e) {
@@ -33,7 +34,9 @@ async function readCorrect(file: string): Promise<Map<string, boolean> | null> {
     }
     if (typeof s.id !== 'string' || typeof s.correct !== 'boolean')
       throw new Error(`${file}:${i + 1}: expected "id" (string) and "correct" (boolean)`);
-    out.set(s.id, s.correct);
+    if (s.passScore !== undefined && !(typeof s.passScore === 'number' && s.passScore >= 0 && s.passScore <= 1))
+      throw new Error(`${file}:${i + 1}: "passScore" must be a number in [0, 1], got ${JSON.stringify(s.passScore)}`);
+    out.set(s.id, s.passScore ?? (s.correct ? 1 : 0));
   }
   return out;
 }

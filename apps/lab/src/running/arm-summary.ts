@@ -43,4 +43,6 @@ export interface ArmSummary {
   upgraded?: string[];
   /** Controls whose per-question scores could not be added later: evaluated again, they differed from the record. */
   controlScoresUnreproduced?: string[];
+  /** Set when evaluating a multi-pass arm's passes again did not give the recorded accuracies, so its samples have no `passScore`. */
+  passScoresUnreproduced?: boolean;
 }

@@ -23,7 +23,7 @@ import {
   type PretrainedTokenizer,
   type TrainStep,
 } from '@telepath/core';
-import { curveLogger, evaluateTestSets } from '../evaluation/arm-eval.js';
+import { curveLogger, evaluateTestSets, writeSamples } from '../evaluation/arm-eval.js';
 import { evaluateControls } from '../evaluation/controls.js';
 import { evaluationFingerprint, FinishedParts } from '../evaluation/finished-parts.js';
 import { DATA_DEFAULTS, extraTestNames, type LabTaskName, type TaskData } from '../experiment/data.js';
@@ -326,6 +326,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
       sets.main,
     );
     if (ev === 'interrupted') return 'interrupted';
+    if (ev.passes) await writeSamples(dir, ev.samples); // now with each question's share of passes right
     const ran =
       ev.reasoningKind === 'latents'
         ? await evaluateControls(

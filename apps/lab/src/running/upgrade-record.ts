@@ -7,11 +7,14 @@
  *   (final.ckpt; skipped for runs that predate it), samples to samples.<name>.jsonl;
  * - each recorded latent control's per-question scores (samples.control-<control>.jsonl):
  *   evaluated again with the final weights and the run's seed, kept only when the count of right
- *   answers equals the recorded one (the same evaluation), else left out with a warning.
+ *   answers equals the recorded one (the same evaluation), else left out with a warning;
+ * - an arm decoded in several sampled passes: each question's share of the passes right
+ *   (`passScore` in samples.jsonl, what the paired intervals read), from every pass evaluated
+ *   again, kept only when each pass's count of right answers equals the recorded one.
  * The summary is rewritten atomically with the added fields and `upgraded` saying what was added
  * and when; nothing it already held changes.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { SPECIAL_TOKENS, writeFileAtomic, type LatentControl } from '@telepath/core';
 import { diagnoseChain, reasoningText } from '@telepath/tasks';
@@ -28,6 +31,8 @@ interface Missing {
   tests: string[];
   /** Recorded controls without their per-question scores. */
   controls: string[];
+  /** A multi-pass arm whose samples lack each question's share of passes right. */
+  passScores: boolean;
 }
 
 /**
@@ -43,10 +48,20 @@ export function missingFromRecord(extraTests: string[], s: ArmSummary, dir: stri
           (c) => !existsSync(path.join(dir, controlSamplesFile(c))) && !s.controlScoresUnreproduced?.includes(c),
         )
       : [],
+    passScores: canEvaluate && (s.passes?.n ?? 1) > 1 && !s.passScoresUnreproduced && !firstSampleHasPassScore(dir),
   };
 }
 
-export const nothingMissing = (m: Missing) => !m.diagnostics && m.tests.length === 0 && m.controls.length === 0;
+/** Whether samples.jsonl's first line carries `passScore` (a run writes it on every line or none). */
+function firstSampleHasPassScore(dir: string): boolean {
+  const file = path.join(dir, samplesFile());
+  if (!existsSync(file)) return true; // nothing to add it to
+  const first = readFileSync(file, 'utf8').split('\n', 1)[0];
+  return first.trim() === '' || 'passScore' in (JSON.parse(first) as object);
+}
+
+export const nothingMissing = (m: Missing) =>
+  !m.diagnostics && m.tests.length === 0 && m.controls.length === 0 && !m.passScores;
 
 interface RecordedSample {
   id: string;
@@ -77,6 +92,46 @@ async function diagnosticsFromSamples(dir: string, data: TaskData, reasoningKind
   return d;
 }
 
+/**
+ * Each question's share of right answers over the recorded passes, from every pass evaluated again
+ * (pass k on its own stream, as eval-passes.ts draws it); 'unreproduced' when a pass's count of
+ * right answers differs from the recorded one; null when interrupted.
+ */
+async function passScoresAgain(
+  answer: Answerer,
+  test: TaskData['test'],
+  s: ArmSummary,
+  o: { data: TaskData; eval: ExperimentConfig['eval'] & { maxNewTokens: number }; log: (line: string) => void },
+): Promise<Map<string, number> | 'unreproduced' | null> {
+  const recorded = s.passes!.accuracies;
+  const right = new Map<string, number>();
+  for (const [k, accuracy] of recorded.entries()) {
+    const r = await evaluateAnswers(answer, test, o.data.task, o.eval, { seed: s.seed, quiet: true, pass: k });
+    if (r === 'interrupted') return null;
+    if (r.correct !== Math.round(accuracy * r.total)) {
+      o.log(
+        `[telepath] ${s.arm} s${s.seed}: pass ${k + 1} gave ${r.correct} right on evaluating again against ${Math.round(accuracy * r.total)} recorded; its samples keep the first pass's answers only`,
+      );
+      return 'unreproduced';
+    }
+    for (const x of r.samples) right.set(x.id, (right.get(x.id) ?? 0) + (x.correct ? 1 : 0));
+  }
+  return new Map([...right].map(([id, n]) => [id, n / recorded.length]));
+}
+
+/** samples.jsonl with each line's `passScore` added (atomically); every line's question must have one. */
+async function addPassScores(dir: string, scores: Map<string, number>): Promise<void> {
+  const file = path.join(dir, samplesFile());
+  const lines = (await fs.readFile(file, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+  const out = lines.map((line, i) => {
+    const sample = JSON.parse(line) as { id: string };
+    const score = scores.get(sample.id);
+    if (score === undefined) throw new Error(`${file}:${i + 1}: question ${sample.id} was not evaluated again`);
+    return JSON.stringify({ ...sample, passScore: score });
+  });
+  await writeFileAtomic(file, out.join('\n') + '\n');
+}
+
 export async function upgradeRecord(
   s: ArmSummary,
   dir: string,
@@ -97,10 +152,20 @@ export async function upgradeRecord(
       added.push('diagnostics');
     }
   }
-  if (missing.tests.length || missing.controls.length) {
+  if (missing.tests.length || missing.controls.length || missing.passScores) {
     const { answer, dispose } = await o.answerer();
     try {
       const test = capped(o.data.test, o.eval.maxExamples);
+      if (missing.passScores) {
+        const scores = await passScoresAgain(answer, test, s, o);
+        if (scores === 'unreproduced') {
+          out.passScoresUnreproduced = true;
+          added.push('passScoresUnreproduced');
+        } else if (scores) {
+          await addPassScores(dir, scores);
+          added.push('passScore in samples.jsonl');
+        }
+      }
       for (const control of missing.controls) {
         const r = await evaluateAnswers(answer, test, o.data.task, o.eval, {
           seed: s.seed,
