@@ -114,7 +114,7 @@ describe('CoLaR speed vectors (not in the paper: config.speedVector)', () => {
         rows.map((r) => rolloutLayout(state.tokenizer, r)),
         'scaled-sum',
       );
-      return headForward(state.head, out.hidden).mean.arraySync();
+      return headForward(state.head, out.hidden).mean.arraySync() as number[][][];
     });
     for (const [b, r] of rows.entries()) {
       expect(r.speed).toBe(speed);
