@@ -65,13 +65,21 @@ export function speedVectorOf(s: ColarState, c: number): tf.Tensor2D | null {
 /** Inputs [B, U, C] with each row's speed vector added at its opening ### (unchanged without speed vectors). */
 function withSpeedVectors(s: ColarState, layouts: RowLayout[], inputs: tf.Tensor3D): tf.Tensor3D {
   if (!s.speedTable) return inputs;
-  const [B, U, C] = inputs.shape;
-  const added = layouts.map((l, b) => {
+  const U = inputs.shape[1];
+  const speeds = layouts.map((l, b) => {
     if (l.speed === undefined) throw new Error(`colar: row ${b} has no speed (needed for its speed vector)`);
-    const at = tf.oneHot(tf.tensor1d([openingUnit(l, s.tokenizer.sepId)], 'int32'), U); // [1, U]
-    return tf.matMul(tf.reshape(at, [U, 1]), speedVectorOf(s, l.speed)!); // [U, C]
+    speedVectorOf(s, l.speed); // checks the table holds it
+    return l.speed - 1;
   });
-  return tf.add(inputs, tf.reshape(tf.stack(added), [B, U, C])) as tf.Tensor3D;
+  const at = tf.oneHot(
+    tf.tensor1d(
+      layouts.map((l) => openingUnit(l, s.tokenizer.sepId)),
+      'int32',
+    ),
+    U,
+  ); // [B, U]
+  const vectors = tf.gather(s.speedTable, tf.tensor1d(speeds, 'int32')); // [B, C]
+  return tf.add(inputs, tf.mul(tf.expandDims(tf.cast(at, 'float32'), 2), tf.expandDims(vectors, 1))) as tf.Tensor3D;
 }
 
 /**
