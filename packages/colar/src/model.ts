@@ -53,23 +53,28 @@ export function openingUnit(layout: RowLayout, sepId: number): number {
   return u;
 }
 
+/** Row c − 1 of the speed table, or a clear error when the table holds no speed c. */
+function speedRow(table: tf.Variable, c: number): number {
+  const speeds = table.shape[0];
+  if (!Number.isInteger(c) || c < 1 || c > speeds)
+    throw new Error(`colar: speed ${c} has no speed vector (this arm learnt speeds 1..${speeds})`);
+  return c - 1;
+}
+
 /** The learnt vector of speed c: [1, C] (config.speedVector), or null for an arm without them. Call inside tf.tidy. */
 export function speedVectorOf(s: ColarState, c: number): tf.Tensor2D | null {
   if (!s.speedTable) return null;
-  const speeds = s.speedTable.shape[0];
-  if (!Number.isInteger(c) || c < 1 || c > speeds)
-    throw new Error(`colar: speed ${c} has no speed vector (this arm learnt speeds 1..${speeds})`);
-  return tf.slice(s.speedTable, [c - 1, 0], [1, -1]) as tf.Tensor2D; // [1, C]
+  return tf.slice(s.speedTable, [speedRow(s.speedTable, c), 0], [1, -1]) as tf.Tensor2D; // [1, C]
 }
 
 /** Inputs [B, U, C] with each row's speed vector added at its opening ### (unchanged without speed vectors). */
 function withSpeedVectors(s: ColarState, layouts: RowLayout[], inputs: tf.Tensor3D): tf.Tensor3D {
-  if (!s.speedTable) return inputs;
+  const table = s.speedTable;
+  if (!table) return inputs;
   const U = inputs.shape[1];
-  const speeds = layouts.map((l, b) => {
+  const rows = layouts.map((l, b) => {
     if (l.speed === undefined) throw new Error(`colar: row ${b} has no speed (needed for its speed vector)`);
-    speedVectorOf(s, l.speed); // checks the table holds it
-    return l.speed - 1;
+    return speedRow(table, l.speed);
   });
   const at = tf.oneHot(
     tf.tensor1d(
@@ -78,7 +83,7 @@ function withSpeedVectors(s: ColarState, layouts: RowLayout[], inputs: tf.Tensor
     ),
     U,
   ); // [B, U]
-  const vectors = tf.gather(s.speedTable, tf.tensor1d(speeds, 'int32')); // [B, C]
+  const vectors = tf.gather(table, tf.tensor1d(rows, 'int32')); // [B, C]
   return tf.add(inputs, tf.mul(tf.expandDims(tf.cast(at, 'float32'), 2), tf.expandDims(vectors, 1))) as tf.Tensor3D;
 }
 

@@ -50,6 +50,13 @@ export async function evaluatePasses<C, S extends MethodState>(
   return addPasses(method, config, state, examples, task, settings, o, first);
 }
 
+/** Each question's share of the passes that answered it right: question id → [0, 1]. */
+export function passScores(passes: Pick<EvalResult, 'samples'>[]): Map<string, number> {
+  const right = new Map<string, number>();
+  for (const r of passes) for (const s of r.samples) right.set(s.id, (right.get(s.id) ?? 0) + (s.correct ? 1 : 0));
+  return new Map([...right].map(([id, n]) => [id, n / passes.length]));
+}
+
 /** The passes after `first` (an evaluation of the same examples with the same settings), when the method asks for more than one. */
 export async function addPasses<C, S extends MethodState>(
   method: LatentMethod<C, S>,
@@ -80,12 +87,10 @@ export async function addPasses<C, S extends MethodState>(
   const correct = results.reduce((a, r) => a + r.correct, 0);
   const total = results.reduce((a, r) => a + r.total, 0);
   const mean = (key: 'reasoningLength' | 'msPerExample') => results.reduce((a, r) => a + r[key], 0) / passes;
-  const rightPasses = new Map<string, number>();
-  for (const r of results)
-    for (const s of r.samples) rightPasses.set(s.id, (rightPasses.get(s.id) ?? 0) + (s.correct ? 1 : 0));
+  const scores = passScores(results);
   return {
     ...first,
-    samples: first.samples.map((s) => ({ ...s, passScore: rightPasses.get(s.id)! / passes })),
+    samples: first.samples.map((s) => ({ ...s, passScore: scores.get(s.id)! })),
     accuracy: stats.mean,
     // Binomial error over the questions (not over passes × questions: passes share the questions).
     stderr: Math.sqrt((stats.mean * (1 - stats.mean)) / first.total),

@@ -21,7 +21,8 @@ import { diagnoseChain, reasoningText } from '@telepath/tasks';
 import { capped, controlSamplesFile, samplesFile, type TestSetResult } from '../evaluation/arm-eval.js';
 import type { TaskData } from '../experiment/data.js';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from '../evaluation/diagnostics.js';
-import { evaluateAnswers, writtenChainCapped, type Answerer } from '../evaluation/evaluate.js';
+import { evaluateAnswers, writtenChainCapped, type Answerer, type EvalResult } from '../evaluation/evaluate.js';
+import { passScores } from '../evaluation/eval-passes.js';
 import { writeControlScores } from '../evaluation/controls.js';
 import type { ExperimentConfig } from '../experiment/experiment.js';
 import type { ArmSummary } from './arm-summary.js';
@@ -104,7 +105,7 @@ async function passScoresAgain(
   o: { data: TaskData; eval: ExperimentConfig['eval'] & { maxNewTokens: number }; log: (line: string) => void },
 ): Promise<Map<string, number> | 'unreproduced' | null> {
   const recorded = s.passes!.accuracies;
-  const right = new Map<string, number>();
+  const passes: EvalResult[] = [];
   for (const [k, accuracy] of recorded.entries()) {
     const r = await evaluateAnswers(answer, test, o.data.task, o.eval, { seed: s.seed, quiet: true, pass: k });
     if (r === 'interrupted') return null;
@@ -114,9 +115,9 @@ async function passScoresAgain(
       );
       return 'unreproduced';
     }
-    for (const x of r.samples) right.set(x.id, (right.get(x.id) ?? 0) + (x.correct ? 1 : 0));
+    passes.push(r);
   }
-  return new Map([...right].map(([id, n]) => [id, n / recorded.length]));
+  return passScores(passes);
 }
 
 /** samples.jsonl with each line's `passScore` added (atomically); every line's question must have one. */
