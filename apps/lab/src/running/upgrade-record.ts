@@ -14,7 +14,7 @@
  * The summary is rewritten atomically with the added fields and `upgraded` saying what was added
  * and when; nothing it already held changes.
  */
-import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import { closeSync, existsSync, promises as fs, openSync, readSync } from 'node:fs';
 import * as path from 'node:path';
 import { SPECIAL_TOKENS, writeFileAtomic, type LatentControl } from '@telepath/core';
 import { diagnoseChain, reasoningText } from '@telepath/tasks';
@@ -57,8 +57,25 @@ export function missingFromRecord(extraTests: string[], s: ArmSummary, dir: stri
 function firstSampleHasPassScore(dir: string): boolean {
   const file = path.join(dir, samplesFile());
   if (!existsSync(file)) return true; // nothing to add it to
-  const first = readFileSync(file, 'utf8').split('\n', 1)[0];
+  const first = readFirstLine(file);
   return first.trim() === '' || 'passScore' in (JSON.parse(first) as object);
+}
+
+/** The file's text up to its first newline, read in chunks so a long samples file is not loaded whole. */
+function readFirstLine(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) {
+      const newline = chunk.subarray(0, read).indexOf(0x0a);
+      chunks.push(Buffer.from(chunk.subarray(0, newline === -1 ? read : newline)));
+      if (newline !== -1) break;
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export const nothingMissing = (m: Missing) =>
