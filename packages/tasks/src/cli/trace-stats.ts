@@ -22,6 +22,8 @@ Options:
   --backs N        dead ends before the trace writes the solution (default 12)
   --plain          search traces without the check line of each two-number dead end ('search'; default 'search-check')
   --judged         'search-judged': moves into a three-number state with no solution marked " x", not entered
+  --guided         'search-guided': from four or more numbers only the first move with a solution is entered,
+                   after a written detour into one without in a quarter of the traces
   --format F       number format for the lengths: ${NUMBER_FORMATS.join(' | ')} (default reversed)
   --json           one JSON array on stdout
   --help           this text`;
@@ -35,6 +37,7 @@ function main(): void {
       backs: { type: 'string' },
       plain: { type: 'boolean' },
       judged: { type: 'boolean' },
+      guided: { type: 'boolean' },
       format: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -44,7 +47,8 @@ function main(): void {
     console.log(HELP);
     return;
   }
-  if (values.plain && values.judged) throw new Error('--plain and --judged are two different traces: name one');
+  if ([values.plain, values.judged, values.guided].filter(Boolean).length > 1)
+    throw new Error('--plain, --judged and --guided are different traces: name one');
   const n = intOption('n', values.n, 3);
   if (!isCountdownSize(n)) throw new Error(`--n expects 2..6, got ${n}`);
   const format = (values.format ?? 'reversed') as NumberFormat;
@@ -55,7 +59,13 @@ function main(): void {
     count: intOption('count', values.count, 2000),
     seed: intOption('seed', values.seed, 7),
     maxBacks: intOption('backs', values.backs, 12),
-    reasoning: values.plain ? 'search' : values.judged ? 'search-judged' : 'search-check',
+    reasoning: values.plain
+      ? 'search'
+      : values.judged
+        ? 'search-judged'
+        : values.guided
+          ? 'search-guided'
+          : 'search-check',
     numberFormat: format,
   } as const;
   const stats = SEARCH_ORDERS.map((order) => traceStats({ ...base, order }));

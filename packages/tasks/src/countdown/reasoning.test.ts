@@ -42,7 +42,7 @@ describe('Countdown reasoning formats', () => {
   });
 
   for (const n of N) {
-    it(`every 'state', 'search' and 'search-check' (closest-first, listed and products-last), and 'search-judged' trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
+    it(`every 'state', 'search' and 'search-check' (closest-first, listed and products-last), 'search-judged' and 'search-guided' trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
       const base = generateCountdown({ n, count: 1000, seed: 7, split: 'train' });
       let backs = 0;
       for (const ex of base) {
@@ -54,6 +54,7 @@ describe('Countdown reasoning formats', () => {
           ['search-check', 'products-last'],
           ['search-judged', 'closest'],
           ['search-judged', 'products-last'],
+          ['search-guided', 'products-last'],
         ] as [CountdownReasoning, SearchOrder][]) {
           for (const numberFormat of ['plain', 'reversed'] as const) {
             const r = renderCountdown(ex, { reasoning, numberFormat, maxBacks: 4, searchOrder });
@@ -68,10 +69,10 @@ describe('Countdown reasoning formats', () => {
       expect(backs).toBeGreaterThan(500); // the search traces do show dead ends and backtracking
     });
 
-    it(`every rejecting ('rejectInexact') products-last search-check and search-judged trace of 1,000 Countdown-${n} instances is sound, plain and reversed`, () => {
+    it(`every rejecting ('rejectInexact') products-last search-check, search-judged and search-guided trace of 1,000 Countdown-${n} instances is sound, plain and reversed`, () => {
       let rejected = 0;
       for (const ex of generateCountdown({ n, count: 1000, seed: 7, split: 'train' })) {
-        for (const reasoning of ['search-check', 'search-judged'] as const) {
+        for (const reasoning of ['search-check', 'search-judged', 'search-guided'] as const) {
           for (const numberFormat of ['plain', 'reversed'] as const) {
             const o = {
               reasoning,
@@ -91,6 +92,36 @@ describe('Countdown reasoning formats', () => {
       expect(rejected).toBeGreaterThan(400); // the traces do reject divisions
     });
   }
+
+  it("a 'search-guided' Countdown-4 trace enters a move with a solution, after a detour into one without in about a quarter of the traces, the same for the same problem", () => {
+    const o = {
+      reasoning: 'search-guided',
+      numberFormat: 'plain',
+      maxBacks: 12,
+      searchOrder: 'products-last',
+      rejectInexact: true,
+    } as const;
+    const base = generateCountdown({ n: 4, count: 1000, seed: 7, split: 'train' });
+    let detours = 0;
+    for (const ex of base) {
+      const { nums, target } = ex.meta as CountdownMeta;
+      const r = renderCountdown(ex, o);
+      expect(renderCountdown(ex, o).steps).toEqual(r.steps);
+      const top = `back [${nums.join(' ')}]`;
+      const backToTop = r.steps.indexOf(top);
+      // The move entered from the top: the first line, or the one after the detour's "back".
+      const entered = backToTop < 0 ? r.steps[0] : r.steps[backToTop + 1];
+      const after = (line: string) => /\[([^\]]*)\]/.exec(line)![1].split(' ').map(Number);
+      expect(sosFirstSolution(after(entered), target)).not.toBeNull();
+      if (backToTop > 0) {
+        detours++;
+        expect(sosFirstSolution(after(r.steps[0]), target)).toBeNull(); // the detour had no solution
+        expect(r.steps.lastIndexOf(top)).toBe(backToTop); // one detour, then never back to the top
+      }
+    }
+    expect(detours / base.length).toBeGreaterThan(0.2);
+    expect(detours / base.length).toBeLessThan(0.3);
+  });
 
   it('search traces try, hit dead ends, go back, and stay within the budget of dead ends', () => {
     const { lines } = searchTrace([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], { ...PLAIN, maxBacks: 4 });

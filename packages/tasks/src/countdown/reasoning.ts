@@ -17,6 +17,14 @@
  *             the model judges a small state at a glance instead of searching it in writing. At
  *             n = 3 it is 'search-check'; at n = 4 it keeps the written search to one three-number
  *             state, short enough for the context (trace-stats.ts).
+ * - 'search-guided': 'search-check' where a state of four or more numbers is not searched move by
+ *             move: the trace enters the first move (in the search order) into a state that has a
+ *             solution and writes nothing about the others, so the model chooses a good move instead
+ *             of judging each one right. In a share of the traces (GUIDED_DETOUR_SHARE, picked by
+ *             the instance, so the same problem is always written the same way) the top state first
+ *             enters one move into a state with no solution, searches it to its last dead end in
+ *             writing (no dead-end budget), goes "back" and then enters the good one: the recovery
+ *             from a wrong choice is in the data. At n = 3 it is 'search-check'.
  * The searches try moves closest-first by default; with `searchOrder` 'listed' they try them in
  * the order the moves are listed instead (pairs left to right by position in the state, then
  * + * - /, as SoS enumerates them), so after a "back" the next try is the successor of the last one
@@ -38,16 +46,24 @@ import { stepsToExpression } from './format.js';
 import { formatStep, rat, sosMoves } from './rules.js';
 import { sosFirstSolution } from './sos-dfs.js';
 
-export type CountdownReasoning = 'steps' | 'state' | 'search' | 'search-check' | 'search-judged';
+export type CountdownReasoning = 'steps' | 'state' | 'search' | 'search-check' | 'search-judged' | 'search-guided';
 export const COUNTDOWN_REASONING: readonly CountdownReasoning[] = [
   'steps',
   'state',
   'search',
   'search-check',
   'search-judged',
+  'search-guided',
 ];
 /** The reasonings written as a search trace (searchTrace). */
-export const SEARCH_REASONING: readonly CountdownReasoning[] = ['search', 'search-check', 'search-judged'];
+export const SEARCH_REASONING: readonly CountdownReasoning[] = [
+  'search',
+  'search-check',
+  'search-judged',
+  'search-guided',
+];
+/** Share of 'search-guided' traces whose top state first enters a move with no solution (a detour). */
+export const GUIDED_DETOUR_SHARE = 0.25;
 export type NumberFormat = 'plain' | 'reversed';
 export const NUMBER_FORMATS: readonly NumberFormat[] = ['plain', 'reversed'];
 /** The order a search trace tries the moves on a state in (see the module comment). */
@@ -172,6 +188,15 @@ export interface SearchOptions {
   judge?: boolean;
   /** Write each inexact division the search passes as "a/b x" (RenderOptions.rejectInexact). */
   rejectInexact?: boolean;
+  /** Enter only the first move with a solution from a state of ≥ 4 numbers (the 'search-guided' trace). */
+  guided?: boolean;
+}
+
+/** A number in [0, 1) that depends only on the instance (FNV-1a over its numbers, target and a salt). */
+function instanceUniform(nums: readonly number[], target: number, salt: string): number {
+  let h = 0x811c9dc5;
+  for (const ch of `${nums.join(',')}>${target}#${salt}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return h / 2 ** 32;
 }
 
 /**
@@ -184,11 +209,12 @@ export function searchTrace(
   nums: readonly number[],
   target: number,
   solution: readonly string[],
-  { maxBacks, writeChecks, order, judge = false, rejectInexact = false }: SearchOptions,
-): { lines: string[]; solution: string[] } {
+  { maxBacks, writeChecks, order, judge = false, rejectInexact = false, guided = false }: SearchOptions,
+): { lines: string[]; solution: string[]; outOfBudget: boolean } {
   const lines: string[] = [];
   const path: string[] = []; // bare steps from the start to the current state
   let backs = 0;
+  let exhaustive = false; // inside a guided detour: searched to its end, whatever the budget
   /** true: solved; false: no solution below this state; 'budget': out of dead ends. */
   const dfs = (xs: number[]): boolean | 'budget' => {
     if (xs.length === 1) return xs[0] === target;
@@ -199,10 +225,11 @@ export function searchTrace(
       if (hit) path.push(closest.step);
       return hit;
     }
+    if (guided && xs.length >= 4) return guidedMove(xs);
     let left = false; // the last try entered a state below this one and came back empty
     for (const m of movesInOrder(xs, target, order, rejectInexact)) {
       if (left) {
-        if (backs >= maxBacks) return 'budget';
+        if (backs >= maxBacks && !exhaustive) return 'budget';
         backs++;
         lines.push(`back ${state(xs)}`);
         left = false;
@@ -224,24 +251,49 @@ export function searchTrace(
     }
     return false;
   };
+  /** A guided state: (at the top, sometimes) a detour searched to its end, then the first move with a solution. */
+  const guidedMove = (xs: number[]): boolean | 'budget' => {
+    const moves = movesInOrder(xs, target, order, false);
+    const good = moves.find((m) => sosFirstSolution(m.next, target) !== null);
+    if (!good) return false;
+    const dead = moves.filter((m) => sosFirstSolution(m.next, target) === null);
+    if (xs.length === nums.length && dead.length > 0 && instanceUniform(nums, target, 'detour') < GUIDED_DETOUR_SHARE) {
+      const detour = dead[Math.floor(instanceUniform(nums, target, 'which') * dead.length)];
+      lines.push(detour.line);
+      const budgetLeft = backs;
+      exhaustive = true;
+      dfs(detour.next); // false: it has no solution
+      [exhaustive, backs] = [false, budgetLeft]; // the detour's dead ends do not spend the budget
+      lines.push(`back ${state(xs)}`);
+    }
+    lines.push(good.line);
+    path.push(good.step);
+    return dfs(good.next);
+  };
   const r = dfs([...nums]);
-  if (r === true) return { lines, solution: path };
+  if (r === true) return { lines, solution: path, outOfBudget: false };
   // Out of budget (or, for n ≤ 2, nothing to search): back to the start, then the solution.
   if (lines.length > 0) lines.push(`back ${state(nums)}`);
-  return { lines: [...lines, ...stateLines(nums, solution)], solution: [...solution] };
+  return { lines: [...lines, ...stateLines(nums, solution)], solution: [...solution], outOfBudget: r === 'budget' };
+}
+
+/** How `o.reasoning` is searched (a search reasoning, SEARCH_REASONING). */
+export function searchOptionsOf(o: RenderOptions): SearchOptions {
+  return {
+    maxBacks: o.maxBacks,
+    writeChecks: o.reasoning !== 'search',
+    order: o.searchOrder,
+    judge: o.reasoning === 'search-judged',
+    rejectInexact: o.rejectInexact,
+    guided: o.reasoning === 'search-guided',
+  };
 }
 
 /** The example with its steps written in `o.reasoning` and every number in `o.numberFormat`; meta records both. */
 export function renderCountdown(ex: Example, o: RenderOptions): Example {
   const m = ex.meta as CountdownMeta;
   const search = SEARCH_REASONING.includes(o.reasoning)
-    ? searchTrace(m.nums, m.target, ex.steps, {
-        maxBacks: o.maxBacks,
-        writeChecks: o.reasoning !== 'search',
-        order: o.searchOrder,
-        judge: o.reasoning === 'search-judged',
-        rejectInexact: o.rejectInexact,
-      })
+    ? searchTrace(m.nums, m.target, ex.steps, searchOptionsOf(o))
     : undefined;
   const steps = search ? search.lines : o.reasoning === 'state' ? stateLines(m.nums, ex.steps) : ex.steps;
   // A search ends on the path it found, so its answer is that path's expression, not SoS's.

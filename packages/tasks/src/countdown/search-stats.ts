@@ -128,6 +128,7 @@ export function goldDeadEnds(
   order: SearchOrder,
   judge = false,
   rejectInexact = false,
+  guided = false,
 ): number | null {
   const m = /^Make (\d+) from ((?:\d+ )*\d+)\.$/.exec(readNumbers(question.trim(), format));
   if (!m) return null;
@@ -138,6 +139,7 @@ export function goldDeadEnds(
     order,
     judge,
     rejectInexact,
+    guided,
   });
   return lines.filter((l) => l.startsWith('back')).length;
 }
@@ -266,7 +268,7 @@ function runDataBeside(file: string): RunData | undefined {
 /**
  * The samples of one samples.jsonl, their text in plain digits (read in the run's number format);
  * a line that is not such a sample is an error naming the file and line. When the run's
- * config.resolved.json beside it writes a search ('search', 'search-check' or 'search-judged'), each sample also
+ * config.resolved.json beside it writes a search ('search', 'search-check', 'search-judged' or 'search-guided'), each sample also
  * gets its question's full-search dead ends, in the run's number format and search order.
  */
 export function readSearchSamples(file: string): SearchSample[] {
@@ -295,6 +297,7 @@ export function readSearchSamples(file: string): SearchSample[] {
               data?.searchOrder ?? 'closest',
               data?.reasoning === 'search-judged',
               data?.rejectInexact === true,
+              data?.reasoning === 'search-guided',
             )
           : null;
       return {

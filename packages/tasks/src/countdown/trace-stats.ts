@@ -5,12 +5,15 @@
  * and how often a trace writes a product of two numbers ≥ 10 (the arithmetic small models get
  * wrong). The numbers behind an arm's choice of order and context length.
  */
-import { generateCountdown } from './generate.js';
+import { generateCountdown, type CountdownMeta } from './generate.js';
 import {
   isLongProduct,
   JUDGED_MARK,
   renderCountdown,
+  searchOptionsOf,
+  searchTrace,
   type CountdownReasoning,
+  type RenderOptions,
   type NumberFormat,
   type SearchOrder,
 } from './reasoning.js';
@@ -54,17 +57,20 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
   let judged = 0;
   for (const ex of examples) {
     // Reversing digits keeps every count here: lines, "back"s, marks and how many digits a number has.
-    const r = renderCountdown(ex, {
+    const render: RenderOptions = {
       reasoning: o.reasoning,
       numberFormat: o.numberFormat,
       maxBacks: o.maxBacks,
       searchOrder: o.order,
-    });
+    };
+    const r = renderCountdown(ex, render);
     const c = exampleChars(r);
     chars += c;
     maxChars = Math.max(maxChars, c);
     const backs = r.steps.filter((l) => l.startsWith('back')).length;
-    const over = backs > o.maxBacks; // the budget's dead ends, then one more "back" to the start
+    const m = ex.meta as CountdownMeta;
+    // Out of budget: the budget's dead ends, then one more "back" to the start before the solution.
+    const over = searchTrace(m.nums, m.target, ex.steps, searchOptionsOf(render)).outOfBudget;
     if (over) outOfBudget++;
     deadEnds += over ? backs - 1 : backs;
     const products = r.steps.filter(isLongProduct).length;
