@@ -124,7 +124,11 @@ describe('Countdown reasoning formats', () => {
   });
 
   it('search traces try, hit dead ends, go back, and stay within the budget of dead ends', () => {
-    const { lines } = searchTrace([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], { ...PLAIN, maxBacks: 4 });
+    const { lines, outOfBudget } = searchTrace([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], {
+      ...PLAIN,
+      maxBacks: 4,
+    });
+    expect(outOfBudget).toBe(true);
     expect(lines.filter((l) => l.startsWith('back')).length).toBe(5); // 4 dead ends, then back to the start
     expect(lines[lines.length - 4]).toBe('back [91 80 87 6]');
     expect(lines.slice(-3)).toEqual(['91-80=11 [11 87 6]', '87-6=81 [81 11]', '81+11=92 [92]']);
@@ -221,6 +225,7 @@ describe('Countdown reasoning formats', () => {
     expect(searchTrace([91, 80, 87, 6], 92, ['91-80=11', '87-6=81', '81+11=92'], judged)).toEqual({
       lines: ['91+80=171 [171 87 6] x', '91-80=11 [11 87 6]', '11+87=98 [98 6]', '98-6=92 [92]'],
       solution: ['91-80=11', '11+87=98', '98-6=92'],
+      outOfBudget: false,
     });
     // At n = 3 nothing is judged: the trace is search-check's.
     for (const e of generateCountdown({ n: 3, count: 200, seed: 5, split: 'train' })) {
