@@ -254,9 +254,10 @@ export function searchTrace(
   /** A guided state: (at the top, sometimes) a detour searched to its end, then the first move with a solution. */
   const guidedMove = (xs: number[]): boolean | 'budget' => {
     const moves = movesInOrder(xs, target, order, false);
-    const good = moves.find((m) => sosFirstSolution(m.next, target) !== null);
+    const solvable = moves.map((m) => sosFirstSolution(m.next, target) !== null);
+    const good = moves.find((_, i) => solvable[i]);
     if (!good) return false;
-    const dead = moves.filter((m) => sosFirstSolution(m.next, target) === null);
+    const dead = moves.filter((_, i) => !solvable[i]);
     if (xs.length === nums.length && dead.length > 0 && instanceUniform(nums, target, 'detour') < GUIDED_DETOUR_SHARE) {
       const detour = dead[Math.floor(instanceUniform(nums, target, 'which') * dead.length)];
       lines.push(detour.line);
