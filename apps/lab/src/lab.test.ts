@@ -179,6 +179,35 @@ describe('telepath run on a micro experiment', () => {
     await expect(evalCommand([join(runs, 'micro'), '--data', file])).rejects.toThrow(/not a run directory/);
   });
 
+  it('telepath eval --checkpoint evaluates a run that has not finished with its phase checkpoint', async () => {
+    const { evalCommand, evalResultBase } = await import('./commands/eval.js');
+    const { cpSync } = await import('node:fs');
+    const file = join(runs, 'extra.jsonl'); // written by the test above, evaluated with final.ckpt
+    const unfinished = join(mkdtempSync(join(tmpdir(), 'lab-unfinished-')), 'micro', 'cot', 's0');
+    cpSync(join(runs, 'micro', 'cot', 's0'), unfinished, { recursive: true });
+    for (const f of ['summary.json', 'final.ckpt']) rmSync(join(unfinished, f));
+    await expect(evalCommand([unfinished, '--data', file, '--backend', 'cpu'])).rejects.toThrow(/has not finished/);
+    await expect(
+      evalCommand([unfinished, '--data', file, '--checkpoint', 'stage2', '--backend', 'cpu']),
+    ).rejects.toThrow(/no phase "stage2" \(its phases: sft\)/);
+    expect(await evalCommand([unfinished, '--data', file, '--checkpoint', 'sft', '--backend', 'cpu'])).toBe(0);
+    const out = JSON.parse(readFileSync(join(unfinished, `${evalResultBase(file)}.sft-step4.json`), 'utf8'));
+    expect(out.checkpoint).toEqual({ phase: 'sft', step: 4 });
+    const predictions = (dir: string, base: string) =>
+      readFileSync(join(dir, `${base}.samples.jsonl`), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { prediction: string }).prediction);
+    // The last phase's checkpoint holds the weights final.ckpt holds: the same answers.
+    expect(predictions(unfinished, `${evalResultBase(file)}.sft-step4`)).toEqual(
+      predictions(join(runs, 'micro', 'cot', 's0'), evalResultBase(file)),
+    );
+    rmSync(join(unfinished, 'sft.ckpt'));
+    await expect(evalCommand([unfinished, '--data', file, '--checkpoint', 'sft', '--backend', 'cpu'])).rejects.toThrow(
+      /no sft\.ckpt: phase sft has not written a checkpoint yet/,
+    );
+  });
+
   it('telepath eval rebuilds an arm that started from another (initFrom) from its own record, wherever the record is', async () => {
     const { evalCommand, evalResultBase } = await import('./commands/eval.js');
     const { cpSync } = await import('node:fs');

@@ -30,14 +30,20 @@ import { maxNewTokensOf } from '../running/build-arm.js';
 import { readFinishedRun, restoreFinishedRun } from '../running/restore-run.js';
 import { integerOption, printHelp, usageError } from './command-args.js';
 
-const HELP = `Usage: telepath eval <run dir> --data FILE [--max N] [--json] [--backend NAME]
+const HELP = `Usage: telepath eval <run dir> --data FILE [--checkpoint PHASE] [--max N] [--json] [--backend NAME]
 
 Evaluates the trained arm in <run dir> (runs/<experiment>/<arm>/s<seed>) on FILE:
   countdown  JSONL, one {"input": "a,b,c", "output": "target"} per line
   gsm8k      GSM8K's JSONL ({"question", "answer"} with <<…>> annotations and ####)
   prosqa     the ProsQA JSON format
 Writes eval-<file>-<hash>.json and eval-<file>-<hash>.samples.jsonl into the run directory
-(<hash>: 8 hex digits of the sha256 of FILE's absolute path).`;
+(<hash>: 8 hex digits of the sha256 of FILE's absolute path).
+
+--checkpoint PHASE  the weights of <PHASE>.ckpt (e.g. sft, stage3) instead of final.ckpt: a run
+                    still training (its latest checkpoint; the run may go on meanwhile) or an
+                    earlier phase. The arm is built from its initFrom source as training built it,
+                    and decodes as the finished arm does. Results go to
+                    eval-<file>-<hash>.<PHASE>-step<N>.json (N: the checkpoint's step).`;
 
 export async function evalCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -46,6 +52,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     options: {
       data: { type: 'string' },
       max: { type: 'string', default: '0' },
+      checkpoint: { type: 'string' },
       json: { type: 'boolean', default: false },
       backend: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -55,14 +62,21 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1 || !values.data)
     return usageError('eval', 'expected a run directory and --data FILE', HELP);
   const dir = path.resolve(positionals[0]);
-  const resolved = await readFinishedRun(dir);
+  const phase = values.checkpoint;
+  if (phase !== undefined && !/^[A-Za-z0-9_-]+$/.test(phase))
+    return usageError(
+      'eval',
+      `--checkpoint: expected a phase name such as sft or stage3, got ${JSON.stringify(phase)}`,
+      HELP,
+    );
+  const resolved = await readFinishedRun(dir, { started: phase !== undefined });
   const { examples, task } = await loadEvalFile(resolved.task, armData(resolved, resolved.arm), values.data);
   if (examples.length === 0)
     throw new Error(`${values.data}: no examples to evaluate (an empty file); an accuracy of 0/0 would mean nothing`);
   const max = integerOption('eval', '--max', values.max, 0, '0: every example');
   const info = await initBackend(values.backend as BackendCandidate | undefined, { quiet: true });
   console.error(describeBackend(info));
-  const { method, state } = await restoreFinishedRun(dir, resolved, examples);
+  const { method, state, step } = await restoreFinishedRun(dir, resolved, examples, { upToPhase: phase });
   try {
     const subset = max > 0 ? examples.slice(0, max) : examples;
     const maxNewTokens = maxNewTokensOf(resolved, resolved.arm);
@@ -76,9 +90,17 @@ export async function evalCommand(args: string[]): Promise<number> {
       { label: `eval ${path.basename(values.data)}`, seed: resolved.seed },
     );
     if (ev === 'interrupted') return 130;
-    const base = evalResultBase(values.data);
+    const base = evalResultBase(values.data) + (phase === undefined ? '' : `.${phase}-step${step}`);
     const { samples, ...summary } = ev;
-    const out = { run: dir, data: path.resolve(values.data), arm: resolved.arm.name, seed: resolved.seed, ...summary };
+    const weights = phase === undefined ? {} : { checkpoint: { phase, step } };
+    const out = {
+      run: dir,
+      data: path.resolve(values.data),
+      arm: resolved.arm.name,
+      seed: resolved.seed,
+      ...weights,
+      ...summary,
+    };
     await writeFileAtomic(path.join(dir, `${base}.json`), JSON.stringify(out, null, 2) + '\n');
     await writeFileAtomic(
       path.join(dir, `${base}.samples.jsonl`),
@@ -87,7 +109,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     if (values.json) console.log(JSON.stringify(out));
     else
       console.log(
-        `${resolved.arm.name} s${resolved.seed} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example${ev.passes ? ` (mean of ${ev.passes.n} decoding passes, 95 % interval ± ${(100 * ev.passes.ci95).toFixed(1)})` : ''}`,
+        `${resolved.arm.name} s${resolved.seed}${phase === undefined ? '' : ` (${phase}.ckpt, step ${step})`} on ${values.data}: accuracy ${(100 * ev.accuracy).toFixed(1)}% ± ${(100 * ev.stderr).toFixed(1)} (${ev.correct}/${ev.total}), reasoning ${ev.reasoningLength.toFixed(1)}, ${ev.msPerExample.toFixed(1)} ms/example${ev.passes ? ` (mean of ${ev.passes.n} decoding passes, 95 % interval ± ${(100 * ev.passes.ci95).toFixed(1)})` : ''}`,
       );
     return 0;
   } finally {
