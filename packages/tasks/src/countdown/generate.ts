@@ -42,6 +42,8 @@ export interface CountdownMeta {
   nums: number[];
   target: number;
   rules: 'sos' | 'all-numbers';
+  /** Set by renderCountdown for a search trace: it ran out of its budget of dead ends. */
+  outOfBudget?: boolean;
   [k: string]: unknown;
 }
 

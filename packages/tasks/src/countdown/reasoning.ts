@@ -290,7 +290,10 @@ export function searchOptionsOf(o: RenderOptions): SearchOptions {
   };
 }
 
-/** The example with its steps written in `o.reasoning` and every number in `o.numberFormat`; meta records both. */
+/**
+ * The example with its steps written in `o.reasoning` and every number in `o.numberFormat`; meta records
+ * both, and for a search whether it ran out of its budget of dead ends (`outOfBudget`).
+ */
 export function renderCountdown(ex: Example, o: RenderOptions): Example {
   const m = ex.meta as CountdownMeta;
   const search = SEARCH_REASONING.includes(o.reasoning)
@@ -305,6 +308,11 @@ export function renderCountdown(ex: Example, o: RenderOptions): Example {
     question: fmt(ex.question),
     steps: steps.map(fmt),
     answer: fmt(answer),
-    meta: { ...m, reasoning: o.reasoning, numberFormat: o.numberFormat },
+    meta: {
+      ...m,
+      reasoning: o.reasoning,
+      numberFormat: o.numberFormat,
+      ...(search ? { outOfBudget: search.outOfBudget } : {}),
+    },
   };
 }

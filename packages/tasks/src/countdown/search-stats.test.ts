@@ -56,17 +56,18 @@ describe('Countdown search stats', () => {
 
   it("rebuilds a question's full search in the run's number format and search order", () => {
     // Listed: 29+11=40 and 29*11=319 are dead ends before 29-11=18 (reasoning.test.ts).
-    expect(goldDeadEnds('Make 44 from 29 11 62.', 'plain', 'listed')).toBe(2);
-    expect(goldDeadEnds('Make 44 from 92 11 26.', 'reversed', 'listed')).toBe(2); // 29 11 62 written reversed
-    expect(goldDeadEnds('Make 44 from 29 11 62.', 'plain', 'closest')).toBe(2); // 40 and 51 are closer than 33
-    expect(goldDeadEnds('not a question', 'plain', 'closest')).toBeNull();
+    expect(goldDeadEnds('Make 44 from 29 11 62.', 'plain', { order: 'listed' })).toBe(2);
+    expect(goldDeadEnds('Make 44 from 92 11 26.', 'reversed', { order: 'listed' })).toBe(2); // 29 11 62 written reversed
+    expect(goldDeadEnds('Make 44 from 29 11 62.', 'plain', { order: 'closest' })).toBe(2); // 40 and 51 are closer than 33
+    expect(goldDeadEnds('not a question', 'plain', { order: 'closest' })).toBeNull();
     let differ = 0;
     for (const e of generateCountdown({ n: 3, count: 100, seed: 4, split: 'val' }))
       for (const searchOrder of ['closest', 'listed'] as const) {
         const r = renderCountdown(e, { reasoning: 'search', numberFormat: 'reversed', maxBacks: 12, searchOrder });
         const written = r.steps.filter((l) => l.startsWith('back')).length;
-        expect(goldDeadEnds(r.question, 'reversed', searchOrder)).toBe(written);
-        if (searchOrder === 'listed' && written !== goldDeadEnds(r.question, 'reversed', 'closest')) differ++;
+        expect(goldDeadEnds(r.question, 'reversed', { order: searchOrder })).toBe(written);
+        if (searchOrder === 'listed' && written !== goldDeadEnds(r.question, 'reversed', { order: 'closest' }))
+          differ++;
       }
     expect(differ).toBeGreaterThan(20);
   });
@@ -168,12 +169,12 @@ describe('Countdown search stats', () => {
       searchOrder: 'products-last',
       rejectInexact: true,
     });
-    expect(goldDeadEnds(r.question, 'plain', 'products-last', false, true)).toBe(
+    expect(goldDeadEnds(r.question, 'plain', { order: 'products-last', rejectInexact: true })).toBe(
       r.steps.filter((l) => l.startsWith('back')).length,
     );
-    expect(goldDeadEnds(q, 'plain', 'products-last', false, true)).toBe(3);
+    expect(goldDeadEnds(q, 'plain', { order: 'products-last', rejectInexact: true })).toBe(3);
     // A three-number state whose last listed move is a rejection: one more "back", before it.
-    expect(goldDeadEnds('Make 87 from 54 50 9 43.', 'plain', 'products-last', false, true)).toBe(48);
-    expect(goldDeadEnds('Make 87 from 54 50 9 43.', 'plain', 'products-last')).toBe(47);
+    expect(goldDeadEnds('Make 87 from 54 50 9 43.', 'plain', { order: 'products-last', rejectInexact: true })).toBe(48);
+    expect(goldDeadEnds('Make 87 from 54 50 9 43.', 'plain', { order: 'products-last' })).toBe(47);
   });
 });

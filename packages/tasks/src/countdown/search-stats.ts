@@ -16,6 +16,7 @@ import {
   SEARCH_REASONING,
   type CountdownReasoning,
   type NumberFormat,
+  type SearchOptions,
   type SearchOrder,
 } from './reasoning.js';
 
@@ -118,29 +119,18 @@ export function firstWrongLine(lines: readonly string[]): { op: string; last: bo
   return null;
 }
 
+/** How a full search is run for `goldDeadEnds`: its order and the trace's variants (SearchOptions). */
+export type GoldSearch = Pick<SearchOptions, 'order' | 'judge' | 'rejectInexact' | 'guided'>;
+
 /**
  * Dead ends of the full search of a question ("Make T from a b c.", in its number format): the
- * search trace with no budget, tried in `order`. Null when the text is not such a question.
+ * search trace with no budget, run as `search` says. Null when the text is not such a question.
  */
-export function goldDeadEnds(
-  question: string,
-  format: NumberFormat,
-  order: SearchOrder,
-  judge = false,
-  rejectInexact = false,
-  guided = false,
-): number | null {
+export function goldDeadEnds(question: string, format: NumberFormat, search: GoldSearch): number | null {
   const m = /^Make (\d+) from ((?:\d+ )*\d+)\.$/.exec(readNumbers(question.trim(), format));
   if (!m) return null;
   const nums = m[2].split(' ').map(Number);
-  const { lines } = searchTrace(nums, Number(m[1]), [], {
-    maxBacks: Infinity,
-    writeChecks: false,
-    order,
-    judge,
-    rejectInexact,
-    guided,
-  });
+  const { lines } = searchTrace(nums, Number(m[1]), [], { ...search, maxBacks: Infinity, writeChecks: false });
   return lines.filter((l) => l.startsWith('back')).length;
 }
 
@@ -291,14 +281,12 @@ export function readSearchSamples(file: string): SearchSample[] {
       const reason = row.reasoning?.reason;
       const gold =
         search && typeof row.question === 'string'
-          ? goldDeadEnds(
-              row.question,
-              data?.numberFormat ?? 'plain',
-              data?.searchOrder ?? 'closest',
-              data?.reasoning === 'search-judged',
-              data?.rejectInexact === true,
-              data?.reasoning === 'search-guided',
-            )
+          ? goldDeadEnds(row.question, data?.numberFormat ?? 'plain', {
+              order: data?.searchOrder ?? 'closest',
+              judge: data?.reasoning === 'search-judged',
+              rejectInexact: data?.rejectInexact === true,
+              guided: data?.reasoning === 'search-guided',
+            })
           : null;
       return {
         text: readNumbers(row.text, data?.numberFormat),

@@ -10,8 +10,6 @@ import {
   isLongProduct,
   JUDGED_MARK,
   renderCountdown,
-  searchOptionsOf,
-  searchTrace,
   type CountdownReasoning,
   type RenderOptions,
   type NumberFormat,
@@ -68,9 +66,8 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
     chars += c;
     maxChars = Math.max(maxChars, c);
     const backs = r.steps.filter((l) => l.startsWith('back')).length;
-    const m = ex.meta as CountdownMeta;
     // Out of budget: the budget's dead ends, then one more "back" to the start before the solution.
-    const over = searchTrace(m.nums, m.target, ex.steps, searchOptionsOf(render)).outOfBudget;
+    const over = (r.meta as CountdownMeta).outOfBudget === true;
     if (over) outOfBudget++;
     deadEnds += over ? backs - 1 : backs;
     const products = r.steps.filter(isLongProduct).length;
