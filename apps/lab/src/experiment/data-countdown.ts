@@ -50,6 +50,8 @@ export interface CountdownData {
   searchOrder: SearchOrder;
   /** Search traces write each inexact division they pass as a rejected move "a/b x" ('listed' or 'products-last' order; @telepath/tasks reasoning.ts). */
   rejectInexact: boolean;
+  /** Search traces write each product of two numbers ≥ 10 with no solution below it as "a*b x", not entered ('products-last' order; @telepath/tasks reasoning.ts). */
+  judgeLongProducts: boolean;
   /** Share of each batch that is "a op b=" → "c" facts during the first `warmupSteps` steps (every arm alike). */
   warmupShare: number;
   warmupSteps: number;
@@ -72,6 +74,7 @@ export const DEFAULT_COUNTDOWN_DATA: CountdownData = {
   searchBacks: 4,
   searchOrder: 'closest',
   rejectInexact: false,
+  judgeLongProducts: false,
   warmupShare: 0,
   warmupSteps: 0,
   factOps: 'moves',
@@ -104,6 +107,10 @@ export function checkCountdownData(d: CountdownData, where: string): void {
     throw new Error(
       `${where} data.rejectInexact: rejected divisions are written by a search trace in the 'listed' or 'products-last' order (data.reasoning ${JSON.stringify(d.reasoning)}, data.searchOrder ${JSON.stringify(d.searchOrder)})`,
     );
+  if (d.judgeLongProducts && (!SEARCH_REASONING.includes(d.reasoning) || d.searchOrder !== 'products-last'))
+    throw new Error(
+      `${where} data.judgeLongProducts: judged products are written by a search trace in the 'products-last' order (data.reasoning ${JSON.stringify(d.reasoning)}, data.searchOrder ${JSON.stringify(d.searchOrder)})`,
+    );
   if (!FACT_OPS.includes(d.factOps))
     throw new Error(`${where} data.factOps: expected one of ${FACT_OPS.join(', ')}, got ${JSON.stringify(d.factOps)}`);
   if (!(d.warmupShare >= 0 && d.warmupShare <= 1))
@@ -128,6 +135,7 @@ export async function countdownData(d: CountdownData): Promise<TaskData> {
     maxBacks: d.searchBacks,
     searchOrder: d.searchOrder,
     rejectInexact: d.rejectInexact,
+    judgeLongProducts: d.judgeLongProducts,
   };
   const base = generateCountdown({ n: d.n, count: d.trainCount, seed: d.seed, split: 'train' });
   const avoid = d.stream ? undefined : new Set(base.map((e) => e.steps.join(', ')));

@@ -128,6 +128,10 @@ describe('Countdown data generated on the fly', () => {
     );
     expect(bad({ rejectInexact: true, reasoning: 'state', searchOrder: 'listed' })).toThrow(/data.rejectInexact/);
     expect(bad({ rejectInexact: true, reasoning: 'search-check', searchOrder: 'products-last' })).not.toThrow();
+    expect(bad({ judgeLongProducts: true, reasoning: 'search-guided', searchOrder: 'listed' })).toThrow(
+      /data.judgeLongProducts: judged products are written by a search trace in the 'products-last' order \(data.reasoning "search-guided", data.searchOrder "listed"\)/,
+    );
+    expect(bad({ judgeLongProducts: true, reasoning: 'search-guided', searchOrder: 'products-last' })).not.toThrow();
   });
 
   it('trains an arm on the stream end to end, recording its own data settings', async () => {

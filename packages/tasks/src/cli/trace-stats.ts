@@ -24,6 +24,9 @@ Options:
   --judged         'search-judged': moves into a three-number state with no solution marked " x", not entered
   --guided         'search-guided': from four or more numbers only the first move with a solution is entered,
                    after a written detour into one without in a quarter of the traces
+  --reject-inexact each inexact division written "a/b x" (listed and products-last orders only)
+  --judge-products each long product with no solution below it written "a*b x", not computed
+                   (products-last order only)
   --format F       number format for the lengths: ${NUMBER_FORMATS.join(' | ')} (default reversed)
   --json           one JSON array on stdout
   --help           this text`;
@@ -38,6 +41,8 @@ function main(): void {
       plain: { type: 'boolean' },
       judged: { type: 'boolean' },
       guided: { type: 'boolean' },
+      'reject-inexact': { type: 'boolean' },
+      'judge-products': { type: 'boolean' },
       format: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -67,12 +72,17 @@ function main(): void {
           ? 'search-guided'
           : 'search-check',
     numberFormat: format,
+    rejectInexact: values['reject-inexact'] ?? false,
+    judgeLongProducts: values['judge-products'] ?? false,
   } as const;
-  const stats = SEARCH_ORDERS.map((order) => traceStats({ ...base, order }));
+  const orders = SEARCH_ORDERS.filter(
+    (order) => !(base.judgeLongProducts && order !== 'products-last') && !(base.rejectInexact && order === 'closest'),
+  );
+  const stats = orders.map((order) => traceStats({ ...base, order }));
   if (values.json) console.log(JSON.stringify(stats, null, 2));
   else {
     console.log(
-      `Countdown-${n}, ${base.count} instances (seed ${base.seed}), ${base.reasoning}, budget ${base.maxBacks} dead ends`,
+      `Countdown-${n}, ${base.count} instances (seed ${base.seed}), ${base.reasoning}${base.rejectInexact ? ', inexact divisions rejected' : ''}${base.judgeLongProducts ? ', long products judged' : ''}, budget ${base.maxBacks} dead ends`,
     );
     for (const s of stats) console.log(formatTraceStats(s));
   }

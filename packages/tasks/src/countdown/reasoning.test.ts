@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateCountdown, type CountdownMeta } from './generate.js';
 import { stepsToExpression } from './format.js';
 import {
+  isLongProduct,
   renderCountdown,
   reverseDigitRuns,
   searchTrace,
@@ -301,6 +302,62 @@ describe('Countdown reasoning formats', () => {
     expect(verifyTrace(start, 17, ['19-17=2 [2 34]', '34/19 x', '34/2=17 [17]'], 'sos')).toMatchObject({
       reason: 'numbers-mismatch',
     });
+  });
+
+  for (const n of N) {
+    it(`a products-judging ('judgeLongProducts') search of 1,000 Countdown-${n} instances writes each long product with no solution below it as "a*b x", computes only those on its path, and is sound, plain and reversed`, () => {
+      let judged = 0;
+      for (const ex of generateCountdown({ n, count: 1000, seed: 7, split: 'train' })) {
+        const m = ex.meta as CountdownMeta;
+        for (const reasoning of ['search-check', 'search-guided'] as const) {
+          const o = {
+            reasoning,
+            maxBacks: 4,
+            searchOrder: 'products-last',
+            rejectInexact: true,
+            judgeLongProducts: true,
+          } as const;
+          for (const numberFormat of ['plain', 'reversed'] as const) {
+            const r = renderCountdown(ex, { ...o, numberFormat });
+            const v = countdownTask.checkReasoning!(r, r.steps.join('\n'));
+            if (!v.ok) throw new Error(`${ex.id} ${reasoning}/${numberFormat}: ${v.detail}\n${r.steps.join('\n')}`);
+            expect(countdownTask.isCorrect(r, `### ${r.answer}`)).toBe(true);
+          }
+          // With no budget to run out of, every long product entered (its state still has two
+          // numbers or more) is a step of the path found; a two-number dead end's check line is not entered.
+          const t = searchTrace(m.nums, m.target, ex.steps, {
+            maxBacks: 1000,
+            writeChecks: true,
+            order: 'products-last',
+            rejectInexact: true,
+            judgeLongProducts: true,
+            guided: reasoning === 'search-guided',
+          });
+          const entered = t.lines.filter((l) => isLongProduct(l) && / \[\d+ [\d ]+\]$/.test(l));
+          expect(entered.map((l) => l.split(' [')[0])).toEqual(t.solution.slice(0, -1).filter(isLongProduct));
+          judged += t.lines.filter((l) => /^\d+\*\d+ x$/.test(l)).length;
+        }
+      }
+      // The traces do judge products: at n = 3 a search rarely reaches a state's products (20 here),
+      // at n = 4 it passes several per trace (9,925 here).
+      expect(judged).toBeGreaterThan(n === 3 ? 10 : 5000);
+    });
+  }
+
+  it('the checker accepts a judged product "a*b x" only when its state has no solution and its numbers are in the state', () => {
+    // [12 10 76] reaches 44 by 12*10=120, 120-76=44; [29 11 62] by 62-29=33, 33+11=44.
+    const solved = ['12*10=120 [120 76]', '120-76=44 [44]'];
+    expect(verifyTrace([12, 10, 76], 44, ['10*76 x', ...solved], 'sos').ok).toBe(true);
+    expect(verifyTrace([12, 10, 76], 44, ['12*10 x', ...solved], 'sos')).toMatchObject({
+      ok: false,
+      reason: 'wrong-judgement',
+      detail: expect.stringMatching(/\[120 76\] reaches 44/),
+    });
+    expect(verifyTrace([12, 10, 76], 44, ['12*11 x', ...solved], 'sos')).toMatchObject({ reason: 'numbers-mismatch' });
+    expect(verifyTrace([29, 11, 62], 44, ['29*11 x', '62-29=33 [33 11]', '33+11=44 [44]'], 'sos').ok).toBe(true);
+    expect(() =>
+      searchTrace([29, 11, 62], 44, [], { maxBacks: 4, writeChecks: true, order: 'listed', judgeLongProducts: true }),
+    ).toThrow(/judgeLongProducts needs the 'products-last' order/);
   });
 
   it('the checker rejects a judged move whose state has a solution, and checks its arithmetic', () => {

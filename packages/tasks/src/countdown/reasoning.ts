@@ -36,6 +36,10 @@
  * in the listed order, every division of a pair that is not exact, as a rejected move "71/4 x", and
  * goes on: the decision "is this division exact?" is then written with both operands in view and
  * trained wherever the search passes a pair, instead of left to a quotient it may get wrong.
+ * With `judgeLongProducts` (products-last order) a product of two numbers ≥ 10 whose state has no
+ * solution is written "94*12 x" and not entered: the product (and the lines below it) is never
+ * computed where it leads nowhere, and the judgement rests mostly on its size; a long product on the
+ * way to a solution is still written out and entered.
  * And how numbers are written: 'plain' ("120") or 'reversed' (least significant digit first,
  * "021"), the order in which carries propagate. Reversing every run of digits is its own inverse,
  * so the checker reads a reversed text by reversing it again (`readNumbers`).
@@ -78,6 +82,8 @@ export interface RenderOptions {
   searchOrder: SearchOrder;
   /** Write each inexact division a search passes as a rejected move "a/b x" (listed and products-last orders); default false. */
   rejectInexact?: boolean;
+  /** Write each long product with no solution below it as "a*b x", not entered (products-last order); default false. */
+  judgeLongProducts?: boolean;
 }
 
 export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
@@ -86,6 +92,7 @@ export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
   maxBacks: 4,
   searchOrder: 'closest',
   rejectInexact: false,
+  judgeLongProducts: false,
 };
 
 /** Reverses every run of digits ("120+7" → "021+7"); applying it twice gives the text back. */
@@ -188,6 +195,8 @@ export interface SearchOptions {
   judge?: boolean;
   /** Write each inexact division the search passes as "a/b x" (RenderOptions.rejectInexact). */
   rejectInexact?: boolean;
+  /** Write each long product with no solution below it as "a*b x", not entered (RenderOptions.judgeLongProducts). */
+  judgeLongProducts?: boolean;
   /** Enter only the first move with a solution from a state of ≥ 4 numbers (the 'search-guided' trace). */
   guided?: boolean;
 }
@@ -209,8 +218,12 @@ export function searchTrace(
   nums: readonly number[],
   target: number,
   solution: readonly string[],
-  { maxBacks, writeChecks, order, judge = false, rejectInexact = false, guided = false }: SearchOptions,
+  o: SearchOptions,
 ): { lines: string[]; solution: string[]; outOfBudget: boolean } {
+  const { maxBacks, writeChecks, order, judge = false, rejectInexact = false, judgeLongProducts = false } = o;
+  const guided = o.guided ?? false;
+  if (judgeLongProducts && order !== 'products-last')
+    throw new Error("searchTrace: judgeLongProducts needs the 'products-last' order");
   const lines: string[] = [];
   const path: string[] = []; // bare steps from the start to the current state
   let backs = 0;
@@ -242,6 +255,10 @@ export function searchTrace(
         lines.push(m.line + JUDGED_MARK);
         continue;
       }
+      if (judgeLongProducts && isLongProduct(m.step) && sosFirstSolution(m.next, target) === null) {
+        lines.push(m.step.slice(0, m.step.indexOf('=')) + JUDGED_MARK); // "94*12 x"
+        continue;
+      }
       lines.push(m.line);
       path.push(m.step);
       const r = dfs(m.next);
@@ -257,7 +274,8 @@ export function searchTrace(
     const solvable = moves.map((m) => sosFirstSolution(m.next, target) !== null);
     const good = moves.find((_, i) => solvable[i]);
     if (!good) return false;
-    const dead = moves.filter((_, i) => !solvable[i]);
+    // A long product is judged at a glance where judgeLongProducts is on, never searched as a detour.
+    const dead = moves.filter((m, i) => !solvable[i] && !(judgeLongProducts && isLongProduct(m.step)));
     if (xs.length === nums.length && dead.length > 0 && instanceUniform(nums, target, 'detour') < GUIDED_DETOUR_SHARE) {
       const detour = dead[Math.floor(instanceUniform(nums, target, 'which') * dead.length)];
       lines.push(detour.line);
@@ -286,6 +304,7 @@ export function searchOptionsOf(o: RenderOptions): SearchOptions {
     order: o.searchOrder,
     judge: o.reasoning === 'search-judged',
     rejectInexact: o.rejectInexact,
+    judgeLongProducts: o.judgeLongProducts,
     guided: o.reasoning === 'search-guided',
   };
 }

@@ -56,6 +56,8 @@ export interface SearchStats {
   lines: Record<string, { count: number; right: number }>;
   /** Rejected divisions "a/b x" ('rejectInexact' traces), and how many of them are inexact, as a rejection must be. */
   rejections: { count: number; right: number };
+  /** Products judged dead without being computed, "a*b x" ('judgeLongProducts' traces); the checker's 'wrong-judgement' counts the wrong ones. */
+  judgedProducts: number;
   /** Every arithmetic line by its place among its trace's arithmetic lines: [0] the first, …, the last entry all from the BY_PLACE-th on. */
   byPlace: { count: number; right: number }[];
 }
@@ -94,6 +96,7 @@ const STEP_LINE = /^(\d+)([-+*/])(\d+)=(\d+)(?: \[[\d ]*\])?(?: x)?$/;
 
 /** A rejected division, "a/b x" (plain digits). */
 const REJECTED_LINE = /^(\d+)\/(\d+) x$/;
+const JUDGED_PRODUCT_LINE = /^\d+\*\d+ x$/;
 
 /**
  * A reasoning line's arithmetic (plain digits): its operation and whether c is a op b; null for
@@ -120,7 +123,7 @@ export function firstWrongLine(lines: readonly string[]): { op: string; last: bo
 }
 
 /** How a full search is run for `goldDeadEnds`: its order and the trace's variants (SearchOptions). */
-export type GoldSearch = Pick<SearchOptions, 'order' | 'judge' | 'rejectInexact' | 'guided'>;
+export type GoldSearch = Pick<SearchOptions, 'order' | 'judge' | 'rejectInexact' | 'judgeLongProducts' | 'guided'>;
 
 /**
  * Dead ends of the full search of a question ("Make T from a b c.", in its number format): the
@@ -147,6 +150,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     firstWrong: {},
     lines: {},
     rejections: { count: 0, right: 0 },
+    judgedProducts: 0,
     byPlace: Array.from({ length: BY_PLACE }, () => ({ count: 0, right: 0 })),
   };
   const count = (b: DeadEndBucket, correct: boolean) => {
@@ -175,6 +179,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
         out.rejections.count++;
         if (Number(rejected[1]) % Number(rejected[2]) !== 0) out.rejections.right++;
       }
+      if (JUDGED_PRODUCT_LINE.test(line)) out.judgedProducts++;
       const a = lineArithmetic(line);
       if (!a) continue;
       for (const c of [(out.lines[a.op] ??= { count: 0, right: 0 }), out.byPlace[Math.min(place++, BY_PLACE - 1)]]) {
@@ -234,6 +239,7 @@ export function formatSearchStats(name: string, s: SearchStats): string {
           `  rejected divisions: ${s.rejections.right} / ${s.rejections.count} inexact (${pct(s.rejections.right, s.rejections.count)})`,
         ]
       : []),
+    ...(s.judgedProducts > 0 ? [`  products judged dead, not computed: ${s.judgedProducts}`] : []),
   ].join('\n');
 }
 
@@ -242,6 +248,7 @@ interface RunData {
   numberFormat?: NumberFormat;
   searchOrder?: SearchOrder;
   rejectInexact?: boolean;
+  judgeLongProducts?: boolean;
 }
 
 /** The data settings of the run beside a samples file (its config.resolved.json), if there is one. */
@@ -285,6 +292,7 @@ export function readSearchSamples(file: string): SearchSample[] {
               order: data?.searchOrder ?? 'closest',
               judge: data?.reasoning === 'search-judged',
               rejectInexact: data?.rejectInexact === true,
+              judgeLongProducts: data?.judgeLongProducts === true,
               guided: data?.reasoning === 'search-guided',
             })
           : null;

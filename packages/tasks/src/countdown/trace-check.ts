@@ -5,8 +5,9 @@
  * that is right and allowed by the rules; every stated state equals the real one (as a multiset);
  * every "back" names a state on the current path; every move marked " x" (judged, not entered:
  * 'search-judged') leads to a state with no SoS solution; every rejected division "a/b x"
- * (`rejectInexact`) divides two numbers of the current state and is not exact; and the last state
- * is the target alone.
+ * (`rejectInexact`) divides two numbers of the current state and is not exact; every judged product
+ * "a*b x" (`judgeLongProducts`) multiplies two numbers of the current state into a state with no
+ * SoS solution; and the last state is the target alone.
  * Without brackets and backs this is exactly verifySteps.
  */
 import { rat, ratEq, ratKey, STEP_VALUE, type CountdownRules, type Rational } from './rules.js';
@@ -17,7 +18,7 @@ const BRACKET = String.raw`\[([^\]]*)\]`;
 const STATED_STEP = new RegExp(String.raw`^(.*?=\s*(?:${STEP_VALUE}))\s*${BRACKET}\s*$`);
 const BACK = new RegExp(String.raw`^back\s*${BRACKET}\s*$`);
 const JUDGED = /^(.*\])\s+x\s*$/;
-const REJECTED = /^([0-9]+)\s*\/\s*([0-9]+)\s+x\s*$/;
+const REJECTED = /^([0-9]+)\s*([/*])\s*([0-9]+)\s+x\s*$/;
 
 const fail = (reason: Verdict['reason'], detail: string): Verdict => ({ ok: false, reason, detail });
 
@@ -56,7 +57,10 @@ export function verifyTrace(
     }
     const rejected = REJECTED.exec(line);
     if (rejected) {
-      const wrong = rejectedWrongly(path[path.length - 1], Number(rejected[1]), Number(rejected[2]));
+      const [a, b] = [Number(rejected[1]), Number(rejected[3])];
+      const state = path[path.length - 1];
+      const wrong =
+        rejected[2] === '/' ? rejectedWrongly(state, a, b) : productJudgedWrongly(state, a, b, target, rules);
       if (wrong) return fail(wrong[0], `step ${i + 1} ${JSON.stringify(line)}: ${wrong[1]}`);
       continue; // rejected, not entered
     }
@@ -93,6 +97,20 @@ function rejectedWrongly(state: readonly Rational[], hi: number, lo: number): [V
   for (const x of [hi, lo]) if (!take(pool, rat(x))) return ['numbers-mismatch', `${x} is not available`];
   if (lo === 0) return ['division-by-zero', 'a division by zero is not a move to reject'];
   return hi % lo === 0 ? ['wrong-judgement', `${hi}/${lo}=${hi / lo} is exact`] : null;
+}
+
+/** Why judging a*b on `state` a dead end is wrong (its numbers are not there, or its state has a solution), or null. */
+function productJudgedWrongly(
+  state: readonly Rational[],
+  a: number,
+  b: number,
+  target: number,
+  rules: CountdownRules,
+): [Verdict['reason'], string] | null {
+  const pool = [...state];
+  for (const x of [a, b]) if (!take(pool, rat(x))) return ['numbers-mismatch', `${x} is not available`];
+  const misjudged = judgedWrongly([rat(a * b), ...pool], target, rules);
+  return misjudged ? ['wrong-judgement', misjudged] : null;
 }
 
 /** Why marking `state` a dead end is wrong, or null when it is right (the state has no SoS solution). */

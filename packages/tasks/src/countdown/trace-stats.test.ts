@@ -45,4 +45,14 @@ describe('Countdown trace statistics', () => {
     expect(checked.judged).toBe(0);
     expect(judged.meanChars).toBeLessThan(checked.meanChars / 1.5);
   });
+
+  it('a guided Countdown-4 search that judges long products computes fewer of them and is shorter', () => {
+    const guided = { ...BASE, n: 4, count: 200, order: 'products-last', reasoning: 'search-guided' } as const;
+    const computed = traceStats({ ...guided, rejectInexact: true });
+    const judging = traceStats({ ...guided, rejectInexact: true, judgeLongProducts: true });
+    expect(computed.judgedProducts).toBe(0);
+    expect(judging.judgedProducts).toBeGreaterThan(0.3); // 0.64 a trace over 1,000 (trace-stats --n 4 --guided --reject-inexact --judge-products)
+    expect(judging.longProducts).toBeLessThan(computed.longProducts / 2);
+    expect(judging.meanChars).toBeLessThan(computed.meanChars);
+  });
 });

@@ -25,6 +25,10 @@ export interface TraceStatsOptions {
   order: SearchOrder;
   maxBacks: number;
   numberFormat: NumberFormat;
+  /** RenderOptions.rejectInexact (listed and products-last orders). */
+  rejectInexact?: boolean;
+  /** RenderOptions.judgeLongProducts (products-last order). */
+  judgeLongProducts?: boolean;
 }
 
 export interface TraceStats {
@@ -42,6 +46,8 @@ export interface TraceStats {
   withLongProduct: number;
   /** Mean moves per trace judged a dead end without being entered ('search-judged'). */
   judged: number;
+  /** Mean long products per trace judged a dead end without being computed ('judgeLongProducts'). */
+  judgedProducts: number;
 }
 
 export function traceStats(o: TraceStatsOptions): TraceStats {
@@ -53,6 +59,7 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
   let longProducts = 0;
   let withLongProduct = 0;
   let judged = 0;
+  let judgedProducts = 0;
   for (const ex of examples) {
     // Reversing digits keeps every count here: lines, "back"s, marks and how many digits a number has.
     const render: RenderOptions = {
@@ -60,6 +67,8 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
       numberFormat: o.numberFormat,
       maxBacks: o.maxBacks,
       searchOrder: o.order,
+      rejectInexact: o.rejectInexact ?? false,
+      judgeLongProducts: o.judgeLongProducts ?? false,
     };
     const r = renderCountdown(ex, render);
     const c = exampleChars(r);
@@ -73,7 +82,8 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
     const products = r.steps.filter(isLongProduct).length;
     longProducts += products;
     if (products > 0) withLongProduct++;
-    judged += r.steps.filter((l) => l.endsWith(JUDGED_MARK)).length;
+    judged += r.steps.filter((l) => l.endsWith(JUDGED_MARK) && l.includes('[')).length;
+    judgedProducts += r.steps.filter((l) => /^\d+\*\d+ x$/.test(l)).length;
   }
   const k = examples.length;
   return {
@@ -86,6 +96,7 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
     longProducts: longProducts / k,
     withLongProduct: withLongProduct / k,
     judged: judged / k,
+    judgedProducts: judgedProducts / k,
   };
 }
 
@@ -98,5 +109,6 @@ export function formatTraceStats(s: TraceStats): string {
     `out of budget ${pct(s.outOfBudget)}`,
     `long products ${s.longProducts.toFixed(2)}/trace, in ${pct(s.withLongProduct)}`,
     ...(s.judged > 0 ? [`judged ${s.judged.toFixed(2)}/trace`] : []),
+    ...(s.judgedProducts > 0 ? [`products judged ${s.judgedProducts.toFixed(2)}/trace`] : []),
   ].join('  ');
 }
