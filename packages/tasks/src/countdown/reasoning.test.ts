@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateCountdown, type CountdownMeta } from './generate.js';
 import { stepsToExpression } from './format.js';
 import {
+  isJudgedProduct,
   isLongProduct,
   renderCountdown,
   reverseDigitRuns,
@@ -335,7 +336,7 @@ describe('Countdown reasoning formats', () => {
           });
           const entered = t.lines.filter((l) => isLongProduct(l) && / \[\d+ [\d ]+\]$/.test(l));
           expect(entered.map((l) => l.split(' [')[0])).toEqual(t.solution.slice(0, -1).filter(isLongProduct));
-          judged += t.lines.filter((l) => /^\d+\*\d+ x$/.test(l)).length;
+          judged += t.lines.filter(isJudgedProduct).length;
         }
       }
       // The traces do judge products: at n = 3 a search rarely reaches a state's products (20 here),

@@ -166,6 +166,11 @@ export function isLongProduct(line: string): boolean {
   return /^\d{2,}\*\d{2,}=/.test(line);
 }
 
+/** Whether a trace line is a long product judged a dead end without being computed, "94*12 x" (plain or reversed digits). */
+export function isJudgedProduct(line: string): boolean {
+  return /^\d+\*\d+ x$/.test(line);
+}
+
 /** The listed moves, every long product after all the others (each group keeps the listed order). */
 function movesProductsLast(xs: readonly number[], rejectInexact: boolean): Move[] {
   const moves = listedMoves(xs, rejectInexact);
@@ -218,10 +223,16 @@ export function searchTrace(
   nums: readonly number[],
   target: number,
   solution: readonly string[],
-  o: SearchOptions,
+  {
+    maxBacks,
+    writeChecks,
+    order,
+    judge = false,
+    rejectInexact = false,
+    judgeLongProducts = false,
+    guided = false,
+  }: SearchOptions,
 ): { lines: string[]; solution: string[]; outOfBudget: boolean } {
-  const { maxBacks, writeChecks, order, judge = false, rejectInexact = false, judgeLongProducts = false } = o;
-  const guided = o.guided ?? false;
   if (judgeLongProducts && order !== 'products-last')
     throw new Error("searchTrace: judgeLongProducts needs the 'products-last' order");
   const lines: string[] = [];

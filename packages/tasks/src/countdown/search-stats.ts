@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  isJudgedProduct,
   readNumbers,
   searchTrace,
   SEARCH_REASONING,
@@ -96,7 +97,6 @@ const STEP_LINE = /^(\d+)([-+*/])(\d+)=(\d+)(?: \[[\d ]*\])?(?: x)?$/;
 
 /** A rejected division, "a/b x" (plain digits). */
 const REJECTED_LINE = /^(\d+)\/(\d+) x$/;
-const JUDGED_PRODUCT_LINE = /^\d+\*\d+ x$/;
 
 /**
  * A reasoning line's arithmetic (plain digits): its operation and whether c is a op b; null for
@@ -179,7 +179,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
         out.rejections.count++;
         if (Number(rejected[1]) % Number(rejected[2]) !== 0) out.rejections.right++;
       }
-      if (JUDGED_PRODUCT_LINE.test(line)) out.judgedProducts++;
+      if (isJudgedProduct(line)) out.judgedProducts++;
       const a = lineArithmetic(line);
       if (!a) continue;
       for (const c of [(out.lines[a.op] ??= { count: 0, right: 0 }), out.byPlace[Math.min(place++, BY_PLACE - 1)]]) {

@@ -7,6 +7,7 @@
  */
 import { generateCountdown, type CountdownMeta } from './generate.js';
 import {
+  isJudgedProduct,
   isLongProduct,
   JUDGED_MARK,
   renderCountdown,
@@ -83,7 +84,7 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
     longProducts += products;
     if (products > 0) withLongProduct++;
     judged += r.steps.filter((l) => l.endsWith(JUDGED_MARK) && l.includes('[')).length;
-    judgedProducts += r.steps.filter((l) => /^\d+\*\d+ x$/.test(l)).length;
+    judgedProducts += r.steps.filter(isJudgedProduct).length;
   }
   const k = examples.length;
   return {
