@@ -93,8 +93,8 @@ export function verifyTrace(
 
 /** Why rejecting hi/lo on `state` is wrong (its numbers are not there, or it divides exactly), or null. */
 function rejectedWrongly(state: readonly Rational[], hi: number, lo: number): [Verdict['reason'], string] | null {
-  const pool = [...state];
-  for (const x of [hi, lo]) if (!take(pool, rat(x))) return ['numbers-mismatch', `${x} is not available`];
+  const rest = withoutPair(state, hi, lo);
+  if (typeof rest === 'string') return ['numbers-mismatch', rest];
   if (lo === 0) return ['division-by-zero', 'a division by zero is not a move to reject'];
   return hi % lo === 0 ? ['wrong-judgement', `${hi}/${lo}=${hi / lo} is exact`] : null;
 }
@@ -107,10 +107,17 @@ function productJudgedWrongly(
   target: number,
   rules: CountdownRules,
 ): [Verdict['reason'], string] | null {
-  const pool = [...state];
-  for (const x of [a, b]) if (!take(pool, rat(x))) return ['numbers-mismatch', `${x} is not available`];
-  const misjudged = judgedWrongly([rat(a * b), ...pool], target, rules);
+  const rest = withoutPair(state, a, b);
+  if (typeof rest === 'string') return ['numbers-mismatch', rest];
+  const misjudged = judgedWrongly([rat(a * b), ...rest], target, rules);
   return misjudged ? ['wrong-judgement', misjudged] : null;
+}
+
+/** The state's numbers without a and b, or which of them is not there. */
+function withoutPair(state: readonly Rational[], a: number, b: number): Rational[] | string {
+  const pool = [...state];
+  for (const x of [a, b]) if (!take(pool, rat(x))) return `${x} is not available`;
+  return pool;
 }
 
 /** Why marking `state` a dead end is wrong, or null when it is right (the state has no SoS solution). */
