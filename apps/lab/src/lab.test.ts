@@ -142,6 +142,25 @@ describe('telepath run on a micro experiment', () => {
     expect(r1).toEqual(r2);
   });
 
+  it("draws the validation curve at the same steps after a resume: no extra point at the resumed run's first log", async () => {
+    const other = mkdtempSync(join(tmpdir(), 'lab-resume-curve-'));
+    const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1]] }, 'micro.json');
+    let polls = 0;
+    expect((await runExperiment(exp, { runsDir: other, shouldStop: () => ++polls >= 2, ...quiet })).interrupted).toBe(
+      true,
+    );
+    expect((await runExperiment(exp, { runsDir: other, ...quiet })).interrupted).toBe(false);
+    const curveSteps = (root: string) =>
+      readFileSync(join(root, 'micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((m) => 'sft/val_acc' in m)
+        .map((m) => m.step as number);
+    expect(curveSteps(runs)).toEqual([1, 2, 4]); // curveEvery 2: the first log, then every 2 steps
+    expect(curveSteps(other)).toEqual(curveSteps(runs));
+  });
+
   it("resumes a run recorded before a setting existed at that setting's default, and refuses another value", async () => {
     const other = mkdtempSync(join(tmpdir(), 'lab-added-'));
     const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1]] }, 'micro.json');

@@ -7,7 +7,7 @@
  *   each finished test set is kept and an interrupted evaluation resumes after it.
  * - The curve: accuracy on the first `eval.curveExamples` validation questions at the first log at
  *   or after every `eval.curveEvery` steps of a phase, and at its last step, logged as
- *   `<phase>/val_acc` in metrics.jsonl beside the loss.
+ *   `<phase>/val_acc` in metrics.jsonl beside the loss; a resumed phase draws the same points.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -98,6 +98,10 @@ export function curveLogger(
   const curve = {
     /** Seconds spent on the curve (not training time). */
     seconds: 0,
+    /** Training resumes after `step` (a checkpoint): its points up to there are on the curve already. */
+    resumedAt(step: number): void {
+      if (step > 0) last = step;
+    },
     async onStep(step: number): Promise<void> {
       if (every <= 0 || slice.length === 0) return;
       const due = Math.floor(step / every) > Math.floor(last / every) || step === steps;

@@ -3,15 +3,21 @@
  * ~10 % (and at the end) otherwise, so logs stay readable in CI.
  */
 export class Progress {
-  private readonly start = performance.now();
+  private start = performance.now();
+  private startAt = 0;
   private lastPrinted = -1;
 
   constructor(
     private readonly label: string,
     private readonly total: number,
     private readonly out: NodeJS.WriteStream = process.stderr,
-    private readonly startAt = 0,
   ) {}
+
+  /** The work resumes after `done` units (a checkpoint): rate and ETA count only what is done from now. */
+  resumedAt(done: number): void {
+    this.start = performance.now();
+    this.startAt = done;
+  }
 
   update(done: number, note = ''): void {
     const frac = this.total > 0 ? Math.min(1, done / this.total) : 1;
