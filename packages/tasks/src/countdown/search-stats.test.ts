@@ -160,6 +160,9 @@ describe('Countdown search stats', () => {
     expect(s.lines).toEqual({ '-': { count: 1, right: 1 }, '/': { count: 1, right: 1 } });
     expect(formatSearchStats('f', s)).toContain('rejected divisions: 1 / 2 inexact (50.0 %)');
     expect(formatSearchStats('f', searchStats([{ text: '1+1=2\n### 1+1', correct: true }]))).not.toContain('rejected');
+    // Read as the checker reads them: spaces around the sign, a division by zero rejected wrongly, a judged product apart.
+    const spaced = searchStats([{ text: '34 / 19 x\n7/0 x\n94*12 x\n### 1', correct: false }]);
+    expect([spaced.rejections, spaced.judgedProducts]).toEqual([{ count: 2, right: 1 }, 1]);
     // The full search of a rejecting run writes the "back" before a rejection too.
     const q = 'Make 17 from 19 34 17.';
     const r = renderCountdown(generateCountdown({ n: 3, count: 1, seed: 4, split: 'val' })[0], {

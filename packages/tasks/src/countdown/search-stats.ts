@@ -11,7 +11,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  isJudgedProduct,
   readNumbers,
   searchTrace,
   SEARCH_REASONING,
@@ -20,6 +19,7 @@ import {
   type SearchOptions,
   type SearchOrder,
 } from './reasoning.js';
+import { readRejection } from './trace-check.js';
 
 /** One scored generation: its text in plain digits (reasoning, then "###" and the answer), whether it was right, the checker's reason. */
 export interface SearchSample {
@@ -94,9 +94,6 @@ export function reasoningLines(text: string): string[] {
 
 /** "a op b=c", then the state "[..]" where written, then " x" where a judged move is not entered. */
 const STEP_LINE = /^(\d+)([-+*/])(\d+)=(\d+)(?: \[[\d ]*\])?(?: x)?$/;
-
-/** A rejected division, "a/b x" (plain digits). */
-const REJECTED_LINE = /^(\d+)\/(\d+) x$/;
 
 /**
  * A reasoning line's arithmetic (plain digits): its operation and whether c is a op b; null for
@@ -174,12 +171,12 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     }
     let place = 0;
     for (const line of lines) {
-      const rejected = REJECTED_LINE.exec(line);
-      if (rejected) {
+      const rejected = readRejection(line);
+      if (rejected?.op === '/') {
         out.rejections.count++;
-        if (Number(rejected[1]) % Number(rejected[2]) !== 0) out.rejections.right++;
+        if (rejected.b !== 0 && rejected.a % rejected.b !== 0) out.rejections.right++; // as the checker judges it
       }
-      if (isJudgedProduct(line)) out.judgedProducts++;
+      if (rejected?.op === '*') out.judgedProducts++;
       const a = lineArithmetic(line);
       if (!a) continue;
       for (const c of [(out.lines[a.op] ??= { count: 0, right: 0 }), out.byPlace[Math.min(place++, BY_PLACE - 1)]]) {

@@ -20,6 +20,19 @@ const BACK = new RegExp(String.raw`^back\s*${BRACKET}\s*$`);
 const JUDGED = /^(.*\])\s+x\s*$/;
 const REJECTED = /^([0-9]+)\s*([/*])\s*([0-9]+)\s+x\s*$/;
 
+/** A move marked rejected without a result: a division "a/b x" (`rejectInexact`) or a product "a*b x" (`judgeLongProducts`). */
+export interface Rejection {
+  a: number;
+  op: '/' | '*';
+  b: number;
+}
+
+/** The rejection a trace line writes (plain digits, spaces allowed around the sign), or null for any other line. */
+export function readRejection(line: string): Rejection | null {
+  const m = REJECTED.exec(line.trim());
+  return m ? { a: Number(m[1]), op: m[2] as Rejection['op'], b: Number(m[3]) } : null;
+}
+
 const fail = (reason: Verdict['reason'], detail: string): Verdict => ({ ok: false, reason, detail });
 
 function readState(text: string): Rational[] | null {
@@ -55,12 +68,11 @@ export function verifyTrace(
       path.length = k + 1;
       continue;
     }
-    const rejected = REJECTED.exec(line);
+    const rejected = readRejection(line);
     if (rejected) {
-      const [a, b] = [Number(rejected[1]), Number(rejected[3])];
+      const { a, op, b } = rejected;
       const state = path[path.length - 1];
-      const wrong =
-        rejected[2] === '/' ? rejectedWrongly(state, a, b) : productJudgedWrongly(state, a, b, target, rules);
+      const wrong = op === '/' ? rejectedWrongly(state, a, b) : productJudgedWrongly(state, a, b, target, rules);
       if (wrong) return fail(wrong[0], `step ${i + 1} ${JSON.stringify(line)}: ${wrong[1]}`);
       continue; // rejected, not entered
     }
