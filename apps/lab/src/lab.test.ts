@@ -11,7 +11,7 @@ import { validateExperiment } from './experiment/experiment.js';
 import { readSummaries, writeReport } from './reports/report.js';
 import { runExperiment } from './running/run-experiment.js';
 import { aggregate, tableMarkdown } from './reports/table.js';
-import { MICRO_SETTINGS } from './testing.js';
+import { metricLines, MICRO_SETTINGS } from './testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -27,6 +27,16 @@ const MICRO = {
 };
 
 const quiet = { quiet: true, log: () => {} };
+
+/** The micro CoT arm's metrics under `runs`. */
+const cotMetrics = (runs: string) => metricLines(runs, 'micro', 'cot', 's0');
+
+/** Runs the micro CoT arm alone into `runsDir`, interrupted at the `polls`-th stop poll; whether it stopped. */
+async function cutCot(runsDir: string, polls: number): Promise<boolean> {
+  const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1]] }, 'micro.json');
+  let n = 0;
+  return (await runExperiment(exp, { runsDir, shouldStop: () => ++n >= polls, ...quiet })).interrupted;
+}
 
 describe('telepath run on a micro experiment', () => {
   const runs = mkdtempSync(join(tmpdir(), 'lab-'));
@@ -107,20 +117,12 @@ describe('telepath run on a micro experiment', () => {
   it('resumes an interrupted run and ends with the same losses and results as an uninterrupted one', async () => {
     const other = mkdtempSync(join(tmpdir(), 'lab-resume-'));
     const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1]] }, 'micro.json');
-    let polls = 0;
-    const cut = await runExperiment(exp, { runsDir: other, shouldStop: () => ++polls >= 3, ...quiet });
-    expect(cut.interrupted).toBe(true);
+    expect(await cutCot(other, 3)).toBe(true);
     const dir = join(other, 'micro', 'cot', 's0');
     expect(existsSync(join(dir, 'summary.json'))).toBe(false);
     const resumed = await runExperiment(exp, { runsDir: other, ...quiet });
     expect(resumed.interrupted).toBe(false);
-    const losses = (root: string) =>
-      readFileSync(join(root, 'micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l))
-        .filter((m) => 'sft/loss' in m)
-        .map((m) => m['sft/loss'] as number);
+    const losses = (root: string) => cotMetrics(root).flatMap((m) => ('sft/loss' in m ? [m['sft/loss']] : []));
     const a = losses(runs);
     const b = losses(other);
     expect(b).toHaveLength(a.length);
@@ -144,19 +146,9 @@ describe('telepath run on a micro experiment', () => {
 
   it("draws the validation curve at the same steps after a resume: no extra point at the resumed run's first log", async () => {
     const other = mkdtempSync(join(tmpdir(), 'lab-resume-curve-'));
-    const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1]] }, 'micro.json');
-    let polls = 0;
-    expect((await runExperiment(exp, { runsDir: other, shouldStop: () => ++polls >= 2, ...quiet })).interrupted).toBe(
-      true,
-    );
-    expect((await runExperiment(exp, { runsDir: other, ...quiet })).interrupted).toBe(false);
-    const curveSteps = (root: string) =>
-      readFileSync(join(root, 'micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l))
-        .filter((m) => 'sft/val_acc' in m)
-        .map((m) => m.step as number);
+    expect(await cutCot(other, 2)).toBe(true);
+    expect(await cutCot(other, Infinity)).toBe(false); // resumed to the end
+    const curveSteps = (root: string) => cotMetrics(root).flatMap((m) => ('sft/val_acc' in m ? [m.step] : []));
     expect(curveSteps(runs)).toEqual([1, 2, 4]); // curveEvery 2: the first log, then every 2 steps
     expect(curveSteps(other)).toEqual(curveSteps(runs));
   });
@@ -164,10 +156,7 @@ describe('telepath run on a micro experiment', () => {
   it("resumes a run recorded before a setting existed at that setting's default, and refuses another value", async () => {
     const other = mkdtempSync(join(tmpdir(), 'lab-added-'));
     const exp = validateExperiment({ ...MICRO, arms: [MICRO.arms[1]] }, 'micro.json');
-    let polls = 0;
-    expect((await runExperiment(exp, { runsDir: other, shouldStop: () => ++polls >= 3, ...quiet })).interrupted).toBe(
-      true,
-    );
+    expect(await cutCot(other, 3)).toBe(true);
     // The record as a run started before `lengthBuckets` existed would have written it.
     const file = join(other, 'micro', 'cot', 's0', 'config.resolved.json');
     const recorded = JSON.parse(readFileSync(file, 'utf8'));

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Example, LatentMethod, MethodState } from '@telepath/core';
 import type { Task } from '@telepath/tasks';
 /**
@@ -12,6 +14,14 @@ export const MICRO_SETTINGS = {
   train: { batchSize: 4, logEvery: 1, checkpointEvery: 2, optim: { lr: 0.003, warmupSteps: 1 } },
   eval: { batchSize: 3, maxNewTokens: 24, controls: [] as string[], curveEvery: 2, curveExamples: 4 },
 };
+
+/** The metrics.jsonl of run directory `...dir` (joined), one object per line. */
+export function metricLines(...dir: string[]): Record<string, number>[] {
+  return readFileSync(join(...dir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, number>);
+}
 
 /**
  * A stand-in latent method for evaluation tests: it trains nothing and answers each question

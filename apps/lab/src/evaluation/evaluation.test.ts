@@ -17,7 +17,7 @@ import { reportCommand } from '../commands/report.js';
 import { compareArms, readSummaries } from '../reports/report.js';
 import { runExperiment } from '../running/run-experiment.js';
 import { resultsJson } from '../reports/table.js';
-import { MICRO_SETTINGS } from '../testing.js';
+import { metricLines, MICRO_SETTINGS } from '../testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -110,10 +110,7 @@ describe('evaluation that tells arms apart', () => {
   });
 
   it('logs validation accuracy during training, and the report draws the curves, rebuilt identically from the records', async () => {
-    const metrics = readFileSync(join(runs, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, number>);
+    const metrics = metricLines(runs, 'eval-micro', 'cot', 's0');
     expect(metrics.filter((m) => 'sft/val_acc' in m).map((m) => m.step)).toEqual([1, 2, 4]);
     const results = await readSummaries(join(runs, 'eval-micro'));
     const a = await readCurves(runs, results);
@@ -141,12 +138,7 @@ describe('evaluation that tells arms apart', () => {
     const plain = { ...EXP, compareTo: [], eval: { ...EXP.eval, curveEvery: 0 }, arms: [EXP.arms[1]] };
     const res = await runExperiment(validateExperiment(plain, 'eval-micro.json'), { runsDir: other, ...quiet });
     const losses = (root: string) =>
-      readFileSync(join(root, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l))
-        .filter((m) => 'sft/loss' in m)
-        .map((m) => m['sft/loss'] as number);
+      metricLines(root, 'eval-micro', 'cot', 's0').flatMap((m) => ('sft/loss' in m ? [m['sft/loss']] : []));
     expect(losses(other)).toEqual(losses(runs));
     expect(readFileSync(join(other, 'eval-micro', 'cot', 's0', 'metrics.jsonl'), 'utf8')).not.toContain('val_acc');
     expect(res.results[0].accuracy).toBe(run.results.find((r) => r.arm === 'cot')!.accuracy);

@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadExperiment } from '../experiment/load-experiment.js';
 import { runExperiment } from '../running/run-experiment.js';
-import { MICRO_SETTINGS } from '../testing.js';
+import { metricLines, MICRO_SETTINGS } from '../testing.js';
 import { queueCommand } from './command.js';
 import { redisUnavailable, startRedis, type TestRedis } from './test-redis.js';
 
@@ -211,10 +211,7 @@ describe.skipIf(unavailable !== null)(
       expect(pick(summary(dir))).toEqual(pick(summary(join(single, 'killed', 'cot', 's0'))));
       const losses = (d: string) =>
         new Map(
-          readFileSync(join(d, 'metrics.jsonl'), 'utf8')
-            .trim()
-            .split('\n')
-            .map((l) => JSON.parse(l) as Record<string, number>)
+          metricLines(d)
             .filter((r) => 'sft/loss' in r)
             .map((r) => [r.step, r['sft/loss']]),
         );

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadTaskData } from '../experiment/data.js';
 import { armData } from '../experiment/arm-settings.js';
 import { validateExperiment } from '../experiment/experiment.js';
-import { MICRO_SETTINGS } from '../testing.js';
+import { metricLines, MICRO_SETTINGS } from '../testing.js';
 import { batchDigest, trainBatch } from './batches.js';
 import { runExperiment } from './run-experiment.js';
 
@@ -32,12 +32,7 @@ it('an arm trains with its own batch size and log interval, and records them', {
     'arm-train.json',
   );
   await runExperiment(exp, { runsDir: runs, quiet: true, log: () => {} });
-  const metrics = (arm: string) =>
-    readFileSync(join(runs, 'arm-train', arm, 's0', 'metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, number>)
-      .filter((m) => 'sft/loss' in m);
+  const metrics = (arm: string) => metricLines(runs, 'arm-train', arm, 's0').filter((m) => 'sft/loss' in m);
   expect(metrics('own').map((m) => m.step)).toEqual([1, 2, 4]); // the first step, then every 2
   expect(metrics('shared').map((m) => m.step)).toEqual([1, 2, 3, 4]);
   // Step 2's batch (logged with step 2), drawn as the run draws it, at each arm's batch size.

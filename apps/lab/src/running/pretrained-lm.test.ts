@@ -12,7 +12,7 @@ import { initBackend, loadGpt2, readCheckpoint } from '@telepath/core';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { validateExperiment } from '../experiment/experiment.js';
 import { runExperiment } from './run-experiment.js';
-import { MICRO_SETTINGS } from '../testing.js';
+import { metricLines, MICRO_SETTINGS } from '../testing.js';
 
 const TINY = fileURLToPath(new URL('../../../../packages/core/src/__fixtures__/tiny-gpt2', import.meta.url));
 const runs = mkdtempSync(join(tmpdir(), 'lab-pretrained-'));
@@ -99,10 +99,7 @@ it(
         dropout: number;
       };
       expect(model).toMatchObject({ vocabSize: 353 + 8, width: 32, contextLength: 64, dropout: 0.1 });
-      const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, number>);
+      const metrics = metricLines(dir);
       for (const m of metrics)
         for (const [k, v] of Object.entries(m))
           if (k.endsWith('loss')) expect(Number.isFinite(v), `${r.arm} ${k}`).toBe(true);

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { validateExperiment } from '../experiment/experiment.js';
 import { rewardFromTask } from './build-arm.js';
 import { runExperiment } from './run-experiment.js';
-import { MICRO_SETTINGS } from '../testing.js';
+import { metricLines, MICRO_SETTINGS } from '../testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -68,10 +68,7 @@ describe('rewards and per-phase optimizer settings', () => {
     const dir = join(runs, 'micro-rl', 'colar', 's0');
     for (const f of ['sft.ckpt', 'rl.ckpt', 'latents.bin', 'summary.json'])
       expect(existsSync(join(dir, f)), f).toBe(true);
-    const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, number>);
+    const metrics = metricLines(dir);
     const rlLr = metrics.filter((m) => 'rl/lr' in m).map((m) => m['rl/lr']);
     const sftLr = metrics.filter((m) => 'sft/lr' in m).map((m) => m['sft/lr']);
     expect(rlLr.length).toBeGreaterThan(0);

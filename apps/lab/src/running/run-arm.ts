@@ -273,8 +273,7 @@ async function runLockedArm(o: RunArmOptions, finalDir: string): Promise<ArmSumm
         shouldStop: o.shouldStop,
         // Steps past the checkpoint a crashed run resumes from were logged once already; they run again.
         onStart: async (start) => {
-          bar?.resumedAt(start);
-          curve.resumedAt(start);
+          for (const resumable of [bar, curve]) resumable?.resumedAt(start); // rate and curve points from here
           await record.dropMetrics(
             (l) => Object.keys(l).some((k) => k.startsWith(`${phase}/`)) && (l.step as number) > start,
           );

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { validateExperiment } from '../experiment/experiment.js';
 import { runExperiment } from './run-experiment.js';
 import { acquireRunLock, lockFileOf } from './run-lock.js';
-import { MICRO_SETTINGS } from '../testing.js';
+import { metricLines, MICRO_SETTINGS } from '../testing.js';
 
 beforeAll(async () => {
   await initBackend('cpu', { quiet: true });
@@ -56,12 +56,7 @@ it("two runs of one experiment at once train each arm once; the second reads the
     runExperiment(validateExperiment(micro, 'micro.json'), { runsDir: runs, quiet: true, log: () => {} });
   const [a, b] = await Promise.all([run(), run()]);
   expect(b.results).toEqual(a.results);
-  const steps = readFileSync(join(runs, 'micro', 'no-cot', 's0', 'metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l))
-    .filter((m) => !('sft/val_acc' in m))
-    .map((m) => m.step as number);
+  const steps = metricLines(runs, 'micro', 'no-cot', 's0').flatMap((m) => ('sft/val_acc' in m ? [] : [m.step]));
   expect(steps).toEqual([1, 2, 3, 4, 5, 6, 1]); // six training steps (logged once each) and the test line
   expect(existsSync(lockFileOf(join(runs, 'micro', 'no-cot', 's0')))).toBe(false);
 });
@@ -127,12 +122,7 @@ it("two runs started together split the arms: the one that loses the race for an
   // One run trains a; the other, finding a taken, trains b meanwhile and reads a's record at the end.
   expect(events).toContainEqual(['a s0: deferred', 'b s0: done', 'a s0: done']);
   for (const arm of ['a', 'b']) {
-    const steps = readFileSync(join(runs, 'micro', arm, 's0', 'metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((m) => 'sft/loss' in m)
-      .map((m) => m.step as number);
+    const steps = metricLines(runs, 'micro', arm, 's0').flatMap((m) => ('sft/loss' in m ? [m.step] : []));
     expect(steps).toEqual([1, 2, 3, 4]); // each arm trained once
   }
 });
