@@ -15,7 +15,11 @@ first line with wrong arithmetic (before the trace's last line or on it), and ho
 arithmetic lines ("a op b=c", judged " x" lines included) are right, by operation and by the line's
 place among its trace's arithmetic lines (1st, 2nd, …, 8th and later pooled). When the run's config.resolved.json
 is beside the file and its data.reasoning is a search, also accuracy by the dead ends of each
-question's full search (rebuilt in the run's number format and search order).
+question's full search (rebuilt in the run's number format and search order). When the samples
+carry their questions: how often the first move entered leads to a state with a solution (and the
+chain's accuracy after a solvable and after a dead one), against the first listed move and a
+random move, which judge nothing; and how many chains go back to the starting numbers and name
+them right.
 
 Options:
   --json   one JSON object on stdout, file → stats

@@ -94,7 +94,13 @@ describe('Countdown search stats', () => {
     await fs.writeFile(file, `${JSON.stringify({ ...row, question: 'Make 44 from 92 11 26.' })}\n`);
     // The text comes back in plain digits, read in the run's number format.
     expect(readSearchSamples(file)).toEqual([
-      { text: '26-81=44 [44]\n### 26-81', correct: true, reason: 'ok', goldDeadEnds: 2 },
+      {
+        text: '26-81=44 [44]\n### 26-81',
+        correct: true,
+        reason: 'ok',
+        goldDeadEnds: 2,
+        start: { nums: [29, 11, 62], target: 44 },
+      },
     ]);
     await fs.appendFile(file, '{"text": 3}\n');
     expect(() => readSearchSamples(file)).toThrow(/samples\.jsonl:2: expected a sample with "text"/);

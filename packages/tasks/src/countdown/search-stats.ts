@@ -20,6 +20,13 @@ import {
   type SearchOrder,
 } from './reasoning.js';
 import { readRejection } from './trace-check.js';
+import {
+  countFirstMove,
+  emptyFirstMoveStats,
+  formatFirstMoveStats,
+  type CountdownStart,
+  type FirstMoveStats,
+} from './first-move.js';
 
 /** One scored generation: its text in plain digits (reasoning, then "###" and the answer), whether it was right, the checker's reason. */
 export interface SearchSample {
@@ -28,6 +35,8 @@ export interface SearchSample {
   reason?: string;
   /** Dead ends of the full search of its question (`goldDeadEnds`), where known. */
   goldDeadEnds?: number;
+  /** Its question's numbers and target, where known. */
+  start?: CountdownStart;
 }
 
 export interface DeadEndBucket {
@@ -61,6 +70,8 @@ export interface SearchStats {
   judgedProducts: number;
   /** Every arithmetic line by its place among its trace's arithmetic lines: [0] the first, …, the last entry all from the BY_PLACE-th on. */
   byPlace: { count: number; right: number }[];
+  /** The first entered move against the starting numbers (samples whose question is known; first-move.ts). */
+  firstMove: FirstMoveStats;
 }
 
 /** Arithmetic lines are counted by place up to this one; later lines are pooled with it. */
@@ -119,6 +130,12 @@ export function firstWrongLine(lines: readonly string[]): { op: string; last: bo
   return null;
 }
 
+/** The numbers and target of a question "Make T from a b c." in its number format, or null for other text. */
+export function startOf(question: string, format: NumberFormat): CountdownStart | null {
+  const m = /^Make (\d+) from ((?:\d+ )*\d+)\.$/.exec(readNumbers(question.trim(), format));
+  return m ? { nums: m[2].split(' ').map(Number), target: Number(m[1]) } : null;
+}
+
 /** How a full search is run for `goldDeadEnds`: its order and the trace's variants (SearchOptions). */
 export type GoldSearch = Pick<SearchOptions, 'order' | 'judge' | 'rejectInexact' | 'judgeLongProducts' | 'guided'>;
 
@@ -127,10 +144,9 @@ export type GoldSearch = Pick<SearchOptions, 'order' | 'judge' | 'rejectInexact'
  * search trace with no budget, run as `search` says. Null when the text is not such a question.
  */
 export function goldDeadEnds(question: string, format: NumberFormat, search: GoldSearch): number | null {
-  const m = /^Make (\d+) from ((?:\d+ )*\d+)\.$/.exec(readNumbers(question.trim(), format));
-  if (!m) return null;
-  const nums = m[2].split(' ').map(Number);
-  const { lines } = searchTrace(nums, Number(m[1]), [], { ...search, maxBacks: Infinity, writeChecks: false });
+  const start = startOf(question, format);
+  if (!start) return null;
+  const { lines } = searchTrace(start.nums, start.target, [], { ...search, maxBacks: Infinity, writeChecks: false });
   return lines.filter((l) => l.startsWith('back')).length;
 }
 
@@ -149,6 +165,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     rejections: { count: 0, right: 0 },
     judgedProducts: 0,
     byPlace: Array.from({ length: BY_PLACE }, () => ({ count: 0, right: 0 })),
+    firstMove: emptyFirstMoveStats(),
   };
   const count = (b: DeadEndBucket, correct: boolean) => {
     b.count++;
@@ -184,6 +201,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
         if (a.right) c.right++;
       }
     }
+    if (s.start) countFirstMove(out.firstMove, s.start, lines, s.correct);
     const wrong = firstWrongLine(lines);
     if (wrong) {
       const c = (out.firstWrong[wrong.op] ??= { beforeLast: 0, beforeLastRight: 0, last: 0 });
@@ -237,6 +255,7 @@ export function formatSearchStats(name: string, s: SearchStats): string {
         ]
       : []),
     ...(s.judgedProducts > 0 ? [`  products judged dead, not computed: ${s.judgedProducts}`] : []),
+    ...formatFirstMoveStats(s.firstMove),
   ].join('\n');
 }
 
@@ -293,9 +312,11 @@ export function readSearchSamples(file: string): SearchSample[] {
               guided: data?.reasoning === 'search-guided',
             })
           : null;
+      const start = typeof row.question === 'string' ? startOf(row.question, data?.numberFormat ?? 'plain') : null;
       return {
         text: readNumbers(row.text, data?.numberFormat),
         correct: row.correct,
+        ...(start ? { start } : {}),
         ...(typeof reason === 'string' ? { reason } : {}),
         ...(gold !== null ? { goldDeadEnds: gold } : {}),
       };
