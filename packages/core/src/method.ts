@@ -52,6 +52,12 @@ export interface GenerateOptions {
   rng: Rng;
   /** Latent methods apply this control (core's applyLatentControl) to their latents; others ignore it. */
   control?: LatentControl;
+  /**
+   * Decode as the arm does during this training phase (a curriculum stage's own number of latents,
+   * e.g. Coconut's `stage2`), for a curve or a mid-training checkpoint; absent: as the finished arm.
+   * Methods whose decoding does not change between phases ignore it.
+   */
+  phase?: string;
 }
 
 export interface Generation {

@@ -34,6 +34,20 @@ describe.each(['soft-tokens', 'continuous-thought'] as const)('%s generation and
     state.dispose();
   });
 
+  it("decodes a curriculum stage with that stage's thoughts (soft tokens: always N_L)", async () => {
+    const { data, state } = toyState({ variant, latentTokens: 3 });
+    const lengths = async (phase?: string) =>
+      (await expectNoLeak(() => softEmbedding.generate(state, data.slice(0, 4), { ...gen('none'), phase }))).map(
+        (g) => g.reasoningLength,
+      );
+    // c = 1: stage s replaces s lines by s thoughts; stage 4 (past the last latent stage) uses all 3.
+    const expected = variant === 'continuous-thought' ? [0, 1, 2, 3, 3] : [3, 3, 3, 3, 3];
+    for (const [i, phase] of ['stage0', 'stage1', 'stage2', 'stage3', 'stage4'].entries())
+      expect(await lengths(phase)).toEqual(Array(4).fill(expected[i]));
+    expect(await lengths()).toEqual([3, 3, 3, 3]);
+    state.dispose();
+  });
+
   it('none feeds the latents unchanged; zero feeds zeros', () => {
     const none = latentsUnder(variant, 'none');
     expect(none.fed).toEqual(none.latents);

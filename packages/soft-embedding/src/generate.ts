@@ -26,6 +26,7 @@ import {
   type LatentControl,
   type LatentTrace,
 } from '@telepath/core';
+import { stageLayout, stageOfPhase } from './curriculum.js';
 import { alignBatch, disposeAligned, type AlignedBatch, type AlignedRow } from './layout.js';
 import { continuousForward, softTokenForward } from './model.js';
 import type { SoftEmbeddingState } from './state.js';
@@ -42,9 +43,18 @@ export interface LatentRun {
   slotHidden?: tf.Tensor3D;
 }
 
-function prefixRows(s: SoftEmbeddingState, batch: Example[]): AlignedRow[] {
+/**
+ * Latent slots when decoding as the arm does in training phase `phase`: continuous thought at
+ * stage s uses that stage's thoughts (curriculum.ts, stageLayout); soft tokens and the finished arm
+ * (no phase) use all N_L.
+ */
+export function slotsAt(s: SoftEmbeddingState, phase?: string): number {
+  if (phase === undefined || s.config.variant !== 'continuous-thought') return s.config.latentTokens;
+  return stageLayout(stageOfPhase(phase), 0, s.config).thoughts;
+}
+
+function prefixRows(s: SoftEmbeddingState, batch: Example[], K: number): AlignedRow[] {
   const tok = s.tokenizer;
-  const K = s.config.latentTokens;
   return batch.map((ex) => {
     const prompt = encodeExample(tok, ex).prompt;
     return s.config.variant === 'soft-tokens'
@@ -59,10 +69,16 @@ function slotCols(t: tf.Tensor3D, from: number, n: number): tf.Tensor3D {
   return tf.slice(t, [0, from, 0], [B, n, C]);
 }
 
-/** Runs the prompt and the N_L latent slots; the caller disposes the result (disposeRun). */
-export function runLatents(s: SoftEmbeddingState, batch: Example[], control: LatentControl, rng: Rng): LatentRun {
+/** Runs the prompt and K latent slots (N_L unless told); the caller disposes the result (disposeRun). */
+export function runLatents(
+  s: SoftEmbeddingState,
+  batch: Example[],
+  control: LatentControl,
+  rng: Rng,
+  K = s.config.latentTokens,
+): LatentRun {
   const tok = s.tokenizer;
-  const b: AlignedBatch = alignBatch(prefixRows(s, batch), {
+  const b: AlignedBatch = alignBatch(prefixRows(s, batch, K), {
     padId: tok.padId,
     latentId: tok.id('latent'),
     contextLength: s.lm.config.contextLength,
@@ -70,7 +86,6 @@ export function runLatents(s: SoftEmbeddingState, batch: Example[], control: Lat
   });
   try {
     return tidy(() => {
-      const K = s.config.latentTokens;
       const P = b.latentStart;
       const ctl = (z: tf.Tensor3D) => applyLatentControl(z, control, rng);
       if (s.config.variant === 'soft-tokens') {
@@ -120,7 +135,8 @@ export async function generateAnswers(
   batch: Example[],
   o: GenerateOptions,
 ): Promise<Generation[]> {
-  const run = runLatents(s, batch, o.control ?? 'none', o.rng.fork('control'));
+  const K = slotsAt(s, o.phase);
+  const run = runLatents(s, batch, o.control ?? 'none', o.rng.fork('control'), K);
   disposeRun(run, { keepCache: true });
   return decodeGenerations(
     s.lm,
@@ -133,7 +149,7 @@ export async function generateAnswers(
       topP: o.topP,
       rng: o.rng.fork('sample'),
       forced: [],
-      latents: s.config.latentTokens,
+      latents: K,
     },
   );
 }

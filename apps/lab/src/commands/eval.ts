@@ -9,7 +9,15 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeBackend, initBackend, writeFileAtomic, type BackendCandidate, type Example } from '@telepath/core';
+import {
+  describeBackend,
+  initBackend,
+  writeFileAtomic,
+  type BackendCandidate,
+  type Example,
+  type LatentMethod,
+  type MethodState,
+} from '@telepath/core';
 import {
   countdownAllNumbersTask,
   countdownTask,
@@ -42,7 +50,8 @@ Writes eval-<file>-<hash>.json and eval-<file>-<hash>.samples.jsonl into the run
 --checkpoint PHASE  the weights of <PHASE>.ckpt (e.g. sft, stage3) instead of final.ckpt: a run
                     still training (its latest checkpoint; the run may go on meanwhile) or an
                     earlier phase. The arm is built from its initFrom source as training built it,
-                    and decodes as the finished arm does. Results go to
+                    and decodes as it did in that phase (a Coconut stage with that stage's number
+                    of thoughts; every other method as the finished arm). Results go to
                     eval-<file>-<hash>.<PHASE>-step<N>.json (N: the checkpoint's step).`;
 
 export async function evalCommand(args: string[]): Promise<number> {
@@ -80,8 +89,10 @@ export async function evalCommand(args: string[]): Promise<number> {
   try {
     const subset = max > 0 ? examples.slice(0, max) : examples;
     const maxNewTokens = maxNewTokensOf(resolved, resolved.arm);
+    // A phase checkpoint decodes as the arm did in that phase (a Coconut stage: its own thoughts).
+    const inPhase = phase === undefined ? method : { ...method, generate: atPhase(method, phase) };
     const ev = await evaluatePasses(
-      method,
+      inPhase,
       resolved.arm.config,
       state,
       subset,
@@ -115,6 +126,11 @@ export async function evalCommand(args: string[]): Promise<number> {
   } finally {
     state.dispose();
   }
+}
+
+/** The method's generate, decoding as in training phase `phase`. */
+function atPhase<C, S extends MethodState>(method: LatentMethod<C, S>, phase: string): LatentMethod<C, S>['generate'] {
+  return (state, batch, g) => method.generate(state, batch, { ...g, phase });
 }
 
 /** eval-<file name>-<8 hex of the sha256 of its absolute path>: one result per data file. */

@@ -81,7 +81,7 @@ export async function evaluateTestSets(
 
 /**
  * An `onLog` for core's train() that also logs the curve's validation accuracy; `answer` generates
- * with the arm's current weights (training resumes after it returns).
+ * with the arm's current weights (training resumes after it returns), decoding as in `phase`.
  */
 export function curveLogger(
   answer: Answerer,
@@ -108,7 +108,8 @@ export function curveLogger(
       if (!due || step === last) return;
       last = step;
       const t0 = performance.now();
-      const r = await evaluateAnswers(answer, slice, data.task, settings, { seed, quiet: true });
+      const asInPhase: Answerer = (batch, g) => answer(batch, { ...g, phase }); // a Coconut stage decodes as it trains
+      const r = await evaluateAnswers(asInPhase, slice, data.task, settings, { seed, quiet: true });
       if (r !== 'interrupted') await record.log(step, { [`${phase}/val_acc`]: r.accuracy });
       curve.seconds += (performance.now() - t0) / 1000;
     },
