@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describeBackend, initBackend, type BackendCandidate } from '@telepath/core';
 import { EXPERIMENT_KINDS, readKind } from '../experiment/kinds.js';
 import { loadExperiment } from '../experiment/load-experiment.js';
-import { onlyArms, parseArmList } from '../experiment/only-arms.js';
+import { onlyArms, onlyArmsOfEach, parseArmList } from '../experiment/only-arms.js';
 import { loadSweep, writeSweepReport } from '../experiment/sweep.js';
 import { resultsJson, tableText } from '../reports/table.js';
 import { missingSeeds } from '../reports/report.js';
@@ -32,6 +32,9 @@ experiment instead, with its records under <runs>/<name>/ and its own table (or 
 A config with "sweep": { "key": "data.n", "values": [3, 4, 5, 6] } runs one experiment per value
 (<name>-n3, <name>-n4, …), then writes the accuracy of every arm against the value to
 <runs>/<name>/sweep/ (sweep.md, sweep.csv, accuracy-vs-n.svg/.png); --set 'sweep.values=[3,6]' runs a subset.
+"sweep": { "key": "data.n", "experiments": ["latent-countdown3", "latent-countdown4"] } does the same
+over whole experiment files of the config's folder, each value read from its file; --arms then picks,
+in each, the named arms it has. sweep.md adds each arm's paired difference from the compareTo arms.
   --set key=value   override a config value (JSON-parsed), e.g. --set train.batchSize=16 --set arms.cot.config.steps=200
   --set profile=P   apply the config's profiles.P overrides (and the same profile of every experiment it reuses);
                     its records go under <name>-P, e.g. --set profile=large, sized for a GPU
@@ -76,7 +79,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const cut = values.arms === undefined ? null : parseArmList(values.arms);
   const loaded = kind || sweep ? null : await loadExperiment(positionals[0], values.set);
   const exp = loaded && cut ? onlyArms(loaded, cut) : loaded;
-  if (sweep && cut) sweep.experiments = sweep.experiments.map((e) => onlyArms(e, cut));
+  if (sweep && cut) sweep.experiments = onlyArmsOfEach(sweep.experiments, cut);
   const workerCount = integerOption('run', '--workers', values.workers, 1, 'processes that split the arms');
   if (workerCount > 1 && (kind || values.force)) {
     console.error(

@@ -31,6 +31,20 @@ export function onlyArms(exp: ExperimentConfig, names: readonly string[]): Exper
   };
 }
 
+/**
+ * `--arms` across a sweep's experiments: each keeps the named arms it has (with what they start
+ * from); a name that no experiment has is an error.
+ */
+export function onlyArmsOfEach(experiments: ExperimentConfig[], names: readonly string[]): ExperimentConfig[] {
+  const has = (e: ExperimentConfig, n: string) => e.arms.some((a) => a.name === n);
+  const unknown = names.filter((n) => !experiments.some((e) => has(e, n)));
+  if (unknown.length > 0)
+    throw new Error(
+      `--arms: no experiment of the sweep (${experiments.map((e) => e.name).join(', ')}) has arm ${unknown.map((n) => `"${n}"`).join(', ')}`,
+    );
+  return experiments.map((e) => onlyArms(e, names.filter((n) => has(e, n))));
+}
+
 /** The names of a `--arms` value: comma-separated, none empty. */
 export function parseArmList(value: string): string[] {
   const names = value.split(',').map((s) => s.trim());

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -88,4 +89,85 @@ describe('sweeps', () => {
     expect(existsSync(join(runs, 'micro-n4', 'report', 'index.html'))).toBe(true);
     expect(printed.join('\n')).toContain('micro: accuracy against data.n');
   }, 60_000);
+
+  describe('of experiment files', () => {
+    const arm = (name: string, variant: string) => ({ name, method: 'cot', config: { variant, steps: 2 } });
+    /** Two experiments with different recipes in one folder (n = 3 with two arms, n = 4 with one) and the sweep file. */
+    function files(sweep: object, extra: object = {}): string {
+      const one = write({
+        ...MICRO_SETTINGS,
+        name: 'micro3',
+        arms: [arm('no-cot', 'no-cot'), arm('cot', 'cot')],
+        compareTo: ['no-cot'],
+      });
+      const dir = dirname(one);
+      const four = { ...MICRO_SETTINGS, name: 'micro4', data: { ...MICRO_SETTINGS.data, n: 4, testCount: 4 } };
+      writeFileSync(
+        join(dir, 'micro4.json'),
+        JSON.stringify({ ...four, arms: [arm('no-cot', 'no-cot')], compareTo: ['no-cot'] }),
+      );
+      writeFileSync(join(dir, 'micro3.json'), readFileSync(one));
+      const file = join(dir, 'branching.json');
+      writeFileSync(file, JSON.stringify({ name: 'branching', description: 'd', sweep, ...extra }));
+      return file;
+    }
+    const SWEEP = { key: 'data.n', experiments: ['micro3', 'micro4'] };
+
+    it('load each file with the --set keys, the value read from it at the key', async () => {
+      const sweep = await loadSweep(files(SWEEP), ['seeds=[2]']);
+      expect(sweep).toMatchObject({ name: 'branching', key: 'data.n', label: 'n', values: [3, 4] });
+      expect(sweep!.experiments.map((e) => e.name)).toEqual(['micro3', 'micro4']);
+      expect(sweep!.experiments.map((e) => e.arms.length)).toEqual([2, 1]);
+      expect(sweep!.experiments.every((e) => e.seeds[0] === 2)).toBe(true);
+      const subset = await loadSweep(files(SWEEP), ['sweep.experiments=["micro4","micro3"]']);
+      expect(subset!.values).toEqual([4, 3]);
+    });
+
+    it('reject settings of their own, a missing file, a repeated value and values beside files', async () => {
+      await expect(loadSweep(files(SWEEP, { seeds: [1] }))).rejects.toThrow(
+        /branching.json: a sweep of experiment files takes every setting from those files; remove "seeds"/,
+      );
+      await expect(loadSweep(files({ ...SWEEP, experiments: ['micro3', 'micro5'] }))).rejects.toThrow(
+        /sweep.experiments names micro5, but .*micro5.json does not exist/,
+      );
+      await expect(loadSweep(files({ ...SWEEP, experiments: ['micro3', 'micro3'] }))).rejects.toThrow(
+        /two of sweep.experiments have data.n = 3/,
+      );
+      await expect(loadSweep(files({ ...SWEEP, key: 'lm' }))).rejects.toThrow(
+        /sweep.key lm is \{.*\} in micro3.json; expected a number or a short name/,
+      );
+      await expect(loadSweep(files({ ...SWEEP, values: [3, 4] }))).rejects.toThrow(
+        /give "values" or "experiments", not both/,
+      );
+      await expect(loadSweep(files({ ...SWEEP, experiments: ['micro3'] }))).rejects.toThrow(
+        /"experiments" must list at least two files/,
+      );
+    });
+
+    it('telepath run: --arms picks in each file the arms it has; sweep.md adds the paired differences', async () => {
+      const runs = mkdtempSync(join(tmpdir(), 'sweep-runs-'));
+      const file = files(SWEEP);
+      const log = console.log;
+      console.log = () => {};
+      try {
+        expect(await main(['run', file, '--runs', runs, '--backend', 'cpu', '--quiet', '--arms', 'no-cot,cot'])).toBe(
+          0,
+        );
+        await expect(
+          main(['run', file, '--runs', runs, '--backend', 'cpu', '--quiet', '--arms', 'coconut']),
+        ).rejects.toThrow(/--arms: no experiment of the sweep \(micro3, micro4\) has arm "coconut"/);
+      } finally {
+        console.log = log;
+      }
+      expect(existsSync(join(runs, 'micro4', 'cot'))).toBe(false);
+      const md = readFileSync(join(runs, 'branching', 'sweep', 'sweep.md'), 'utf8');
+      expect(md).toContain('|arm|n = 3|n = 4|');
+      expect(md).toMatch(/\|cot\|\d+\.\d ± \d+\.\d\|–\|/);
+      expect(md).toContain('Δ no-cot (points, paired');
+      expect(md).toMatch(/\|cot\|[+-]\d+\.\d \[[+-]\d+\.\d, [+-]\d+\.\d\]\|–\|/);
+      const deltas = md.slice(md.indexOf('Δ no-cot'));
+      expect(deltas).not.toContain('|no-cot|'); // the baseline has no row of its own in its Δ table
+      expect(deltas).not.toContain('|no-cot [val_target]|');
+    }, 120_000);
+  });
 });

@@ -2,8 +2,11 @@
  * Sweeps: an experiment config with `"sweep": { "key": "data.n", "values": [3, 4, 5, 6] }` stands
  * for one experiment per value — the value set at `key` (the --set syntax), the name suffixed with
  * the key's last segment and the value (`countdown-branching-n4`) so each keeps its own records.
- * `telepath run` runs them in turn, then writes one table and one chart of every arm's accuracy
- * against the value under <runs>/<name>/sweep/.
+ * `"sweep": { "key": "data.n", "experiments": ["latent-countdown3", "latent-countdown4"] }` sweeps
+ * whole experiment files of the same folder instead, each value read from its file at `key` — for
+ * values whose recipes differ in more than one key. `telepath run` runs them in turn, then writes
+ * one table and one chart of every arm's accuracy against the value, and each arm's paired
+ * difference from the experiments' `compareTo` arms, under <runs>/<name>/sweep/.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -11,10 +14,10 @@ import { applySetOverrides, writeFileAtomic } from '@telepath/core';
 import * as aq from 'arquero';
 import type { TopLevelSpec } from '@telepath/analysis';
 import type { ExperimentConfig } from './experiment.js';
-import { experimentFromRaw, splitProfile } from './load-experiment.js';
+import { experimentFromRaw, loadExperiment, splitProfile } from './load-experiment.js';
 import type { ArmSummary } from '../running/arm-summary.js';
 import { compareArms } from '../reports/report.js';
-import type { ArmRow } from '../reports/table.js';
+import { pairedText, type ArmRow } from '../reports/table.js';
 
 export interface Sweep {
   name: string;
@@ -40,41 +43,82 @@ export async function loadSweep(file: string, sets: string[] = []): Promise<Swee
   // `--set sweep.values=[3,6]` changes the sweep itself; every other --set applies to each experiment.
   const ownSets = sets.filter((s) => /^sweep[.=]/.test(s));
   const { sweep } = applySetOverrides({ sweep: raw.sweep }, ownSets) as { sweep: unknown };
-  const { key, values } = checkSweep(sweep, where);
-  const { sweep: _sweep, ...rest } = raw;
+  const { key, values, files } = checkSweep(sweep, where);
+  const { profile } = splitProfile(sets);
+  const name = `${String(raw.name)}${profile ? `-${profile}` : ''}`;
   const label = key.split('.').pop()!;
+  const eachSets = sets.filter((s) => !ownSets.includes(s));
+  if (files) return { name, key, label, ...(await sweepOfFiles(raw, file, key, files, eachSets)) };
+  const { sweep: _sweep, ...rest } = raw;
   const experiments: ExperimentConfig[] = [];
   for (const v of values) {
     const one = applySetOverrides({ ...rest, name: `${String(rest.name)}-${label}${v}` }, [
       `${key}=${JSON.stringify(v)}`,
     ]);
-    experiments.push(
-      await experimentFromRaw(
-        one,
-        file,
-        sets.filter((s) => !ownSets.includes(s)),
-      ),
-    );
+    experiments.push(await experimentFromRaw(one, file, eachSets));
   }
-  const { profile } = splitProfile(sets);
-  return { name: `${String(rest.name)}${profile ? `-${profile}` : ''}`, key, label, values, experiments };
+  return { name, key, label, values, experiments };
 }
 
-function checkSweep(s: unknown, where: string): { key: string; values: (number | string)[] } {
+/** A sweep of experiment files: each loaded with `sets`, its value read at `key`. */
+async function sweepOfFiles(
+  raw: Record<string, unknown>,
+  file: string,
+  key: string,
+  names: string[],
+  sets: string[],
+): Promise<{ values: (number | string)[]; experiments: ExperimentConfig[] }> {
+  const where = path.basename(file);
+  const own = Object.keys(raw).find((k) => !['name', 'description', 'why', 'sweep'].includes(k));
+  if (own)
+    throw new Error(
+      `${where}: a sweep of experiment files takes every setting from those files; remove "${own}" (only name, description, why and sweep belong here)`,
+    );
+  const experiments: ExperimentConfig[] = [];
+  for (const n of names) {
+    const f = path.join(path.dirname(file), `${n}.json`);
+    if (!(await fs.stat(f).catch(() => null)))
+      throw new Error(`${where}: sweep.experiments names ${n}, but ${f} does not exist`);
+    experiments.push(await loadExperiment(f, sets));
+  }
+  const values = experiments.map((e, i) => {
+    const v = key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], e);
+    if (!(typeof v === 'number' || typeof v === 'string') || !VALUE.test(String(v)))
+      throw new Error(
+        `${where}: sweep.key ${key} is ${JSON.stringify(v)} in ${names[i]}.json; expected a number or a short name`,
+      );
+    return v;
+  });
+  const twice = values.find((v, i) => values.indexOf(v) !== i);
+  if (twice !== undefined)
+    throw new Error(`${where}: two of sweep.experiments have ${key} = ${twice}; each value once`);
+  return { values, experiments };
+}
+
+function checkSweep(s: unknown, where: string): { key: string; values: (number | string)[]; files: string[] | null } {
   const bad = (why: string) =>
-    new Error(`${where}: sweep: ${why}. Expected { "key": "<config path, e.g. data.n>", "values": [3, 4, 5] }`);
+    new Error(
+      `${where}: sweep: ${why}. Expected { "key": "<config path, e.g. data.n>", "values": [3, 4, 5] } or { "key": "data.n", "experiments": ["<experiment file in this folder, without .json>", ...] }`,
+    );
   if (typeof s !== 'object' || s === null || Array.isArray(s)) throw bad('not an object');
-  const extra = Object.keys(s).filter((k) => k !== 'key' && k !== 'values');
+  const extra = Object.keys(s).filter((k) => !['key', 'values', 'experiments'].includes(k));
   if (extra.length) throw bad(`unknown key "${extra[0]}"`);
-  const { key, values } = s as { key?: unknown; values?: unknown };
+  const { key, values, experiments } = s as { key?: unknown; values?: unknown; experiments?: unknown };
   if (typeof key !== 'string' || !/^[a-z][\w.]*$/i.test(key) || key.startsWith('arms.') || key === 'name')
     throw bad(`"key" must be a config path outside name and arms, got ${JSON.stringify(key)}`);
+  if (experiments !== undefined) {
+    if (values !== undefined) throw bad('give "values" or "experiments", not both');
+    if (!Array.isArray(experiments) || experiments.length < 2) throw bad('"experiments" must list at least two files');
+    for (const e of experiments)
+      if (typeof e !== 'string' || !VALUE.test(e)) throw bad(`${JSON.stringify(e)} is not an experiment name`);
+    return { key, values: [], files: experiments as string[] };
+  }
   if (!Array.isArray(values) || values.length < 2) throw bad('"values" must list at least two values');
   for (const v of values)
     if (!(typeof v === 'number' || typeof v === 'string') || !VALUE.test(String(v)))
       throw bad(`value ${JSON.stringify(v)} is not a number or a short name`);
   if (new Set(values.map(String)).size !== values.length) throw bad('duplicate values');
-  return { key, values: values as (number | string)[] };
+  return { key, values: values as (number | string)[], files: null };
 }
 
 /** Arms (main rows and control rows) × values: "accuracy ± s.e." per cell, '–' where an arm has no result. */
@@ -89,6 +133,22 @@ export function sweepRows(sweep: Sweep, rowsPerValue: ArmRow[][]): Record<string
       }),
     ),
   }));
+}
+
+/** Main arms × values: each arm's paired difference from `baseline` at that value ('–' where none). */
+export function sweepPairedRows(sweep: Sweep, rowsPerValue: ArmRow[][], baseline: string): Record<string, string>[] {
+  const arms = [...new Set(rowsPerValue.flatMap((rows) => rows.filter((r) => !r.controlOf).map((r) => r.arm)))];
+  return arms
+    .filter((arm) => arm !== baseline && !arm.startsWith(`${baseline} [`))
+    .map((arm) => ({
+      arm,
+      ...Object.fromEntries(
+        sweep.values.map((v, i) => {
+          const r = rowsPerValue[i]?.find((x) => x.arm === arm);
+          return [`${sweep.label} = ${v}`, pairedText(r?.paired.find((p) => p.baseline === baseline))];
+        }),
+      ),
+    }));
 }
 
 /** Vega-Lite: accuracy against the swept value, one line per arm (controls left out), ± s.e. bars. */
@@ -140,11 +200,18 @@ export async function writeSweepReport(
   runsDir: string,
 ): Promise<{ files: string[]; markdown: string }> {
   const out = path.join(runsDir, sweep.name, 'sweep');
-  const rowsPerValue = await Promise.all(results.map((r) => compareArms(r, runsDir, [])));
+  const rowsPerValue = await Promise.all(
+    results.map((r, i) => compareArms(r, runsDir, sweep.experiments[i]?.compareTo ?? [])),
+  );
   const table = aq.from(sweepRows(sweep, rowsPerValue));
   const seeds = results.map((rs) => [...new Set(rs.map((r) => r.seed))].join(', '));
   const note = `Accuracy % (mean over seeds ± the bootstrap spread of that mean, questions and seeds resampled; the binomial error where no per-question samples are recorded) of every arm of ${sweep.name} against ${sweep.key}; seeds per value: ${seeds.map((s, i) => `${sweep.values[i]}: ${s || '–'}`).join('; ')}.`;
-  const markdown = `${note}\n\n${table.toMarkdown()}\n`;
+  const bases = [...new Set(sweep.experiments.flatMap((e) => e.compareTo))];
+  const paired = bases.map(
+    (b) =>
+      `Δ ${b} (points, paired: the arm minus ${b} on the same questions and seeds, bootstrap 95 %; '–' where there is no ${b} or no per-question record):\n\n${aq.from(sweepPairedRows(sweep, rowsPerValue, b)).toMarkdown()}\n`,
+  );
+  const markdown = [`${note}\n\n${table.toMarkdown()}\n`, ...paired].join('\n');
   await writeFileAtomic(path.join(out, 'sweep.md'), markdown);
   await writeFileAtomic(path.join(out, 'sweep.csv'), table.toCSV());
   const { renderChart } = await import('@telepath/analysis'); // heavy: loaded only for reports
