@@ -63,6 +63,28 @@ describe('initBackend', () => {
     expect(info.backend).toBe('cpu');
   });
 
+  it("records a native module's threads, instruction set and BLAS, and nothing for other backends", async () => {
+    // A stand-in native module: registers the cpu backend under its own name and reports its addon.
+    const info = { threads: 3, isa: 'x86-64-v3', blasConfig: 'OpenBLAS 0.3.21 Haswell' };
+    const loaders: BackendLoaders = {
+      async importModule(name) {
+        if (name === '@telepath/backend-native')
+          return {
+            register: async () => {
+              await import('@tensorflow/tfjs-backend-cpu');
+              return 'cpu';
+            },
+            nativeStatus: () => ({ available: true, info }),
+          };
+        // eslint-disable-next-line no-restricted-syntax -- a fake loader falls through to the real one, by name
+        return import(name);
+      },
+    };
+    const started = await initBackend(['native'], { loaders, quiet: true });
+    expect(started.native).toEqual({ threads: 3, isa: 'x86-64-v3', blas: 'OpenBLAS 0.3.21 Haswell' });
+    expect((await initBackend('cpu', { quiet: true })).native).toBeUndefined();
+  });
+
   it('takes an explicit choice from the argument or TELEPATH_BACKEND and rejects unknown names', async () => {
     expect(resolveBackendOrder('cpu')).toEqual({ order: ['cpu'], source: 'argument' });
     expect(resolveBackendOrder(undefined, { TELEPATH_BACKEND: 'wasm, cpu' })).toEqual({

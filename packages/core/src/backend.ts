@@ -32,6 +32,18 @@ export interface BackendInfo {
   orderSource: 'argument' | 'TELEPATH_BACKEND' | 'default';
   /** The WebGPU adapter, when the backend is `webgpu`. */
   adapter?: GpuAdapter;
+  /**
+   * The native backend's settings, when it runs: its thread pool, the instruction set its loops
+   * picked at load time and OpenBLAS's build and core (DYNAMIC_ARCH picks a kernel per CPU, and a
+   * different kernel rounds differently, so the same seed can give other last bits on another CPU).
+   */
+  native?: NativeSettings;
+}
+
+export interface NativeSettings {
+  threads: number;
+  isa: string;
+  blas: string;
 }
 
 /**
@@ -41,6 +53,9 @@ export interface BackendInfo {
  */
 export interface NativeBackendModule {
   register(tfCore: typeof tf): Promise<string> | string;
+  /** What the loaded addon runs with (read after `register`); optional for stand-ins. */
+  nativeStatus?():
+    { available: true; info: { threads: number; isa: string; blasConfig: string } } | { available: false };
 }
 
 /** Package loaders; replaced in tests to simulate missing or broken packages. */
@@ -138,12 +153,14 @@ export async function initBackend(
       if (name === 'wasm') applyWasmFixes();
       if (name === 'webgpu') applyWebGPUFixes();
       if (adapter) installSizeGuards(name, deviceBindingLimit() ?? adapter.maxStorageBufferBindingSize);
+      const native = candidate === 'native' ? await nativeSettings(loaders) : undefined;
       current = {
         backend: tf.getBackend(),
         candidate,
         tried,
         orderSource: resolved.source,
         ...(adapter ? { adapter } : {}),
+        ...(native ? { native } : {}),
       };
       if (!options.quiet) console.error(describeBackend(current));
       return current;
@@ -155,6 +172,14 @@ export async function initBackend(
     `No TensorFlow.js backend could start (order from ${resolved.source}: ${resolved.order.join(', ')}):\n` +
       tried.map((t) => `  ${t.candidate}: ${t.error}`).join('\n'),
   );
+}
+
+/** The running native addon's threads, instruction set and BLAS, if its module reports them. */
+async function nativeSettings(loaders: BackendLoaders): Promise<NativeSettings | undefined> {
+  const mod = (await loaders.importModule(NATIVE_BACKEND_PACKAGE)) as Partial<NativeBackendModule>;
+  const status = mod.nativeStatus?.();
+  if (!status?.available) return undefined;
+  return { threads: status.info.threads, isa: status.info.isa, blas: status.info.blasConfig };
 }
 
 /** One line per candidate: which backend runs and why the earlier ones were skipped. */

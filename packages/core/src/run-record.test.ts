@@ -1,5 +1,5 @@
 import { appendFileSync, chmodSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
@@ -24,6 +24,9 @@ describe('RunRecord', () => {
     expect(env.datasets).toEqual({ 'gsm8k/test': 'abc' });
     expect(env.tfjs).toBe('4.22.0');
     expect(typeof env.git.sha === 'string' || env.git.sha === null).toBe(true);
+    expect(env.cpus).toBe(availableParallelism()); // was 0 on Node 20 (navigator.hardwareConcurrency)
+    expect(env.cpus).toBeGreaterThan(0);
+    expect(env.cpuModel).toBe(cpus()[0]?.model.trim() ?? '');
     expect(await RunRecord.readMetrics(dir)).toEqual([
       { step: 10, 'train/loss': 1.5 },
       { step: 20, 'train/loss': 1.2, 'val/acc': 0.3 },

@@ -2,8 +2,9 @@
  * Run records: if it has no record, it did not happen. A run directory holds
  *   config.resolved.json  the resolved config
  *   env.json              git sha and dirty flag, Node / TF.js / package versions, the backend
- *                         actually used (and why others were skipped), the fused kernels it
- *                         runs, dataset hashes
+ *                         actually used (and why others were skipped; the native backend's
+ *                         threads, instruction set and OpenBLAS core), the fused kernels it
+ *                         runs, the cores and CPU model, dataset hashes
  *   metrics.jsonl         one JSON object per log: {"step": 250, "train/loss": 1.92, ...}
  *   samples.jsonl         generations, one per line
  *   summary.json          written by finish()
@@ -14,6 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { constants as fsConstants, promises as fs, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism, cpus } from 'node:os';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { appendLine, writeFileAtomic } from './atomic.js';
@@ -65,7 +67,10 @@ export interface RunEnv {
   /** Fused kernels the backend runs for core's ops (fused.ts); [] where it runs plain ops only. */
   fusedKernels: string[];
   platform: string;
+  /** Cores this process may use (os.availableParallelism; 0 in records written before 2026-12-06, which read navigator and got nothing on Node 20). */
   cpus: number;
+  /** The first core's model name ('' where the OS does not say). */
+  cpuModel: string;
   datasets: Record<string, string>;
   argv: string[];
 }
@@ -222,7 +227,8 @@ export function collectEnv(datasets: Record<string, string>): RunEnv {
     backend: currentBackend() ?? null,
     fusedKernels: activeFusedKernels(),
     platform: `${process.platform}-${process.arch}`,
-    cpus: (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 0,
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model.trim() ?? '',
     datasets,
     argv: process.argv.slice(2),
   };
