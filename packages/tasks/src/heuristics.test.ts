@@ -4,6 +4,7 @@ import type { Example } from './example.js';
 import { countdownGreedy, countdownSum, taskHeuristics } from './heuristics.js';
 import { prosqaTask } from './prosqa/task.js';
 import { countdownTask } from './countdown/task.js';
+import { DEFAULT_RENDER_OPTIONS, renderCountdown } from './countdown/reasoning.js';
 import { gsm8kTask } from './gsm8k/task.js';
 import { scoreHeuristics } from './cli/score-heuristics.js';
 import { handMadeProsqa } from './testing.js';
@@ -61,6 +62,21 @@ describe('Countdown heuristics', () => {
     expect(countdownTask.checkReasoning!(countdown([10, 4, 2], 42), g.chain.join('\n')).ok).toBe(true);
     // Greedy is no search: for 9 from 2 3 4, 2·4 = 8 is nearest first, then 8 + 3 = 11 misses (2 + 3 + 4 = 9 would not).
     expect(countdownGreedy([2, 3, 4], 9).chain).toEqual(['2*4=8', '3+8=11']);
+  });
+  it("answer in the example's number format: a reversed-digit example gets reversed digits, which its checker reads", () => {
+    // 25 + 17 = 42: both rules find it; rendered with reversed digits the question reads "Make 24 from 52 71."
+    const plain = countdown([25, 17], 42);
+    const reversed = renderCountdown(plain, { ...DEFAULT_RENDER_OPTIONS, numberFormat: 'reversed' });
+    expect(reversed.question).toBe('Make 24 from 52 71.');
+    for (const rule of ['sum', 'greedy']) {
+      const onPlain = taskHeuristics('countdown')[rule].answer(plain, new Rng(0));
+      const onReversed = taskHeuristics('countdown')[rule].answer(reversed, new Rng(0));
+      expect(onPlain).toEqual({ answer: '25+17', chain: ['25+17=42'] });
+      expect(onReversed).toEqual({ answer: '52+71', chain: ['52+71=24'] });
+      expect(countdownTask.isCorrect(reversed, `### ${onReversed.answer}`), rule).toBe(true);
+      expect(countdownTask.isCorrect(reversed, `### ${onPlain.answer}`), rule).toBe(false); // what the arms wrote before
+      expect(countdownTask.checkReasoning!(reversed, onReversed.chain.join('\n')).ok, rule).toBe(true);
+    }
   });
   it('GSM8K last-number answers the last number of the question', () => {
     const ex: Example = { id: 'g', question: 'Ann has 3 apples and buys 1,200 more.', steps: [], answer: '1203' };

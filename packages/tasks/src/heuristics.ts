@@ -12,6 +12,7 @@ import type { Rng } from '@telepath/core';
 import type { Example, TaskName } from './example.js';
 import type { CountdownMeta } from './countdown/generate.js';
 import { stepsToExpression } from './countdown/format.js';
+import { reverseDigitRuns } from './countdown/reasoning.js';
 import { sosMoves } from './countdown/rules.js';
 import { lessMentionedOption, prosqaAnswerFor, prosqaOptions } from './prosqa/options.js';
 
@@ -86,16 +87,25 @@ const PROSQA: Heuristic[] = [
   },
 ];
 
+/**
+ * A Countdown rule's answer written in the example's number format: meta holds the plain numbers,
+ * and the checker reads a reversed-digit example's answer back from reversed digits.
+ */
+function inExampleFormat(ex: Example, a: HeuristicAnswer): HeuristicAnswer {
+  if (countdownMeta(ex).numberFormat !== 'reversed') return a;
+  return { answer: reverseDigitRuns(a.answer), chain: a.chain.map(reverseDigitRuns) };
+}
+
 const COUNTDOWN: Heuristic[] = [
   {
     name: 'sum',
     description: 'every number added, in the given order',
-    answer: (ex) => countdownSum(countdownMeta(ex).nums),
+    answer: (ex) => inExampleFormat(ex, countdownSum(countdownMeta(ex).nums)),
   },
   {
     name: 'greedy',
     description: 'repeatedly the pair and move nearest the target (no search)',
-    answer: (ex) => countdownGreedy(countdownMeta(ex).nums, countdownMeta(ex).target),
+    answer: (ex) => inExampleFormat(ex, countdownGreedy(countdownMeta(ex).nums, countdownMeta(ex).target)),
   },
 ];
 
