@@ -12,7 +12,7 @@ import type { Rng } from '@telepath/core';
 import type { Example, TaskName } from './example.js';
 import type { CountdownMeta } from './countdown/generate.js';
 import { stepsToExpression } from './countdown/format.js';
-import { reverseDigitRuns } from './countdown/reasoning.js';
+import { writeNumbers, type NumberFormat } from './countdown/reasoning.js';
 import { sosMoves } from './countdown/rules.js';
 import { lessMentionedOption, prosqaAnswerFor, prosqaOptions } from './prosqa/options.js';
 
@@ -92,8 +92,8 @@ const PROSQA: Heuristic[] = [
  * and the checker reads a reversed-digit example's answer back from reversed digits.
  */
 function inExampleFormat(ex: Example, a: HeuristicAnswer): HeuristicAnswer {
-  if (countdownMeta(ex).numberFormat !== 'reversed') return a;
-  return { answer: reverseDigitRuns(a.answer), chain: a.chain.map(reverseDigitRuns) };
+  const write = (t: string) => writeNumbers(t, countdownMeta(ex).numberFormat as NumberFormat | undefined);
+  return { answer: write(a.answer), chain: a.chain.map(write) };
 }
 
 const COUNTDOWN: Heuristic[] = [

@@ -105,6 +105,11 @@ export function readNumbers(text: string, format: NumberFormat | undefined): str
   return format === 'reversed' ? reverseDigitRuns(text) : text;
 }
 
+/** Plain-digit text written in number format `format` (reversing digits is its own inverse). */
+export function writeNumbers(text: string, format: NumberFormat | undefined): string {
+  return readNumbers(text, format);
+}
+
 const state = (xs: readonly number[]) => `[${xs.join(' ')}]`;
 const STEP_INTS = /^(\d+)([-+*/])(\d+)=(\d+)$/;
 
@@ -332,7 +337,7 @@ export function renderCountdown(ex: Example, o: RenderOptions): Example {
   const steps = search ? search.lines : o.reasoning === 'state' ? stateLines(m.nums, ex.steps) : ex.steps;
   // A search ends on the path it found, so its answer is that path's expression, not SoS's.
   const answer = search ? stepsToExpression(m.nums, search.solution) : ex.answer;
-  const fmt = (t: string) => (o.numberFormat === 'reversed' ? reverseDigitRuns(t) : t);
+  const fmt = (t: string) => writeNumbers(t, o.numberFormat);
   return {
     ...ex,
     question: fmt(ex.question),

@@ -14,7 +14,7 @@ import {
   DEFAULT_COUNTDOWN_GEN_CONFIG,
   type CountdownMeta,
 } from './generate.js';
-import { renderCountdown, reverseDigitRuns, type NumberFormat, type RenderOptions } from './reasoning.js';
+import { renderCountdown, writeNumbers, type NumberFormat, type RenderOptions } from './reasoning.js';
 import { sosMoves } from './rules.js';
 
 export interface CountdownStreamOptions extends RenderOptions {
@@ -91,7 +91,7 @@ export function countdownFact(
     step = randomFactStep(rng, ops, cfg.maxTarget);
   }
   const [l, op, r, c] = step;
-  const fmt = (t: string) => (numberFormat === 'reversed' ? reverseDigitRuns(t) : t);
+  const fmt = (t: string) => writeNumbers(t, numberFormat);
   const meta: CountdownMeta = { nums: [l, r], target: c, rules: 'sos', fact: true, numberFormat };
   return { id, question: fmt(`${l}${op}${r}=`), steps: [], answer: fmt(String(c)), meta };
 }
