@@ -6,7 +6,7 @@ import { main } from '../cli.js';
 import { loadExperiment } from '../experiment/load-experiment.js';
 import { PARTS_DIR } from '../evaluation/finished-parts.js';
 import { lockFileOf } from '../running/run-lock.js';
-import { experimentStatus, formatStatus } from './status.js';
+import { experimentStatus, formatStatus, trainedFirst } from './status.js';
 import { MICRO_SETTINGS } from '../testing.js';
 
 const cot = (variant: string, steps: number) => ({ method: 'cot', config: { variant, steps } });
@@ -102,4 +102,48 @@ it('telepath status refuses a kind experiment and a missing file argument', asyn
     console.error = err;
   }
   expect(printed.join('\n')).toMatch(/expected one experiment file, got 0[\s\S]*is a "kind" experiment/);
+});
+
+it('lists below the rows what a run needs first: the unfinished arms an arm starts from, in a reused arm’s experiment too; --arms cuts as in run', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'status-first-'));
+  const runs = join(folder, 'runs');
+  const write = (name: string, arms: object[]) => {
+    const file = join(folder, `${name}.json`);
+    writeFileSync(file, JSON.stringify({ name, ...MICRO_SETTINGS, arms }));
+    return file;
+  };
+  write('refs', [
+    { name: 'base', ...cot('no-cot', 2) },
+    { name: 'tuned', initFrom: 'base', ...cot('no-cot', 2) },
+  ]);
+  const user = write('user', [
+    { name: 'ref', reuse: 'refs/tuned' },
+    { name: 'more', initFrom: 'ref', ...cot('no-cot', 2) },
+    { name: 'alone', ...cot('no-cot', 2) },
+  ]);
+  const finish = (exp: string, arm: string) => {
+    mkdirSync(join(runs, exp, arm, 's0'), { recursive: true });
+    writeFileSync(join(runs, exp, arm, 's0', 'summary.json'), JSON.stringify({ accuracy: 0.5, stderr: 0.1 }));
+  };
+  const first = async () =>
+    (await trainedFirst(await loadExperiment(user), runs)).map((s) => [s.arm, s.state, s.detail]);
+
+  expect(await first()).toEqual([['refs/base', 'not started', 'refs/tuned s0 starts from it']]);
+  finish('refs', 'base');
+  expect(await first()).toEqual([['refs/base', 'done', '50.0 % ± 10.0; refs/tuned s0 starts from it']]);
+  finish('refs', 'tuned');
+  expect(await first()).toEqual([]); // refs/tuned is a row's (ref's) job: the table shows it
+
+  const printed: string[] = [];
+  const log = console.log;
+  console.log = (s: string) => printed.push(s);
+  try {
+    expect(await main(['status', user, '--runs', runs, '--arms', 'alone'])).toBe(0);
+  } finally {
+    console.log = log;
+  }
+  expect(printed.join('\n')).toBe('user: 0/1 done, 0 training, 0 stopped, 1 not started\n  alone  s0   not started');
+  await expect(main(['status', user, '--runs', runs, '--arms', 'nope'])).rejects.toThrow(
+    /--arms: user has no arm "nope"/,
+  );
 });

@@ -2,7 +2,8 @@
  * `telepath status <experiment.json>`: where every arm × seed of an experiment stands, read from
  * its run records and locks (no data, no backend): done (its accuracy), training (the process and
  * its last logged step), stopped (its last logged step — the same `telepath run` resumes it), or
- * not started. A reused arm is looked up in the experiment that trains it.
+ * not started. A reused arm is looked up in the experiment that trains it. Below the rows, the arms a
+ * `telepath run` would train first though no row shows them: what an unfinished arm starts from.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
@@ -11,7 +12,15 @@ import { readJsonFile } from '@telepath/core';
 import { parseArgs } from 'node:util';
 import type { Arm, ExperimentConfig } from '../experiment/experiment.js';
 import { loadExperiment } from '../experiment/load-experiment.js';
-import { jobDir, planExperiment, type PlannedJob, type PlannedRow } from '../experiment/plan.js';
+import {
+  jobDir,
+  jobFinished,
+  neededJobs,
+  planExperiment,
+  type PlannedJob,
+  type PlannedRow,
+} from '../experiment/plan.js';
+import { onlyArms, onlyArmsOfEach, parseArmList } from '../experiment/only-arms.js';
 import { PARTS_DIR } from '../evaluation/finished-parts.js';
 import { methodById } from '../experiment/methods.js';
 import { readKind } from '../experiment/kinds.js';
@@ -30,7 +39,7 @@ export interface ArmState {
   detail: string;
 }
 
-const HELP = `Usage: telepath status <experiment.json> [--set key=value ...] [--runs DIR]
+const HELP = `Usage: telepath status <experiment.json> [--set key=value ...] [--arms a,b] [--runs DIR]
 
 Where every arm × seed of the experiment stands, from its run records and locks:
   done          finished (accuracy ± s.e.)
@@ -39,7 +48,10 @@ Where every arm × seed of the experiment stands, from its run records and locks
                 from another host for 10 min); the next telepath run takes it over and resumes
   stopped       started and interrupted; the same telepath run resumes it from its checkpoint
   not started
-A reused arm is looked up in the experiment that trains it. A sweep lists each of its experiments.`;
+A reused arm is looked up in the experiment that trains it. A sweep lists each of its experiments.
+Below the rows: the arms that telepath run with the same --set and --arms would train first, though no
+row shows them (what an unfinished arm starts from, initFrom, here or in a reused arm's experiment).
+  --arms a,b   only these arms, as telepath run --arms picks them`;
 
 export async function statusCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -48,6 +60,7 @@ export async function statusCommand(args: string[]): Promise<number> {
     options: {
       set: { type: 'string', multiple: true, default: [] },
       runs: { type: 'string', default: 'runs' },
+      arms: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -61,11 +74,13 @@ export async function statusCommand(args: string[]): Promise<number> {
     );
     return 2;
   }
+  const cut = values.arms === undefined ? null : parseArmList(values.arms);
   const sweep = await loadSweep(file, values.set);
-  const experiments = sweep ? sweep.experiments : [await loadExperiment(file, values.set)];
+  const loaded = sweep ? sweep.experiments : [await loadExperiment(file, values.set)];
+  const experiments = !cut ? loaded : sweep ? onlyArmsOfEach(loaded, cut) : [onlyArms(loaded[0], cut)];
   for (const exp of experiments) {
-    const states = await experimentStatus(exp, path.resolve(values.runs!));
-    console.log(formatStatus(exp.name, states));
+    const runsDir = path.resolve(values.runs!);
+    console.log(formatStatus(exp.name, await experimentStatus(exp, runsDir), await trainedFirst(exp, runsDir)));
   }
   return 0;
 }
@@ -75,6 +90,28 @@ export async function experimentStatus(exp: ExperimentConfig, runsDir: string): 
   const jobs = new Map(plan.jobs.map((j) => [j.id, j]));
   const rows = [...plan.rows].sort((a, b) => exp.seeds.indexOf(a.seed) - exp.seeds.indexOf(b.seed)); // seed by seed, arms in order
   return Promise.all(rows.map((row) => armState(row, jobs.get(row.job)!, runsDir)));
+}
+
+/**
+ * The jobs a `telepath run` of `exp` needs though no row shows them: the arms an unfinished arm
+ * starts from (initFrom, at its seed), in this experiment or a reused arm's source, each with its
+ * state and the arms that start from it; finished ones too, whose weights a run reads. Empty when
+ * every row is finished (a finished arm is read back from its record alone).
+ */
+export async function trainedFirst(exp: ExperimentConfig, runsDir: string): Promise<ArmState[]> {
+  const plan = planExperiment(exp);
+  const shown = new Set(plan.rows.map((r) => r.job));
+  const needed = neededJobs(plan, (job) => !jobFinished(runsDir, job));
+  const label = (job: PlannedJob) => `${job.exp === exp ? '' : `${job.exp.name}/`}${job.arm.name}`;
+  const hidden = needed.filter((job) => !shown.has(job.id));
+  return Promise.all(
+    hidden.map(async (job) => {
+      const state = await armState({ arm: job.arm, seed: job.seed, job: job.id }, job, runsDir);
+      const next = needed.filter((j) => j.after === job.id).map((j) => `${label(j)} s${j.seed}`);
+      const startsFrom = `${next.join(', ')} start${next.length === 1 ? 's' : ''} from it`;
+      return { ...state, arm: label(job), detail: state.detail ? `${state.detail}; ${startsFrom}` : startsFrom };
+    }),
+  );
 }
 
 async function armState(row: PlannedRow, job: PlannedJob, runsDir: string): Promise<ArmState> {
@@ -133,15 +170,15 @@ export async function lastStep(dir: string, arm: Arm): Promise<string | null> {
   return null;
 }
 
-export function formatStatus(name: string, states: ArmState[]): string {
+export function formatStatus(name: string, states: ArmState[], first: ArmState[] = []): string {
   const count = (s: ArmStateName) => states.filter((x) => x.state === s).length;
   const stale = count('stale lock') ? `, ${count('stale lock')} with a stale lock` : '';
   const head = `${name}: ${count('done')}/${states.length} done, ${count('training')} training${stale}, ${count('stopped')} stopped, ${count('not started')} not started`;
-  const width = Math.max(3, ...states.map((s) => s.arm.length));
-  const rows = states.map((s) =>
-    `  ${s.arm.padEnd(width)}  s${String(s.seed).padEnd(3)} ${s.state.padEnd(11)}  ${s.detail}`.trimEnd(),
-  );
-  return [head, ...rows].join('\n');
+  const width = Math.max(3, ...[...states, ...first].map((s) => s.arm.length));
+  const line = (s: ArmState) =>
+    `  ${s.arm.padEnd(width)}  s${String(s.seed).padEnd(3)} ${s.state.padEnd(11)}  ${s.detail}`.trimEnd();
+  const before = first.length ? ['telepath run needs first (what the arms above start from):', ...first.map(line)] : [];
+  return [head, ...states.map(line), ...before].join('\n');
 }
 
 /** ", finished: main, pass2" — the evaluation parts an interrupted evaluation resumes after (finished-parts.ts); '' for none. */
