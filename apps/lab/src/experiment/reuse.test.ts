@@ -124,8 +124,13 @@ describe('reused arms', () => {
     const runs = mkdtempSync(join(tmpdir(), 'reuse-runs-'));
     const quiet = { quiet: true, log: () => {} };
     const user = validateExperiment(USER, 'user.json', { base: BASE });
-    const first = await runExperiment(user, { runsDir: runs, ...quiet });
+    const lines: string[] = [];
+    const first = await runExperiment(user, { runsDir: runs, quiet: true, log: (l) => lines.push(l) });
     expect(first.interrupted).toBe(false);
+    // The source's first stage has no row in user's table: the run says it trains it first.
+    expect(lines.filter((l) => l.includes('trains first'))).toEqual([
+      '[telepath] trains first, though the table has no row for it (an arm starts from it): base/no-cot/s0 (3 steps)',
+    ]);
     for (const arm of ['no-cot', 'no-cot-more'])
       expect(existsSync(join(runs, 'base', arm, 's0', 'sft.ckpt')), arm).toBe(true);
     expect(existsSync(join(runs, 'user', 'ref', 's0', 'sft.ckpt'))).toBe(false); // not trained twice

@@ -19,6 +19,7 @@ import {
   type PlannedJob,
   type PlannedRow,
 } from '../experiment/plan.js';
+import { methodById } from '../experiment/methods.js';
 import type { ArmSummary } from './arm-summary.js';
 import { runArm } from './run-arm.js';
 import { COMPARISON_FILE, compareArms } from '../reports/report.js';
@@ -33,6 +34,12 @@ export interface RunExperimentOptions {
   shouldStop?: () => boolean;
   quiet?: boolean;
   log?: (line: string) => void;
+}
+
+/** A job's training steps over all its phases. */
+function stepsOf(job: PlannedJob): number {
+  const phases = methodById(job.arm.method, `arm ${job.arm.name}`).phases(job.arm.config);
+  return phases.reduce((sum, p) => sum + p.steps, 0);
 }
 
 /** Marks a folder of kept records (scripts/keep-records.sh writes it): runs there are read back, never trained. */
@@ -53,6 +60,10 @@ export async function runExperiment(
   const willTrain = (job: PlannedJob) => forced(o, exp, job) || !jobFinished(o.runsDir, job);
   const jobs = neededJobs(plan, willTrain);
   refuseToTrainIntoKeptRecords(jobs.filter(willTrain), o);
+  const shown = new Set(plan.rows.map((r) => r.job));
+  const unseen = jobs.filter((j) => !shown.has(j.id) && willTrain(j)).map((j) => `${j.id} (${stepsOf(j)} steps)`);
+  if (unseen.length > 0)
+    log(`[telepath] trains first, though the table has no row for it (an arm starts from it): ${unseen.join(', ')}`);
   const done = new Map<string, ArmSummary>();
   const deferred: PlannedJob[] = [];
   // Two workers started together may both find a job free; the one that loses the race for its
