@@ -92,7 +92,7 @@ export const DEFAULT_COLAR_CONFIG: ColarConfig = {
   latentWeight: 1, // CoLaR released config, not stated in the paper: embed_modeling_weight 1
   entropyWeight: 0, // CoLaR released config, not stated in the paper: entropy_weight 0 (the paper's soft-MSE has −α·H with α unstated)
   speedPrompt: 'Thinking speed: {c}', // CoLaR released config, not stated in the paper: "(Thinking speed: {c})" after the question
-  speedVector: false, // chosen: the paper's speed prompt alone; true is our addition (docs/results: CoLaR on ProsQA ignores the speed digit)
+  speedVector: false, // chosen: the paper's speed prompt alone; true is our addition (docs/results/prosqa-methods.md: CoLaR on ProsQA ignores the speed digit)
   decoding: 'sample', // CoLaR released config, not stated in the paper: latents and the stop token are sampled at inference
   latentTemperature: 1, // CoLaR released config, not stated in the paper: latent_temperature 1.0
   stopTemperature: 1, // CoLaR released config, not stated in the paper: eol_temperature 1.0

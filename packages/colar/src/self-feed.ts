@@ -9,7 +9,7 @@
  * its own slightly-wrong latents. Why: on ProsQA a CoLaR model that teacher-forces perfectly
  * (99.6 % of its head's latents nearest the right token, the stop at the chain's end with p ≈ 1)
  * derails from the second latent when it reads its own, and 93-95 % of its chains never stop
- * (docs/results/README.md, "CoLaR on ProsQA").
+ * (docs/results/prosqa-methods.md, "Why CoLaR's chains do not stop on ProsQA").
  * One pass is one step ahead: the replaced inputs are predicted from true prefixes, not from
  * each other. Letters: B rows, U input positions, C width.
  */

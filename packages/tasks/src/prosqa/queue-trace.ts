@@ -8,7 +8,7 @@
  * an option is the last, and states no queue.
  *
  * Trained on the expansion trace alone, a 4 × 128 model copied every group of the question right
- * yet lost the breadth-first order after five or six lines (docs/results, "The headed echo as one
+ * yet lost the breadth-first order after five or six lines (docs/results/prosqa-references.md, "The headed echo as one
  * line"); this form tests whether carrying the queue removes that wall.
  *
  * The done form (`expansion-queue-done`) also writes, after the queue, the nodes expanded so far
