@@ -6,7 +6,7 @@ import { main } from '../cli.js';
 import { loadExperiment } from '../experiment/load-experiment.js';
 import { PARTS_DIR } from '../evaluation/finished-parts.js';
 import { lockFileOf } from '../running/run-lock.js';
-import { experimentStatus, formatStatus, trainedFirst } from './status.js';
+import { experimentStatus, formatStatus, lastStep, trainedFirst } from './status.js';
 import { MICRO_SETTINGS } from '../testing.js';
 
 const cot = (variant: string, steps: number) => ({ method: 'cot', config: { variant, steps } });
@@ -147,3 +147,18 @@ it('lists below the rows what a run needs first: the unfinished arms an arm star
     /--arms: user has no arm "nope"/,
   );
 });
+
+it("gives a training phase's time left at the median of its last logged step times", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'status-eta-'));
+  const arm = (await loadExperiment(writeMicro(dir, [{ name: 'a', ...cot('no-cot', 1000) }]))).arms[0];
+  const lines = [10, 20, 30].map((step, i) => `{"step":${step},"sft/loss":2.0,"sft/ms":${[100, 5000, 120][i]}}`);
+  writeFileSync(join(dir, 'metrics.jsonl'), `${lines.join('\n')}\n{"step":30,"sft/lr":0.001}\n{"step":31,"sft/lo`);
+  // 970 steps left at the median 120 ms (the 5-second step, a pause, does not count).
+  expect(await lastStep(dir, arm)).toBe('sft step 30 / 1000, ≈ 1m56s left in sft (120 ms a step)');
+});
+
+function writeMicro(folder: string, arms: object[]): string {
+  const file = join(folder, 'micro.json');
+  writeFileSync(file, JSON.stringify({ name: 'micro', ...MICRO_SETTINGS, arms }));
+  return file;
+}

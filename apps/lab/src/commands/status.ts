@@ -25,6 +25,7 @@ import { PARTS_DIR } from '../evaluation/finished-parts.js';
 import { methodById } from '../experiment/methods.js';
 import { readKind } from '../experiment/kinds.js';
 import type { ArmSummary } from '../running/arm-summary.js';
+import { formatSeconds } from '../running/progress.js';
 import { lockState } from '../running/run-lock.js';
 import { loadSweep } from '../experiment/sweep.js';
 import { printHelp, usageError } from './command-args.js';
@@ -43,7 +44,8 @@ const HELP = `Usage: telepath status <experiment.json> [--set key=value ...] [--
 
 Where every arm × seed of the experiment stands, from its run records and locks:
   done          finished (accuracy ± s.e.)
-  training      a live process holds its lock (pid, last logged step of the phase)
+  training      a live process holds its lock (pid, last logged step of the phase, the time left in
+                that phase at its recent step times)
   stale lock    its lock's process is gone (exited, pid reused, machine restarted, or no heartbeat
                 from another host for 10 min); the next telepath run takes it over and resumes
   stopped       started and interrupted; the same telepath run resumes it from its checkpoint
@@ -165,9 +167,32 @@ export async function lastStep(dir: string, arm: Arm): Promise<string | null> {
     const phases = methodById(arm.method, `arm ${arm.name}`).phases(arm.config);
     const total = phases.find((p) => p.phase === phase)?.steps;
     const evaluating = rec.step === total && phases[phases.length - 1].phase === phase;
-    return `${phase} step ${rec.step}${total ? ` / ${total}` : ''}${evaluating ? ` (training done; evaluating${await finishedParts(dir)})` : ''}`;
+    if (evaluating)
+      return `${phase} step ${rec.step} / ${total} (training done; evaluating${await finishedParts(dir)})`;
+    const left = total ? phaseTimeLeft(lines, phase, total - rec.step) : '';
+    return `${phase} step ${rec.step}${total ? ` / ${total}` : ''}${left}`;
   }
   return null;
+}
+
+/**
+ * ", ≈ 2m21s left in sft (141 ms a step)": the phase's remaining steps at the median of its last
+ * 20 logged step times (`<phase>/ms`); '' when none is logged. `lines` run newest first.
+ */
+function phaseTimeLeft(lines: string[], phase: string, stepsLeft: number): string {
+  const times: number[] = [];
+  for (const line of lines) {
+    if (times.length === 20) break;
+    try {
+      const ms = (JSON.parse(line) as Record<string, unknown>)[`${phase}/ms`];
+      if (typeof ms === 'number') times.push(ms);
+    } catch {
+      continue; // a line cut by a crash
+    }
+  }
+  if (times.length === 0) return '';
+  const median = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  return `, ≈ ${formatSeconds((stepsLeft * median) / 1000)} left in ${phase} (${Math.round(median)} ms a step)`;
 }
 
 export function formatStatus(name: string, states: ArmState[], first: ArmState[] = []): string {
