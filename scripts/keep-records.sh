@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Copies finished runs into docs/results/records/, without their checkpoints, so the numbers of
-# docs/results/README.md can be read back on a fresh clone:
+# docs/results/ can be read back on a fresh clone:
 #   npm run telepath -- run experiments/<experiment>.json --arms A,B --runs docs/results/records --json
 # A finished run is a directory <runs>/<experiment>/<arm>/s<seed> with a summary.json. What is
 # copied is its record (summary, config, model config, tokenizer, metrics, samples, environment):
