@@ -14,11 +14,7 @@ const cot = (variant: string, steps: number) => ({ method: 'cot', config: { vari
 it('reads done, training, stopped and not-started arms from the records and locks, reused arms from their source', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'status-'));
   const runs = join(folder, 'runs');
-  const write = (name: string, arms: object[]) => {
-    const file = join(folder, `${name}.json`);
-    writeFileSync(file, JSON.stringify({ name, ...MICRO_SETTINGS, arms }));
-    return file;
-  };
+  const write = (name: string, arms: object[]) => writeExperiment(folder, name, arms);
   const micro = write('micro', [
     { name: 'a', ...cot('no-cot', 2) },
     { name: 'b', ...cot('cot', 4) },
@@ -107,11 +103,7 @@ it('telepath status refuses a kind experiment and a missing file argument', asyn
 it('lists below the rows what a run needs first: the unfinished arms an arm starts from, in a reused arm’s experiment too; --arms cuts as in run', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'status-first-'));
   const runs = join(folder, 'runs');
-  const write = (name: string, arms: object[]) => {
-    const file = join(folder, `${name}.json`);
-    writeFileSync(file, JSON.stringify({ name, ...MICRO_SETTINGS, arms }));
-    return file;
-  };
+  const write = (name: string, arms: object[]) => writeExperiment(folder, name, arms);
   write('refs', [
     { name: 'base', ...cot('no-cot', 2) },
     { name: 'tuned', initFrom: 'base', ...cot('no-cot', 2) },
@@ -150,15 +142,16 @@ it('lists below the rows what a run needs first: the unfinished arms an arm star
 
 it("gives a training phase's time left at the median of its last logged step times", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'status-eta-'));
-  const arm = (await loadExperiment(writeMicro(dir, [{ name: 'a', ...cot('no-cot', 1000) }]))).arms[0];
+  const arm = (await loadExperiment(writeExperiment(dir, 'micro', [{ name: 'a', ...cot('no-cot', 1000) }]))).arms[0];
   const lines = [10, 20, 30].map((step, i) => `{"step":${step},"sft/loss":2.0,"sft/ms":${[100, 5000, 120][i]}}`);
   writeFileSync(join(dir, 'metrics.jsonl'), `${lines.join('\n')}\n{"step":30,"sft/lr":0.001}\n{"step":31,"sft/lo`);
   // 970 steps left at the median 120 ms (the 5-second step, a pause, does not count).
   expect(await lastStep(dir, arm)).toBe('sft step 30 / 1000, ≈ 1m56s left in sft (120 ms a step)');
 });
 
-function writeMicro(folder: string, arms: object[]): string {
-  const file = join(folder, 'micro.json');
-  writeFileSync(file, JSON.stringify({ name: 'micro', ...MICRO_SETTINGS, arms }));
+/** An experiment file `<folder>/<name>.json` of the micro settings with these arms. */
+function writeExperiment(folder: string, name: string, arms: object[]): string {
+  const file = join(folder, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ name, ...MICRO_SETTINGS, arms }));
   return file;
 }
