@@ -131,6 +131,14 @@ describe('reused arms', () => {
     expect(lines.filter((l) => l.includes('trains first'))).toEqual([
       '[telepath] trains first, though the table has no row for it (an arm starts from it): base/no-cot/s0 (3 steps)',
     ]);
+    // After each job that trained, how many of the run's are done and the time left at that pace.
+    expect(
+      lines.filter((l) => l.includes('arms to train done')).map((l) => l.replace(/\b\d[\dhms]*[hms]\b/g, 'T')),
+    ).toEqual([
+      '[telepath] 1 of 3 arms to train done in T; ≈ T left at this pace',
+      '[telepath] 2 of 3 arms to train done in T; ≈ T left at this pace',
+      '[telepath] 3 of 3 arms to train done in T',
+    ]);
     for (const arm of ['no-cot', 'no-cot-more'])
       expect(existsSync(join(runs, 'base', arm, 's0', 'sft.ckpt')), arm).toBe(true);
     expect(existsSync(join(runs, 'user', 'ref', 's0', 'sft.ckpt'))).toBe(false); // not trained twice

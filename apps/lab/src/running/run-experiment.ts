@@ -21,6 +21,7 @@ import {
 } from '../experiment/plan.js';
 import { methodById } from '../experiment/methods.js';
 import type { ArmSummary } from './arm-summary.js';
+import { formatSeconds } from './progress.js';
 import { runArm } from './run-arm.js';
 import { COMPARISON_FILE, compareArms } from '../reports/report.js';
 import { liveLockHolder } from './run-lock.js';
@@ -34,6 +35,32 @@ export interface RunExperimentOptions {
   shouldStop?: () => boolean;
   quiet?: boolean;
   log?: (line: string) => void;
+}
+
+/**
+ * After each job that had to train: "[telepath] 3 of 16 arms to train done in 14m02s; ≈ 52m10s
+ * left at this pace", the pace being the time so far per training step of the jobs done (a job
+ * resumed from a checkpoint counts all its steps, so the estimate errs short).
+ */
+function trainingPace(toTrain: PlannedJob[], log: (line: string) => void): { finished(job: PlannedJob): void } {
+  const started = Date.now();
+  const ids = new Set(toTrain.map((j) => j.id));
+  const totalSteps = toTrain.reduce((sum, j) => sum + stepsOf(j), 0);
+  let count = 0;
+  let steps = 0;
+  return {
+    finished(job) {
+      if (!ids.has(job.id) || ids.size < 2) return;
+      count += 1;
+      steps += stepsOf(job);
+      const seconds = (Date.now() - started) / 1000;
+      const left =
+        count < ids.size && steps > 0
+          ? `; ≈ ${formatSeconds((seconds / steps) * (totalSteps - steps))} left at this pace`
+          : '';
+      log(`[telepath] ${count} of ${ids.size} arms to train done in ${formatSeconds(seconds)}${left}`);
+    },
+  };
 }
 
 /** A job's training steps over all its phases. */
@@ -65,6 +92,7 @@ export async function runExperiment(
   if (unseen.length > 0)
     log(`[telepath] trains first, though the table has no row for it (an arm starts from it): ${unseen.join(', ')}`);
   const done = new Map<string, ArmSummary>();
+  const pace = trainingPace(jobs.filter(willTrain), log);
   const deferred: PlannedJob[] = [];
   // Two workers started together may both find a job free; the one that loses the race for its
   // lock (runArm's 'busy') defers it too, rather than waiting while other arms could train.
@@ -137,6 +165,7 @@ export async function runExperiment(
       `[telepath] ${owner === exp ? '' : `${owner.name}/`}${arm.name} s${seed}: accuracy ${(100 * r.accuracy).toFixed(1)}% ± ${(100 * r.stderr).toFixed(1)} (n=${r.total})`,
     );
     done.set(job.id, r);
+    pace.finished(job);
     for (const row of plan.rows.filter((x) => x.job === job.id && x.reusedFrom))
       await recordReusedRow(o.runsDir, reusedRowRef(exp, row), r);
     return true;
