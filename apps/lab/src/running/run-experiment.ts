@@ -40,26 +40,30 @@ export interface RunExperimentOptions {
 
 /**
  * After each job that had to train: "[telepath] 3 of 16 arms to train done in 14m02s; ≈ 52m10s
- * left at this pace", the pace being the time so far per training step of the jobs done (a job
- * resumed from a checkpoint counts all its steps, so the estimate errs short).
+ * left at this pace". The count is read from the records, so arms that other processes of the
+ * same run (--workers) finished count too and the pace is theirs together: the time so far per
+ * training step of the finished jobs (a job resumed from a checkpoint counts all its steps, so
+ * the estimate errs short).
  */
-function trainingPace(toTrain: PlannedJob[], log: (line: string) => void): { finished(job: PlannedJob): void } {
+function trainingPace(
+  toTrain: PlannedJob[],
+  runsDir: string,
+  log: (line: string) => void,
+): { finished(job: PlannedJob): void } {
   const started = Date.now();
   const ids = new Set(toTrain.map((j) => j.id));
   const totalSteps = toTrain.reduce((sum, j) => sum + stepsOf(j), 0);
-  let count = 0;
-  let steps = 0;
   return {
     finished(job) {
       if (!ids.has(job.id) || ids.size < 2) return;
-      count += 1;
-      steps += stepsOf(job);
+      const finished = toTrain.filter((j) => jobFinished(runsDir, j));
+      const steps = finished.reduce((sum, j) => sum + stepsOf(j), 0);
       const seconds = (Date.now() - started) / 1000;
       const left =
-        count < ids.size && steps > 0
+        finished.length < ids.size && steps > 0
           ? `; ≈ ${formatSeconds((seconds / steps) * (totalSteps - steps))} left at this pace`
           : '';
-      log(`[telepath] ${count} of ${ids.size} arms to train done in ${formatSeconds(seconds)}${left}`);
+      log(`[telepath] ${finished.length} of ${ids.size} arms to train done in ${formatSeconds(seconds)}${left}`);
     },
   };
 }
@@ -94,7 +98,7 @@ export async function runExperiment(
   if (unseen.length > 0)
     log(`[telepath] trains first, though the table has no row for it (an arm starts from it): ${unseen.join(', ')}`);
   const done = new Map<string, ArmSummary>();
-  const pace = trainingPace(jobs.filter(willTrain), log);
+  const pace = trainingPace(jobs.filter(willTrain), o.runsDir, log);
   const deferred: PlannedJob[] = [];
   // Two workers started together may both find a job free; the one that loses the race for its
   // lock (runArm's 'busy') defers it too, rather than waiting while other arms could train.

@@ -50,6 +50,8 @@ it('telepath run --workers 2 starts a second process on the same experiment and 
   ]);
   expect(stderr).toMatch(/^\[worker 2\] \[telepath\] micro: task countdown, 4 arm\(s\)/m); // the child ran the same command
   for (const arm of ['a', 'b', 'c', 'd']) expect(existsSync(join(runs, 'micro', arm, 's0', 'summary.json'))).toBe(true);
+  // The pace counts the arms every process finished: the last one says all four are done.
+  expect(stderr).toMatch(/\[telepath\] 4 of 4 arms to train done in \S+$/m);
   expect(stdout.match(/^micro \(countdown\)$/gm)).toHaveLength(1); // one table, from the parent
   expect(
     readFileSync(join(runs, 'micro', 'table.md'), 'utf8')
