@@ -6,6 +6,8 @@
 # copied is its record (summary, config, model config, tokenizer, metrics, samples, environment):
 # enough to read the run back, rebuild its report and pair it with another arm on the same
 # questions; not enough to evaluate it again or start a latent arm from it (those need final.ckpt).
+# A run kept again keeps the weights and latents kept with it before (same summary), with or
+# without the flags below.
 # --weights also keeps final.ckpt, the weights the run ended with (no optimiser state; about 3 MB
 # for the 0.8 M-parameter models): copied back into a runs folder (cp -r docs/results/records/X
 # runs/), such a run starts later arms (initFrom, reuse) on a fresh clone without training it again.
@@ -18,7 +20,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then usage; exit 0; fi
 weights=false
 latents=false
@@ -59,9 +61,21 @@ for arm in "${arms[@]}"; do
       [ -f "$run/final.ckpt" ] || { rm -rf "$staging"; echo "keep-records: $run has no final.ckpt to keep (--weights)" >&2; exit 2; }
       cp -p "$run/final.ckpt" "$staging/"
     fi
+    # Kept again without --weights / --latents: the same run's weights and latents kept before stay
+    # (a run kept again is the same run when its summary is the same); another run's are dropped.
+    carried=""
+    for f in final.ckpt latents.bin states.bin; do
+      [ -f "$target/$f" ] && [ ! -f "$staging/$f" ] || continue
+      if cmp -s "$target/summary.json" "$staging/summary.json"; then
+        cp -p "$target/$f" "$staging/"
+        carried="$carried $f"
+      else
+        echo "keep-records: $target held $f of another run (its summary differs); not kept" >&2
+      fi
+    done
     rm -rf "$target"
     mv "$staging" "$target"
-    echo "kept $target ($(du -sh "$target" | cut -f1))"
+    echo "kept $target ($(du -sh "$target" | cut -f1))${carried:+; kept from before:$carried}"
     kept=$((kept + 1))
   done
 done

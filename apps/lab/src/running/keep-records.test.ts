@@ -106,6 +106,28 @@ it(
     });
     const kept = files(records).filter((f) => f.endsWith('.ckpt'));
     expect(kept.map((f) => f.slice(records.length))).toEqual(['/weights/cot/s0/final.ckpt']);
+    // Kept again without --weights, the same run keeps the weights kept before; another run's go.
+    const again0 = execFileSync('bash', [SCRIPT, runs, 'weights'], {
+      env: { ...process.env, KEEP_RECORDS_TO: records },
+      encoding: 'utf8',
+    });
+    expect(again0).toMatch(/kept .*weights\/cot\/s0 .*; kept from before: final\.ckpt/);
+    expect(existsSync(join(records, 'weights', 'cot', 's0', 'final.ckpt'))).toBe(true);
+    const other = join(tmp, 'weights-other-runs'); // a run retrained since: its summary differs
+    cpSync(runs, other, { recursive: true });
+    const summaryFile = join(other, 'weights', 'cot', 's0', 'summary.json');
+    writeFileSync(summaryFile, readFileSync(summaryFile, 'utf8') + '\n');
+    const records2 = join(tmp, 'weights-records-2');
+    cpSync(records, records2, { recursive: true });
+    const otherRun = spawnSync('bash', [SCRIPT, other, 'weights'], {
+      env: { ...process.env, KEEP_RECORDS_TO: records2 },
+      encoding: 'utf8',
+    });
+    expect(otherRun.status).toBe(0);
+    expect(otherRun.stderr).toMatch(
+      /weights\/cot\/s0 held final\.ckpt of another run \(its summary differs\); not kept/,
+    );
+    expect(existsSync(join(records2, 'weights', 'cot', 's0', 'final.ckpt'))).toBe(false);
 
     // A fresh runs folder holding only the kept record: an arm that evaluates the source's weights
     // (0 steps from initFrom) answers exactly as the source did, and the source does not train again.
