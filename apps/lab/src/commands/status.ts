@@ -15,6 +15,7 @@ import { loadExperiment } from '../experiment/load-experiment.js';
 import {
   jobDir,
   jobFinished,
+  jobsWithoutRow,
   neededJobs,
   planExperiment,
   type PlannedJob,
@@ -102,10 +103,9 @@ export async function experimentStatus(exp: ExperimentConfig, runsDir: string): 
  */
 export async function trainedFirst(exp: ExperimentConfig, runsDir: string): Promise<ArmState[]> {
   const plan = planExperiment(exp);
-  const shown = new Set(plan.rows.map((r) => r.job));
   const needed = neededJobs(plan, (job) => !jobFinished(runsDir, job));
   const label = (job: PlannedJob) => `${job.exp === exp ? '' : `${job.exp.name}/`}${job.arm.name}`;
-  const hidden = needed.filter((job) => !shown.has(job.id));
+  const hidden = jobsWithoutRow(plan, needed);
   return Promise.all(
     hidden.map(async (job) => {
       const state = await armState({ arm: job.arm, seed: job.seed, job: job.id }, job, runsDir);

@@ -135,3 +135,9 @@ export function neededJobs(plan: Plan, willTrain: (job: PlannedJob) => boolean):
   plan.rows.forEach((r) => visit(r.job));
   return plan.jobs.filter((j) => need.has(j.id));
 }
+
+/** The jobs among `jobs` that no row of the plan shows: what a row's job starts from, here or in a reused arm's experiment. */
+export function jobsWithoutRow(plan: Plan, jobs: PlannedJob[]): PlannedJob[] {
+  const shown = new Set(plan.rows.map((r) => r.job));
+  return jobs.filter((j) => !shown.has(j.id));
+}

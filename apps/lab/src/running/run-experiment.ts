@@ -13,6 +13,7 @@ import type { ExperimentConfig } from '../experiment/experiment.js';
 import {
   jobDir,
   jobFinished,
+  jobsWithoutRow,
   neededJobs,
   planExperiment,
   runDirOf,
@@ -93,8 +94,7 @@ export async function runExperiment(
   const willTrain = (job: PlannedJob) => forced(o, exp, job) || !jobFinished(o.runsDir, job);
   const jobs = neededJobs(plan, willTrain);
   refuseToTrainIntoKeptRecords(jobs.filter(willTrain), o);
-  const shown = new Set(plan.rows.map((r) => r.job));
-  const unseen = jobs.filter((j) => !shown.has(j.id) && willTrain(j)).map((j) => `${j.id} (${stepsOf(j)} steps)`);
+  const unseen = jobsWithoutRow(plan, jobs.filter(willTrain)).map((j) => `${j.id} (${stepsOf(j)} steps)`);
   if (unseen.length > 0)
     log(`[telepath] trains first, though the table has no row for it (an arm starts from it): ${unseen.join(', ')}`);
   const done = new Map<string, ArmSummary>();
