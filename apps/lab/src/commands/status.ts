@@ -81,8 +81,8 @@ export async function statusCommand(args: string[]): Promise<number> {
   const sweep = await loadSweep(file, values.set);
   const loaded = sweep ? sweep.experiments : [await loadExperiment(file, values.set)];
   const experiments = !cut ? loaded : sweep ? onlyArmsOfEach(loaded, cut) : [onlyArms(loaded[0], cut)];
+  const runsDir = path.resolve(values.runs!);
   for (const exp of experiments) {
-    const runsDir = path.resolve(values.runs!);
     console.log(formatStatus(exp.name, await experimentStatus(exp, runsDir), await trainedFirst(exp, runsDir)));
   }
   return 0;
