@@ -149,6 +149,33 @@ it("gives a training phase's time left at the median of its last logged step tim
   expect(await lastStep(dir, arm)).toBe('sft step 30 / 1000, ≈ 1m56s left in sft (120 ms a step)');
 });
 
+it('names the phases still to train after the one in progress, with their steps', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'status-later-'));
+  const coconut = {
+    name: 'k2',
+    method: 'soft-embedding',
+    config: {
+      variant: 'continuous-thought',
+      latentTokens: 2,
+      thoughtsPerStep: 1,
+      stepsPerStage: 40,
+      finalStageSteps: 30,
+    },
+  };
+  const arm = (await loadExperiment(writeExperiment(dir, 'micro', [coconut]))).arms[0];
+  const at = (phase: string, step: number) => `{"step":${step},"${phase}/loss":1.0,"${phase}/ms":200}\n`;
+  writeFileSync(join(dir, 'metrics.jsonl'), at('stage1', 10));
+  expect(await lastStep(dir, arm)).toBe(
+    'stage1 step 10 / 40, ≈ 6s left in stage1 (200 ms a step); then stage2, stage3 (70 steps)',
+  );
+  writeFileSync(join(dir, 'metrics.jsonl'), at('stage1', 10) + at('stage2', 20));
+  expect(await lastStep(dir, arm)).toBe(
+    'stage2 step 20 / 40, ≈ 4s left in stage2 (200 ms a step); then stage3 (30 steps)',
+  );
+  writeFileSync(join(dir, 'metrics.jsonl'), at('stage3', 10));
+  expect(await lastStep(dir, arm)).toBe('stage3 step 10 / 30, ≈ 4s left in stage3 (200 ms a step)');
+});
+
 /** An experiment file `<folder>/<name>.json` of the micro settings with these arms. */
 function writeExperiment(folder: string, name: string, arms: object[]): string {
   const file = join(folder, `${name}.json`);

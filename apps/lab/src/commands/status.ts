@@ -46,7 +46,7 @@ const HELP = `Usage: telepath status <experiment.json> [--set key=value ...] [--
 Where every arm × seed of the experiment stands, from its run records and locks:
   done          finished (accuracy ± s.e.)
   training      a live process holds its lock (pid, last logged step of the phase, the time left in
-                that phase at its recent step times)
+                that phase at its recent step times, the phases still to train after it)
   stale lock    its lock's process is gone (exited, pid reused, machine restarted, or no heartbeat
                 from another host for 10 min); the next telepath run takes it over and resumes
   stopped       started and interrupted; the same telepath run resumes it from its checkpoint
@@ -170,9 +170,21 @@ export async function lastStep(dir: string, arm: Arm): Promise<string | null> {
     if (evaluating)
       return `${phase} step ${rec.step} / ${total} (training done; evaluating${await finishedParts(dir)})`;
     const left = total ? phaseTimeLeft(lines, phase, total - rec.step) : '';
-    return `${phase} step ${rec.step}${total ? ` / ${total}` : ''}${left}`;
+    return `${phase} step ${rec.step}${total ? ` / ${total}` : ''}${left}${laterPhases(phases, phase)}`;
   }
   return null;
+}
+
+/**
+ * "; then stage2, stage3 (2,500 steps)": the phases still to train after `phase`, '' after the
+ * last. Their time is not estimated: a later phase's step time differs (a Coconut stage replaces
+ * more of the chain, a GRPO step samples).
+ */
+function laterPhases(phases: { phase: string; steps: number }[], phase: string): string {
+  const later = phases.slice(phases.findIndex((p) => p.phase === phase) + 1);
+  if (later.length === 0 || later.length === phases.length) return '';
+  const steps = later.reduce((a, p) => a + p.steps, 0);
+  return `; then ${later.map((p) => p.phase).join(', ')} (${steps.toLocaleString('en-US')} steps)`;
 }
 
 /**
