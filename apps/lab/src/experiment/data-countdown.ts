@@ -41,7 +41,7 @@ export interface CountdownData {
   testFile: string;
   /** Fresh instances every step from the seeded generator (train targets; never a test instance's solution). */
   stream: boolean;
-  /** How the reasoning is written: 'steps', 'state' ("a op b=c [left]"), 'search' (dead ends, "back"), 'search-check', 'search-judged' or 'search-guided'. */
+  /** How the reasoning is written: 'steps', 'state' ("a op b=c [left]"), 'search' (dead ends, "back"), 'search-check', 'search-judged', 'search-guided' or 'search-guess'. */
   reasoning: CountdownReasoning;
   numberFormat: NumberFormat;
   /** Dead ends a 'search' trace shows before it writes the solution. */

@@ -114,7 +114,7 @@ describe('Countdown data generated on the fly', () => {
         'x.json',
       );
     expect(bad({ reasoning: 'essay' })).toThrow(
-      /arms\[0\] \(a\) data.reasoning: expected one of steps, state, search, search-check, search-judged, search-guided, got "essay"/,
+      /arms\[0\] \(a\) data.reasoning: expected one of steps, state, search, search-check, search-judged, search-guided, search-guess, got "essay"/,
     );
     expect(bad({ nn: 3 })).toThrow(/unknown config key "nn"/);
     expect(bad({ warmupShare: 2 })).toThrow(/data.warmupShare: expected a share in 0..1/);

@@ -24,6 +24,8 @@ Options:
   --judged         'search-judged': moves into a three-number state with no solution marked " x", not entered
   --guided         'search-guided': from four or more numbers only the first move with a solution is entered,
                    after a written detour into one without in a quarter of the traces
+  --guess          'search-guess': below four or more numbers each three-number state gets one written
+                   path, the closest to the target, then "back" on a miss
   --reject-inexact each inexact division written "a/b x" (listed and products-last orders only)
   --judge-products each long product with no solution below it written "a*b x", not computed
                    (products-last order only)
@@ -41,6 +43,7 @@ function main(): void {
       plain: { type: 'boolean' },
       judged: { type: 'boolean' },
       guided: { type: 'boolean' },
+      guess: { type: 'boolean' },
       'reject-inexact': { type: 'boolean' },
       'judge-products': { type: 'boolean' },
       format: { type: 'string' },
@@ -52,8 +55,8 @@ function main(): void {
     console.log(HELP);
     return;
   }
-  if ([values.plain, values.judged, values.guided].filter(Boolean).length > 1)
-    throw new Error('--plain, --judged and --guided are different traces: name one');
+  if ([values.plain, values.judged, values.guided, values.guess].filter(Boolean).length > 1)
+    throw new Error('--plain, --judged, --guided and --guess are different traces: name one');
   const n = intOption('n', values.n, 3);
   if (!isCountdownSize(n)) throw new Error(`--n expects 2..6, got ${n}`);
   const format = (values.format ?? 'reversed') as NumberFormat;
@@ -70,7 +73,9 @@ function main(): void {
         ? 'search-judged'
         : values.guided
           ? 'search-guided'
-          : 'search-check',
+          : values.guess
+            ? 'search-guess'
+            : 'search-check',
     numberFormat: format,
     rejectInexact: values['reject-inexact'] ?? false,
     judgeLongProducts: values['judge-products'] ?? false,

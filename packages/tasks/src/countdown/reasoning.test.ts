@@ -44,7 +44,7 @@ describe('Countdown reasoning formats', () => {
   });
 
   for (const n of N) {
-    it(`every 'state', 'search' and 'search-check' (closest-first, listed and products-last), 'search-judged' and 'search-guided' trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
+    it(`every 'state', 'search' and 'search-check' (closest-first, listed and products-last), 'search-judged', 'search-guided' and 'search-guess' trace of 1,000 Countdown-${n} instances is sound under the task's checker, plain and reversed`, () => {
       const base = generateCountdown({ n, count: 1000, seed: 7, split: 'train' });
       let backs = 0;
       for (const ex of base) {
@@ -57,6 +57,7 @@ describe('Countdown reasoning formats', () => {
           ['search-judged', 'closest'],
           ['search-judged', 'products-last'],
           ['search-guided', 'products-last'],
+          ['search-guess', 'products-last'],
         ] as [CountdownReasoning, SearchOrder][]) {
           for (const numberFormat of ['plain', 'reversed'] as const) {
             const r = renderCountdown(ex, { reasoning, numberFormat, maxBacks: 4, searchOrder });
@@ -71,10 +72,10 @@ describe('Countdown reasoning formats', () => {
       expect(backs).toBeGreaterThan(500); // the search traces do show dead ends and backtracking
     });
 
-    it(`every rejecting ('rejectInexact') products-last search-check, search-judged and search-guided trace of 1,000 Countdown-${n} instances is sound, plain and reversed`, () => {
+    it(`every rejecting ('rejectInexact') products-last search-check, search-judged, search-guided and search-guess trace of 1,000 Countdown-${n} instances is sound, plain and reversed`, () => {
       let rejected = 0;
       for (const ex of generateCountdown({ n, count: 1000, seed: 7, split: 'train' })) {
-        for (const reasoning of ['search-check', 'search-judged', 'search-guided'] as const) {
+        for (const reasoning of ['search-check', 'search-judged', 'search-guided', 'search-guess'] as const) {
           for (const numberFormat of ['plain', 'reversed'] as const) {
             const o = {
               reasoning,
@@ -123,6 +124,39 @@ describe('Countdown reasoning formats', () => {
     }
     expect(detours / base.length).toBeGreaterThan(0.2);
     expect(detours / base.length).toBeLessThan(0.3);
+  });
+
+  it("a 'search-guess' Countdown-4 trace tries the moves from the four numbers in order, one closest path below each, until one reaches the target", () => {
+    const o = {
+      reasoning: 'search-guess',
+      numberFormat: 'plain',
+      maxBacks: 24,
+      searchOrder: 'products-last',
+      rejectInexact: true,
+    } as const;
+    const bracket = (line: string) => /\[([^\]]*)\]/.exec(line)![1].split(' ').map(Number);
+    let misses = 0;
+    for (const ex of generateCountdown({ n: 4, count: 300, seed: 7, split: 'train' })) {
+      const { nums, target } = ex.meta as CountdownMeta;
+      const top = `back [${nums.join(' ')}]`;
+      // Each try: a move from the four numbers, a move from the three, the check on the two.
+      const tries: string[][] = [[]];
+      for (const line of renderCountdown(ex, o).steps) {
+        if (line === top) tries.push([]);
+        else if (!/^\d+\/\d+ x$/.test(line)) tries[tries.length - 1].push(line);
+      }
+      for (const [i, [move, guess, check]] of tries.entries()) {
+        const three = bracket(move);
+        expect(three).toHaveLength(3);
+        const last = bracket(check)[0];
+        // The guess is the closest path through the three numbers: the target when they have a solution.
+        expect(last === target).toBe(i === tries.length - 1);
+        expect(sosFirstSolution(three, target) !== null).toBe(last === target);
+        expect(bracket(guess)).toHaveLength(2);
+      }
+      misses += tries.length - 1;
+    }
+    expect(misses / 300).toBeGreaterThan(2); // 3.9 misses a trace over 1,000 (trace-stats --n 4 --guess)
   });
 
   it('search traces try, hit dead ends, go back, and stay within the budget of dead ends', () => {
@@ -306,11 +340,11 @@ describe('Countdown reasoning formats', () => {
   });
 
   for (const n of N) {
-    it(`a products-judging ('judgeLongProducts') search of 1,000 Countdown-${n} instances writes each long product with no solution below it as "a*b x", computes only those on its path, and is sound, plain and reversed`, () => {
+    it(`a products-judging ('judgeLongProducts') search of 1,000 Countdown-${n} instances writes each long product with no solution below it as "a*b x", computes only those on its path (the guessing search aside), and is sound, plain and reversed`, () => {
       let judged = 0;
       for (const ex of generateCountdown({ n, count: 1000, seed: 7, split: 'train' })) {
         const m = ex.meta as CountdownMeta;
-        for (const reasoning of ['search-check', 'search-guided'] as const) {
+        for (const reasoning of ['search-check', 'search-guided', 'search-guess'] as const) {
           const o = {
             reasoning,
             maxBacks: 4,
@@ -324,6 +358,7 @@ describe('Countdown reasoning formats', () => {
             if (!v.ok) throw new Error(`${ex.id} ${reasoning}/${numberFormat}: ${v.detail}\n${r.steps.join('\n')}`);
             expect(countdownTask.isCorrect(r, `### ${r.answer}`)).toBe(true);
           }
+          if (reasoning === 'search-guess') continue; // a guessed path that misses may compute a long product
           // With no budget to run out of, every long product entered (its state still has two
           // numbers or more) is a step of the path found; a two-number dead end's check line is not entered.
           const t = searchTrace(m.nums, m.target, ex.steps, {

@@ -25,6 +25,13 @@
  *             enters one move into a state with no solution, searches it to its last dead end in
  *             writing (no dead-end budget), goes "back" and then enters the good one: the recovery
  *             from a wrong choice is in the data. At n = 3 it is 'search-check'.
+ * - 'search-guess': 'search-check' where a three-number state below a larger one is not searched:
+ *             the trace writes one path through it, the one whose last result is closest to the
+ *             target (the target whenever the state has a solution), as two moves, and if it misses
+ *             goes "back" and tries the next move above. Every move from the four numbers is tried in
+ *             turn, each with its guess written out and checked by its own arithmetic, so the model
+ *             solves Countdown-3 at a glance many times, and a wrong guess costs one try, not the
+ *             problem. At n = 3 it is 'search-check'.
  * The searches try moves closest-first by default; with `searchOrder` 'listed' they try them in
  * the order the moves are listed instead (pairs left to right by position in the state, then
  * + * - /, as SoS enumerates them), so after a "back" the next try is the successor of the last one
@@ -50,7 +57,8 @@ import { stepsToExpression } from './format.js';
 import { formatStep, rat, sosMoves } from './rules.js';
 import { sosFirstSolution } from './sos-dfs.js';
 
-export type CountdownReasoning = 'steps' | 'state' | 'search' | 'search-check' | 'search-judged' | 'search-guided';
+export type CountdownReasoning =
+  'steps' | 'state' | 'search' | 'search-check' | 'search-judged' | 'search-guided' | 'search-guess';
 export const COUNTDOWN_REASONING: readonly CountdownReasoning[] = [
   'steps',
   'state',
@@ -58,6 +66,7 @@ export const COUNTDOWN_REASONING: readonly CountdownReasoning[] = [
   'search-check',
   'search-judged',
   'search-guided',
+  'search-guess',
 ];
 /** The reasonings written as a search trace (searchTrace). */
 export const SEARCH_REASONING: readonly CountdownReasoning[] = [
@@ -65,6 +74,7 @@ export const SEARCH_REASONING: readonly CountdownReasoning[] = [
   'search-check',
   'search-judged',
   'search-guided',
+  'search-guess',
 ];
 /** Share of 'search-guided' traces whose top state first enters a move with no solution (a detour). */
 export const GUIDED_DETOUR_SHARE = 0.25;
@@ -209,6 +219,8 @@ export interface SearchOptions {
   judgeLongProducts?: boolean;
   /** Enter only the first move with a solution from a state of ≥ 4 numbers (the 'search-guided' trace). */
   guided?: boolean;
+  /** Write one path, the closest, through each three-number state below a larger one (the 'search-guess' trace). */
+  guess?: boolean;
 }
 
 /** A number in [0, 1) that depends only on the instance (FNV-1a over its numbers, target and a salt). */
@@ -236,6 +248,7 @@ export function searchTrace(
     rejectInexact = false,
     judgeLongProducts = false,
     guided = false,
+    guess = false,
   }: SearchOptions,
 ): { lines: string[]; solution: string[]; outOfBudget: boolean } {
   if (judgeLongProducts && order !== 'products-last')
@@ -255,6 +268,7 @@ export function searchTrace(
       return hit;
     }
     if (guided && xs.length >= 4) return guidedMove(xs);
+    if (guess && xs.length === 3 && nums.length >= 4) return guessedPath(xs);
     let left = false; // the last try entered a state below this one and came back empty
     for (const m of movesInOrder(xs, target, order, rejectInexact)) {
       if (left) {
@@ -305,6 +319,16 @@ export function searchTrace(
     path.push(good.step);
     return dfs(good.next);
   };
+  /** A guessed three-number state: the move whose two-number state ends closest to the target, entered and checked. */
+  const guessedPath = (xs: number[]): boolean => {
+    const miss = (m: Move) => Math.abs(movesByCloseness(m.next, target)[0].next[0] - target);
+    const best = movesInOrder(xs, target, order, false).reduce((a, m) => (miss(m) < miss(a) ? m : a)); // ties: the first
+    lines.push(best.line);
+    path.push(best.step);
+    if (dfs(best.next) === true) return true;
+    path.pop();
+    return false;
+  };
   const r = dfs([...nums]);
   if (r === true) return { lines, solution: path, outOfBudget: false };
   // Out of budget (or, for n ≤ 2, nothing to search): back to the start, then the solution.
@@ -322,6 +346,7 @@ export function searchOptionsOf(o: RenderOptions): SearchOptions {
     rejectInexact: o.rejectInexact,
     judgeLongProducts: o.judgeLongProducts,
     guided: o.reasoning === 'search-guided',
+    guess: o.reasoning === 'search-guess',
   };
 }
 

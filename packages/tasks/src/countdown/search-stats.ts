@@ -137,7 +137,10 @@ export function startOf(question: string, format: NumberFormat): CountdownStart 
 }
 
 /** How a full search is run for `goldDeadEnds`: its order and the trace's variants (SearchOptions). */
-export type GoldSearch = Pick<SearchOptions, 'order' | 'judge' | 'rejectInexact' | 'judgeLongProducts' | 'guided'>;
+export type GoldSearch = Pick<
+  SearchOptions,
+  'order' | 'judge' | 'rejectInexact' | 'judgeLongProducts' | 'guided' | 'guess'
+>;
 
 /**
  * Dead ends of the full search of a question ("Make T from a b c.", in its number format): the
@@ -281,7 +284,7 @@ function runDataBeside(file: string): RunData | undefined {
 /**
  * The samples of one samples.jsonl, their text in plain digits (read in the run's number format);
  * a line that is not such a sample is an error naming the file and line. When the run's
- * config.resolved.json beside it writes a search ('search', 'search-check', 'search-judged' or 'search-guided'), each sample also
+ * config.resolved.json beside it writes a search (SEARCH_REASONING: 'search', 'search-check', …), each sample also
  * gets its question's full-search dead ends, in the run's number format and search order.
  */
 export function readSearchSamples(file: string): SearchSample[] {
@@ -310,6 +313,7 @@ export function readSearchSamples(file: string): SearchSample[] {
               rejectInexact: data?.rejectInexact === true,
               judgeLongProducts: data?.judgeLongProducts === true,
               guided: data?.reasoning === 'search-guided',
+              guess: data?.reasoning === 'search-guess',
             })
           : null;
       const start = typeof row.question === 'string' ? startOf(row.question, data?.numberFormat ?? 'plain') : null;
