@@ -33,6 +33,14 @@ Options:
   --json           one JSON array on stdout
   --help           this text`;
 
+/** The flags that pick a trace other than the default 'search-check'. */
+const TRACE_FLAGS = [
+  { flag: 'plain', reasoning: 'search' },
+  { flag: 'judged', reasoning: 'search-judged' },
+  { flag: 'guided', reasoning: 'search-guided' },
+  { flag: 'guess', reasoning: 'search-guess' },
+] as const;
+
 function main(): void {
   const { values } = parseArgs({
     options: {
@@ -55,8 +63,8 @@ function main(): void {
     console.log(HELP);
     return;
   }
-  if ([values.plain, values.judged, values.guided, values.guess].filter(Boolean).length > 1)
-    throw new Error('--plain, --judged, --guided and --guess are different traces: name one');
+  const named = TRACE_FLAGS.filter((t) => values[t.flag]);
+  if (named.length > 1) throw new Error('--plain, --judged, --guided and --guess are different traces: name one');
   const n = intOption('n', values.n, 3);
   if (!isCountdownSize(n)) throw new Error(`--n expects 2..6, got ${n}`);
   const format = (values.format ?? 'reversed') as NumberFormat;
@@ -67,15 +75,7 @@ function main(): void {
     count: intOption('count', values.count, 2000),
     seed: intOption('seed', values.seed, 7),
     maxBacks: intOption('backs', values.backs, 12),
-    reasoning: values.plain
-      ? 'search'
-      : values.judged
-        ? 'search-judged'
-        : values.guided
-          ? 'search-guided'
-          : values.guess
-            ? 'search-guess'
-            : 'search-check',
+    reasoning: named[0]?.reasoning ?? 'search-check',
     numberFormat: format,
     rejectInexact: values['reject-inexact'] ?? false,
     judgeLongProducts: values['judge-products'] ?? false,

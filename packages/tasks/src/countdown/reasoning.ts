@@ -321,8 +321,9 @@ export function searchTrace(
   };
   /** A guessed three-number state: the move whose two-number state ends closest to the target, entered and checked. */
   const guessedPath = (xs: number[]): boolean => {
-    const miss = (m: Move) => Math.abs(movesByCloseness(m.next, target)[0].next[0] - target);
-    const best = movesInOrder(xs, target, order, false).reduce((a, m) => (miss(m) < miss(a) ? m : a)); // ties: the first
+    const moves = movesInOrder(xs, target, order, false);
+    const misses = moves.map((m) => Math.abs(movesByCloseness(m.next, target)[0].next[0] - target));
+    const best = moves[misses.indexOf(Math.min(...misses))]; // ties: the first
     lines.push(best.line);
     path.push(best.step);
     if (dfs(best.next) === true) return true;

@@ -11,7 +11,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  DEFAULT_RENDER_OPTIONS,
   readNumbers,
+  searchOptionsOf,
   searchTrace,
   SEARCH_REASONING,
   type CountdownReasoning,
@@ -290,7 +292,16 @@ function runDataBeside(file: string): RunData | undefined {
 export function readSearchSamples(file: string): SearchSample[] {
   const text = readFileSync(file, 'utf8');
   const data = runDataBeside(file);
-  const search = SEARCH_REASONING.includes(data?.reasoning as CountdownReasoning);
+  // The run's search, as its traces were written (searchOptionsOf), for every sample's full search.
+  const search = SEARCH_REASONING.includes(data?.reasoning as CountdownReasoning)
+    ? searchOptionsOf({
+        ...DEFAULT_RENDER_OPTIONS,
+        reasoning: data!.reasoning as CountdownReasoning,
+        searchOrder: data!.searchOrder ?? 'closest',
+        rejectInexact: data!.rejectInexact === true,
+        judgeLongProducts: data!.judgeLongProducts === true,
+      })
+    : null;
   return text
     .split('\n')
     .map((line, i) => [line, i + 1] as const)
@@ -307,14 +318,7 @@ export function readSearchSamples(file: string): SearchSample[] {
       const reason = row.reasoning?.reason;
       const gold =
         search && typeof row.question === 'string'
-          ? goldDeadEnds(row.question, data?.numberFormat ?? 'plain', {
-              order: data?.searchOrder ?? 'closest',
-              judge: data?.reasoning === 'search-judged',
-              rejectInexact: data?.rejectInexact === true,
-              judgeLongProducts: data?.judgeLongProducts === true,
-              guided: data?.reasoning === 'search-guided',
-              guess: data?.reasoning === 'search-guess',
-            })
+          ? goldDeadEnds(row.question, data?.numberFormat ?? 'plain', search)
           : null;
       const start = typeof row.question === 'string' ? startOf(row.question, data?.numberFormat ?? 'plain') : null;
       return {
