@@ -181,8 +181,9 @@ export async function lastStep(dir: string, arm: Arm): Promise<string | null> {
  * more of the chain, a GRPO step samples).
  */
 function laterPhases(phases: { phase: string; steps: number }[], phase: string): string {
-  const later = phases.slice(phases.findIndex((p) => p.phase === phase) + 1);
-  if (later.length === 0 || later.length === phases.length) return '';
+  const at = phases.findIndex((p) => p.phase === phase);
+  const later = at < 0 ? [] : phases.slice(at + 1);
+  if (later.length === 0) return '';
   const steps = later.reduce((a, p) => a + p.steps, 0);
   return `; then ${later.map((p) => p.phase).join(', ')} (${steps.toLocaleString('en-US')} steps)`;
 }
