@@ -27,9 +27,32 @@ describe('Progress', () => {
     const bar = new Progress('sft', 2000, out);
     vi.advanceTimersByTime(30_000); // restoring the checkpoint, building the model
     bar.resumedAt(500);
-    vi.advanceTimersByTime(4_000);
-    bar.update(501);
-    expect(lines.at(-1)).toContain('501/2000 4s elapsed, ETA 1h39m'); // 1,499 steps at 4 s: 5,996 s
+    vi.advanceTimersByTime(40_000);
+    bar.update(510);
+    expect(lines.at(-1)).toContain('510/2000 40s elapsed, ETA 1h39m'); // 1,490 steps at 4 s: 5,960 s
+  });
+
+  it('gives no ETA from a single step, then measures from that step on, leaving its one-time costs out', () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { out, lines } = captured();
+    const bar = new Progress('sft', 6250, out);
+    bar.resumedAt(300);
+    vi.advanceTimersByTime(5_000); // the first step after a resume: warm-up costs
+    bar.update(301);
+    expect(lines.at(-1)).toBe('sft [#.......................] 301/6250 5s elapsed, ETA ?\n');
+    vi.advanceTimersByTime(48_000); // 24 steps at 2 s
+    bar.update(325);
+    // Printed although still in the same tenth, since the line before had no ETA: 5,925 steps at 2 s.
+    expect(lines.at(-1)).toBe('sft [#.......................] 325/6250 53s elapsed, ETA 3h17m\n');
+    vi.advanceTimersByTime(48_000);
+    bar.update(349);
+    expect(lines).toHaveLength(2); // then again every tenth
+  });
+
+  it('ends with an ETA of 0 even when the work was one unit', () => {
+    const { out, lines } = captured();
+    new Progress('decode-time', 1, out).update(1);
+    expect(lines.at(-1)).toMatch(/1\/1 \d+s elapsed, ETA 0s\n$/);
   });
 
   it('formats durations without 60-second minutes', () => {
