@@ -58,6 +58,13 @@ export const DEFAULT_LM_CONFIG: LmConfig = {
   initStd: 0.02,
 };
 
+/** The default architecture without what a task decides (its vocabulary, its context): what the lab's and the agents' configs start from. */
+export const DEFAULT_LM_SHAPE: Omit<LmConfig, 'vocabSize' | 'contextLength'> = (({
+  vocabSize,
+  contextLength,
+  ...shape
+}) => shape)(DEFAULT_LM_CONFIG);
+
 export interface ForwardOptions {
   cache?: KvCache;
   /** [B, T]: 1 for real tokens, 0 for padding (padding keys are never attended to). */

@@ -5,7 +5,7 @@
  * §1.12 accuracy and consensus). The task and its data are the lab's: this config holds
  * everything else. Every value cites docs/method-reference.md or says `chosen:` with a reason.
  */
-import { parseConfig, type LmConfig, type PositionKind } from '@telepath/core';
+import { DEFAULT_LM_SHAPE, parseConfig, type LmConfig } from '@telepath/core';
 import {
   DEFAULT_AUTOENCODER_CONFIG,
   DEFAULT_READOUT_CONFIG,
@@ -113,18 +113,7 @@ export const DEFAULT_AGENTS_EXPERIMENT_CONFIG: AgentsExperimentConfig = {
   description: '',
   seeds: [0],
   agents: 3, // third-party (docs/method-reference.md §1.10): "3 agents, 2 rounds (main)"
-  lm: {
-    positions: 'learned' as PositionKind,
-    layers: 4,
-    heads: 4,
-    width: 128,
-    mlpRatio: 4,
-    dropout: 0,
-    layerNormEps: 1e-5,
-    initStd: 0.02,
-    contextLength: 0,
-    pretrained: '',
-  }, // chosen: the quickstart's reference LM
+  lm: { ...DEFAULT_LM_SHAPE, contextLength: 0, pretrained: '' }, // chosen: the quickstart's reference LM (core's default shape)
   agentTraining: {
     variant: 'no-cot', // chosen: No-CoT beat CoT on Countdown-3 at 1,000 steps in the quickstart, and decodes 3× fewer tokens
     steps: 1000, // chosen: the quickstart's No-CoT budget

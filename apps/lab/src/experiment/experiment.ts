@@ -10,12 +10,12 @@
 import {
   checkNumber,
   checkOptimConfig,
+  DEFAULT_LM_SHAPE,
   DEFAULT_OPTIM_CONFIG,
   LATENT_CONTROLS,
   parseConfig,
   type LmConfig,
   type OptimConfig,
-  type PositionKind,
 } from '@telepath/core';
 import { armDataOverrides, armLm, armTrainOverrides, effectiveTrain, type ArmTrain } from './arm-settings.js';
 import { checkTaskName, parseData, type LabTaskName } from './data.js';
@@ -89,18 +89,7 @@ const DEFAULTS = {
   task: '',
   data: null as unknown,
   seeds: [0],
-  lm: {
-    contextLength: 0,
-    positions: 'learned' as PositionKind,
-    layers: 4,
-    heads: 4,
-    width: 128,
-    mlpRatio: 4,
-    dropout: 0,
-    layerNormEps: 1e-5,
-    initStd: 0.02,
-    pretrained: '',
-  } satisfies LmSettings,
+  lm: { contextLength: 0, ...DEFAULT_LM_SHAPE, pretrained: '' } satisfies LmSettings,
   train: {
     batchSize: 32,
     logEvery: 25,
