@@ -39,9 +39,14 @@ export function samplesFile(name = ''): string {
 /** Each question's score under a latent control ({ id, correct } lines), for the paired intervals of its row. */
 export const controlSamplesFile = (control: string) => `samples.control-${control}.jsonl`;
 
-/** The main test set's samples.jsonl of a run dir, written atomically. */
-export async function writeSamples(dir: string, samples: ScoredSample[]): Promise<void> {
-  await writeFileAtomic(path.join(dir, samplesFile()), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+/** A test set's samples file of a run dir (`samplesFile(name)`; the main one by default), written atomically. */
+export async function writeSamples(dir: string, samples: ScoredSample[], name = ''): Promise<void> {
+  await writeFileAtomic(path.join(dir, samplesFile(name)), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+}
+
+/** What the summary keeps of a further test set's evaluation (`tests.<name>`). */
+export function testSetResult(r: EvalResult): TestSetResult {
+  return { accuracy: r.accuracy, stderr: r.stderr, correct: r.correct, total: r.total, diagnostics: r.diagnostics };
 }
 
 export async function evaluateTestSets(
@@ -67,14 +72,8 @@ export async function evaluateTestSets(
       ...keepAs(o.parts, `test-${name}`),
     });
     if (r === 'interrupted') return r;
-    await writeFileAtomic(path.join(dir, samplesFile(name)), r.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
-    tests[name] = {
-      accuracy: r.accuracy,
-      stderr: r.stderr,
-      correct: r.correct,
-      total: r.total,
-      diagnostics: r.diagnostics,
-    };
+    await writeSamples(dir, r.samples, name);
+    tests[name] = testSetResult(r);
   }
   return { main, tests, test };
 }

@@ -18,7 +18,14 @@ import { closeSync, existsSync, promises as fs, openSync, readSync } from 'node:
 import * as path from 'node:path';
 import { SPECIAL_TOKENS, writeFileAtomic, type LatentControl } from '@telepath/core';
 import { diagnoseChain, reasoningText } from '@telepath/tasks';
-import { capped, controlSamplesFile, samplesFile, type TestSetResult } from '../evaluation/arm-eval.js';
+import {
+  capped,
+  controlSamplesFile,
+  samplesFile,
+  testSetResult,
+  writeSamples,
+  type TestSetResult,
+} from '../evaluation/arm-eval.js';
 import type { TaskData } from '../experiment/data.js';
 import { emptyDiagnostics, tallyDiagnosis, type Diagnostics } from '../evaluation/diagnostics.js';
 import { evaluateAnswers, writtenChainCapped, type Answerer, type EvalResult } from '../evaluation/evaluate.js';
@@ -208,17 +215,8 @@ export async function upgradeRecord(
         const examples = capped(o.data.extraTests![name], o.eval.maxExamples);
         const r = await evaluateAnswers(answer, examples, o.data.task, o.eval, { seed: s.seed, quiet: true });
         if (r === 'interrupted') break;
-        await writeFileAtomic(
-          path.join(dir, samplesFile(name)),
-          r.samples.map((x) => JSON.stringify(x)).join('\n') + '\n',
-        );
-        tests[name] = {
-          accuracy: r.accuracy,
-          stderr: r.stderr,
-          correct: r.correct,
-          total: r.total,
-          diagnostics: r.diagnostics,
-        };
+        await writeSamples(dir, r.samples, name);
+        tests[name] = testSetResult(r);
         added.push(`tests.${name}`);
       }
       out.tests = tests;
