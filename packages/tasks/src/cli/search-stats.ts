@@ -18,8 +18,12 @@ is beside the file and its data.reasoning is a search, also accuracy by the dead
 question's full search (rebuilt in the run's number format and search order). When the samples
 carry their questions: how often the first move entered leads to a state with a solution (and the
 chain's accuracy after a solvable and after a dead one), against the first listed move and a
-random move, which judge nothing; and how many chains go back to the starting numbers and name
-them right.
+random move, which judge nothing; how many chains go back to the starting numbers and name
+them right; and every try from the starting numbers (a move on them and the lines up to the next
+back to them): into a solvable or a dead state, hit (the target reached with every line right),
+false hit (the target written with a wrong line) or missed, and the solvable tries' hits by their
+place among the chain's tries, all and by the move's operation (a move's first try only; repeats
+counted apart).
 
 Options:
   --json   one JSON object on stdout, file → stats

@@ -29,6 +29,7 @@ import {
   type CountdownStart,
   type FirstMoveStats,
 } from './first-move.js';
+import { countStartTries, emptyStartTryStats, formatStartTryStats, type StartTryStats } from './start-tries.js';
 
 /** One scored generation: its text in plain digits (reasoning, then "###" and the answer), whether it was right, the checker's reason. */
 export interface SearchSample {
@@ -74,6 +75,8 @@ export interface SearchStats {
   byPlace: { count: number; right: number }[];
   /** The first entered move against the starting numbers (samples whose question is known; first-move.ts). */
   firstMove: FirstMoveStats;
+  /** Every try from the starting numbers: into a solvable or a dead state, and how it ended (start-tries.ts). */
+  startTries: StartTryStats;
 }
 
 /** Arithmetic lines are counted by place up to this one; later lines are pooled with it. */
@@ -171,6 +174,7 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
     judgedProducts: 0,
     byPlace: Array.from({ length: BY_PLACE }, () => ({ count: 0, right: 0 })),
     firstMove: emptyFirstMoveStats(),
+    startTries: emptyStartTryStats(),
   };
   const count = (b: DeadEndBucket, correct: boolean) => {
     b.count++;
@@ -206,7 +210,10 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
         if (a.right) c.right++;
       }
     }
-    if (s.start) countFirstMove(out.firstMove, s.start, lines, s.correct);
+    if (s.start) {
+      countFirstMove(out.firstMove, s.start, lines, s.correct);
+      countStartTries(out.startTries, s.start, lines);
+    }
     const wrong = firstWrongLine(lines);
     if (wrong) {
       const c = (out.firstWrong[wrong.op] ??= { beforeLast: 0, beforeLastRight: 0, last: 0 });
@@ -261,6 +268,7 @@ export function formatSearchStats(name: string, s: SearchStats): string {
       : []),
     ...(s.judgedProducts > 0 ? [`  products judged dead, not computed: ${s.judgedProducts}`] : []),
     ...formatFirstMoveStats(s.firstMove),
+    ...formatStartTryStats(s.startTries),
   ].join('\n');
 }
 
