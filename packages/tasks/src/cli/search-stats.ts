@@ -22,8 +22,8 @@ random move, which judge nothing; how many chains go back to the starting number
 them right; and every try from the starting numbers (a move on them and the lines up to the next
 back to them): into a solvable or a dead state, hit (the target reached with every line right),
 false hit (the target written with a wrong line) or missed, and the solvable tries' hits by their
-place among the chain's tries, all and by the move's operation (a move's first try only; repeats
-counted apart).
+place among the chain's tries, all and by how many move sequences solve the state (1, 2-3, 4+;
+a move's first try only, repeats counted apart).
 
 Options:
   --json   one JSON object on stdout, file → stats

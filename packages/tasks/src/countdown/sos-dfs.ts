@@ -40,3 +40,18 @@ export function sosNaiveTreeSize(n: number): number {
   for (let m = n; m >= 2; m--) size *= 4 * ((m * (m - 1)) / 2);
   return size;
 }
+
+/**
+ * How many SoS move sequences reach the target from `nums` (pairs i < j, each of +, ×, −, ÷ that
+ * applies, to one number): a state whose only solution is one sequence is harder to see at a
+ * glance than one with several. Orders of the same moves count apart (a+b then +c, b+c then +a …).
+ */
+export function sosSolutionCount(nums: readonly number[], target: number): number {
+  if (nums.length === 1) return nums[0] === target ? 1 : 0;
+  let count = 0;
+  for (let i = 0; i < nums.length; i++)
+    for (let j = i + 1; j < nums.length; j++)
+      for (const [, , , c] of sosMoves(nums[i], nums[j]))
+        count += sosSolutionCount([...nums.filter((_, k) => k !== i && k !== j), c], target);
+  return count;
+}

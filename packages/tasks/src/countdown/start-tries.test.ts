@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateCountdown } from './generate.js';
 import { renderCountdown } from './reasoning.js';
-import { sosFirstSolution } from './sos-dfs.js';
+import { sosFirstSolution, sosSolutionCount } from './sos-dfs.js';
 import { countStartTries, emptyStartTryStats, formatStartTryStats, startTries } from './start-tries.js';
 import type { CountdownMeta } from './generate.js';
 
@@ -26,7 +26,7 @@ describe('tries from the starting numbers', () => {
     expect(s.unread).toBe(0);
     // The trace stops at its first hit, so exactly one solvable try a chain, and it hits.
     expect(s.solvable).toEqual({ tries: 300, hit: 300, falseHit: 0, miss: 0 });
-    expect(Object.keys(s.solvableByPlace).sort()).toEqual(['*', '+', '-', '/', 'all']);
+    expect(Object.keys(s.solvableByPlace).sort()).toEqual(['1', '2-3', '4+', 'all']);
     expect(s.solvableByPlace.all.every((p) => p.hit === p.tries)).toBe(true);
     expect(s.dead.tries).toBeGreaterThan(300); // ≈ 3.8 misses a trace (trace-stats --guess)
     expect(s.dead).toMatchObject({ hit: 0, falseHit: 0, miss: s.dead.tries });
@@ -34,8 +34,10 @@ describe('tries from the starting numbers', () => {
 
   it('tells a hit from a false hit (wrong arithmetic, or numbers the try did not have) and a miss, and skips wrong moves', () => {
     const start = { nums: [2, 3, 5, 7], target: 41 };
-    // The premises: after 5*7 the state [35 2 3] has a solution, after 2+3 the state [5 5 7] has none.
-    expect(sosFirstSolution([35, 2, 3], 41)).not.toBeNull();
+    // The premises: after 5*7 the state [35 2 3] has one solution (2*3, then 35+6), after 2+3 the
+    // state [5 5 7] has none; [2 3 5] reaches 10 three ways (2+3 then +5, 2+5 then +3, 3+5 then +2).
+    expect(sosSolutionCount([35, 2, 3], 41)).toBe(1);
+    expect(sosSolutionCount([2, 3, 5], 10)).toBe(3);
     expect(sosFirstSolution([5, 5, 7], 41)).toBeNull();
     const chain = [
       ...['2+3=5 [5 5 7]', '5*7=35 [35 5]', '35+5=40 [40]', 'back [2 3 5 7]'], // dead, miss
@@ -56,7 +58,7 @@ describe('tries from the starting numbers', () => {
       // The solvable tries are the 4th, 5th and 6th, all 5*7=35: the 5th and the 6th (which hits) repeat the 4th's move.
       solvableByPlace: {
         all: [0, 0, 0, 1, 0, 0].map((tries) => ({ tries, hit: 0 })),
-        '*': [0, 0, 0, 1, 0, 0].map((tries) => ({ tries, hit: 0 })),
+        '1': [0, 0, 0, 1, 0, 0].map((tries) => ({ tries, hit: 0 })),
       },
       solvableRepeats: { tries: 2, hit: 1 },
     });
@@ -65,7 +67,7 @@ describe('tries from the starting numbers', () => {
         'into a dead state 2: hit 0.0 %, false hit 50.0 %, missed 50.0 %; unread 1',
       "  solvable tries repeating an earlier try's move: 2 (hit 50.0 %); the others by place:",
       "    hit by their place among the chain's tries: 1 –, 2 –, 3 –, 4-6 0.0 % of 1, 7-10 –, 11+ –",
-      '    hit with first move *: 1 –, 2 –, 3 –, 4-6 0.0 % of 1, 7-10 –, 11+ –',
+      '    hit into states of 1 solution: 1 –, 2 –, 3 –, 4-6 0.0 % of 1, 7-10 –, 11+ –',
     ]);
   });
 

@@ -14,7 +14,7 @@
  * whose own arithmetic is wrong, counts as unread.
  */
 import { sosMoves } from './rules.js';
-import { sosFirstSolution } from './sos-dfs.js';
+import { sosFirstSolution, sosSolutionCount } from './sos-dfs.js';
 import type { CountdownStart } from './first-move.js';
 
 export interface TryOutcomes {
@@ -34,9 +34,9 @@ export interface StartTryStats {
   unread: number;
   /**
    * The solvable tries by their place among the chain's tries (TRY_PLACES), and their hits, each
-   * move's first try only (a repeat re-reads a state the chain already missed): all of
-   * them ('all'), and by the operation of their move ('+', '-', '*', '/'), so that a later place is
-   * not only a harder kind of state (products come last in the products-last order).
+   * move's first try only (a repeat re-reads a state the chain already missed): all of them
+   * ('all'), and by how many SoS move sequences solve the state ('1', '2-3', '4+':
+   * sosSolutionCount), since a late try is more often a state with a single solution.
    */
   solvableByPlace: Record<string, { tries: number; hit: number }[]>;
   /** Solvable tries whose move an earlier try of the chain already made (left out of solvableByPlace), and their hits. */
@@ -162,7 +162,8 @@ export function countStartTries(s: StartTryStats, start: CountdownStart, lines: 
       if (outcome === 'hit') s.solvableRepeats.hit++;
       return;
     }
-    for (const key of ['all', t.move.op]) {
+    const paths = sosSolutionCount(after, start.target);
+    for (const key of ['all', paths === 1 ? '1' : paths <= 3 ? '2-3' : '4+']) {
       const p = (s.solvableByPlace[key] ??= emptyPlaces())[placeBucket(i + 1)];
       p.tries++;
       if (outcome === 'hit') p.hit++;
@@ -174,10 +175,11 @@ const pct = (k: number, n: number) => (n ? `${((100 * k) / n).toFixed(1)} %` : '
 const outcomes = (o: TryOutcomes) =>
   `hit ${pct(o.hit, o.tries)}, false hit ${pct(o.falseHit, o.tries)}, missed ${pct(o.miss, o.tries)}`;
 
+const SOLUTION_KEYS = ['all', '1', '2-3', '4+'];
 const formatPlaces = (places: { tries: number; hit: number }[]) =>
   places.map((p, i) => `${placeName(i)} ${p.tries ? `${pct(p.hit, p.tries)} of ${p.tries}` : '–'}`).join(', ');
 
-/** Readable lines: the outcomes, then the solvable tries' hits by place (all, then by operation); none when no chain's question is known or no try was read. */
+/** Readable lines: the outcomes, then the solvable tries' hits by place (all, then by the state's solutions); none when no chain's question is known or no try was read. */
 export function formatStartTryStats(s: StartTryStats): string[] {
   const read = s.solvable.tries + s.dead.tries;
   if (s.chains === 0 || read + s.unread === 0) return [];
@@ -187,10 +189,10 @@ export function formatStartTryStats(s: StartTryStats): string[] {
       `into a dead state ${s.dead.tries}: ${outcomes(s.dead)}; unread ${s.unread}`,
     `  solvable tries repeating an earlier try's move: ${s.solvableRepeats.tries} (hit ${pct(s.solvableRepeats.hit, s.solvableRepeats.tries)}); the others by place:`,
     ...Object.entries(s.solvableByPlace)
-      .sort(([a], [b]) => (a === 'all' ? -1 : b === 'all' ? 1 : a.localeCompare(b)))
+      .sort(([a], [b]) => SOLUTION_KEYS.indexOf(a) - SOLUTION_KEYS.indexOf(b))
       .map(
         ([key, places]) =>
-          `    hit ${key === 'all' ? "by their place among the chain's tries" : `with first move ${key}`}: ${formatPlaces(places)}`,
+          `    hit ${key === 'all' ? "by their place among the chain's tries" : `into states of ${key} solution${key === '1' ? '' : 's'}`}: ${formatPlaces(places)}`,
       ),
   ];
 }
