@@ -1,11 +1,13 @@
 /**
  * `telepath run` as the CLI calls it, on a micro experiment: the table always, the HTML report unless
- * --table-only (the way to rebuild the table of a directory of kept records without writing pages).
+ * --table-only (the way to rebuild the table of a directory of kept records without writing pages);
+ * in a directory of kept records, nothing written without --table-only.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
+import { KEPT_RECORDS_MARKER } from '../running/run-experiment.js';
 import { MICRO_SETTINGS } from '../testing.js';
 import { runCommand } from './run.js';
 
@@ -55,6 +57,30 @@ it('a finished run beside unfinished records of its experiment succeeds and says
     ]);
   } finally {
     rmSync(join(runs, 'micro-run', 'cot'), { recursive: true, force: true });
+    print.mockRestore();
+    errors.mockRestore();
+  }
+}, 60_000);
+
+it('reads kept records back without rewriting their table, unless --table-only asks for it', async () => {
+  const print = vi.spyOn(console, 'log').mockImplementation(() => {});
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const kept = join(runs, 'kept');
+  try {
+    mkdirSync(kept);
+    cpSync(join(runs, 'micro-run'), join(kept, 'micro-run'), { recursive: true });
+    rmSync(join(kept, 'micro-run', 'report'), { recursive: true, force: true });
+    writeFileSync(join(kept, KEPT_RECORDS_MARKER), '');
+    const table = join(kept, 'micro-run', 'table.md');
+    writeFileSync(table, 'the kept table\n'); // what a full rebuild once wrote
+    const args = [file, '--runs', kept, '--backend', 'cpu', '--quiet'];
+    expect(await runCommand([...args, '--json'])).toBe(0);
+    expect(await runCommand(args)).toBe(0);
+    expect(readFileSync(table, 'utf8')).toBe('the kept table\n');
+    expect(existsSync(join(kept, 'micro-run', 'report'))).toBe(false);
+    expect(await runCommand([...args, '--table-only'])).toBe(0);
+    expect(readFileSync(table, 'utf8')).toMatch(/^\|arm\|/);
+  } finally {
     print.mockRestore();
     errors.mockRestore();
   }

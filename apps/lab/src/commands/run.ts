@@ -14,7 +14,7 @@ import { loadSweep, writeSweepReport } from '../experiment/sweep.js';
 import { resultsJson, tableText } from '../reports/table.js';
 import { missingSeeds } from '../reports/report.js';
 import type { ArmSummary } from '../running/arm-summary.js';
-import { runExperiment } from '../running/run-experiment.js';
+import { isKeptRecords, runExperiment } from '../running/run-experiment.js';
 import { startWorkers, withoutWorkers } from '../running/workers.js';
 import { stopOnCtrlC } from '../running/interrupt.js';
 import { reportCommand } from './report.js';
@@ -44,7 +44,9 @@ in each, the named arms it has. sweep.md adds each arm's paired difference from 
                     table row in "arms" (accuracy, stderr, n = questions × seeds, "paired": [{"baseline", "diff", "lo", "hi"}],
                     a control row's with baseline "own arm", diagnostics), one per arm × seed in "runs"
   --table-only      write table.md / table.csv but not the HTML report (report/), e.g. when rebuilding the table
-                    of a directory of kept records (telepath report <name> builds the report later)
+                    of a directory of kept records (telepath report <name> builds the report later); in such a
+                    directory (scripts/keep-records.sh) run writes no table or report without it, so a
+                    read-back of some arms (--arms a,b --json) leaves the kept table whole
   --force           retrain finished arms instead of reading their records (with --arms: only the named arms,
                     not the arms they start from)
   --workers N       run N processes that split the arms (each arm still trains once), e.g. one per core;
@@ -113,6 +115,8 @@ export async function runCommand(args: string[]): Promise<number> {
         return r.interrupted ? 130 : 0;
       }
       const experiments = sweep ? sweep.experiments : exp ? [exp] : [];
+      // Kept records are read back as kept: their table is rewritten only when asked (--table-only), never a report.
+      const kept = isKeptRecords(path.resolve(values.runs!));
       const done: ArmSummary[][] = [];
       const json: object[] = [];
       for (const e of experiments) {
@@ -122,12 +126,13 @@ export async function runCommand(args: string[]): Promise<number> {
           forceOnly: cut ?? undefined,
           shouldStop: stop.requested,
           quiet: values.quiet,
+          writeTable: !kept || values['table-only'],
         });
         if (!values.json && results.length) console.log(`\n${e.name} (${e.task})\n${tableText(rows)}`);
         if (interrupted) return 130;
         done.push(results);
         json.push(resultsJson(e.name, results, rows));
-        if (!values.json && !values['table-only']) {
+        if (!values.json && !values['table-only'] && !kept) {
           // A run of some arms or seeds succeeds with the directory's other records unfinished;
           // the page, which averages every arm of the directory, then waits for them (the report
           // command refuses fewer seeds unless told), so say so rather than fail a finished run.
@@ -148,7 +153,7 @@ export async function runCommand(args: string[]): Promise<number> {
             sweep ? { sweep: sweep.name, key: sweep.key, values: sweep.values, experiments: json } : json[0],
           ),
         );
-      } else if (sweep) {
+      } else if (sweep && (!kept || values['table-only'])) {
         const { markdown } = await writeSweepReport(sweep, done, path.resolve(values.runs!));
         console.log(`\n${sweep.name}: accuracy against ${sweep.key}\n${markdown}`);
       }

@@ -37,6 +37,11 @@ export interface RunExperimentOptions {
   shouldStop?: () => boolean;
   quiet?: boolean;
   log?: (line: string) => void;
+  /**
+   * Write table.md, table.csv and experiment.json beside the runs (default true). A read-back of
+   * kept records leaves them as kept unless the table is rebuilt on purpose (`--table-only`).
+   */
+  writeTable?: boolean;
 }
 
 /**
@@ -79,6 +84,9 @@ function stepsOf(job: PlannedJob): number {
 /** Marks a folder of kept records (scripts/keep-records.sh writes it): runs there are read back, never trained. */
 export const KEPT_RECORDS_MARKER = '.telepath-kept-records';
 
+/** Whether `runsDir` is a folder of kept records. */
+export const isKeptRecords = (runsDir: string) => existsSync(path.join(runsDir, KEPT_RECORDS_MARKER));
+
 export async function runExperiment(
   exp: ExperimentConfig,
   o: RunExperimentOptions,
@@ -116,14 +124,16 @@ export async function runExperiment(
   }
   const results = finished();
   const dir = path.join(o.runsDir, exp.name);
-  // The baselines, for reports rebuilt from the records later.
-  await writeFileAtomic(
-    path.join(dir, COMPARISON_FILE),
-    JSON.stringify({ name: exp.name, task: exp.task, compareTo: exp.compareTo }, null, 2) + '\n',
-  );
   const rows = await compareArms(results, o.runsDir, exp.compareTo);
-  await writeFileAtomic(path.join(dir, 'table.md'), tableMarkdown(rows) + '\n');
-  await writeFileAtomic(path.join(dir, 'table.csv'), tableCsv(rows));
+  if (o.writeTable ?? true) {
+    // The baselines, for reports rebuilt from the records later.
+    await writeFileAtomic(
+      path.join(dir, COMPARISON_FILE),
+      JSON.stringify({ name: exp.name, task: exp.task, compareTo: exp.compareTo }, null, 2) + '\n',
+    );
+    await writeFileAtomic(path.join(dir, 'table.md'), tableMarkdown(rows) + '\n');
+    await writeFileAtomic(path.join(dir, 'table.csv'), tableCsv(rows));
+  }
   return { results, rows, interrupted: false };
 
   async function stopped() {
@@ -256,7 +266,7 @@ function forced(o: RunExperimentOptions, exp: ExperimentConfig, job: PlannedJob)
  * them, before anything trains.
  */
 function refuseToTrainIntoKeptRecords(toTrain: readonly PlannedJob[], o: RunExperimentOptions): void {
-  if (!existsSync(path.join(o.runsDir, KEPT_RECORDS_MARKER))) return;
+  if (!isKeptRecords(o.runsDir)) return;
   if (toTrain.length === 0) return;
   const names = toTrain.map((j) => `${j.exp.name}/${j.arm.name} s${j.seed}`).join(', ');
   throw new ConfigError(
