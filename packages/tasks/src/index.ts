@@ -138,6 +138,7 @@ export {
   exampleChars,
   FACT_OPS,
   factsInBatch,
+  singleSolutionGuess,
   type CountdownStreamOptions,
   type FactOps,
 } from './countdown/stream.js';

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { agentRecordDirs } from '@telepath/thought-comm';
 
 /** Data settings that change only the training batches, not how a question is written or which questions are tested. */
-const TRAINING_ONLY_DATA_KEYS = new Set(['trainCount', 'warmupShare', 'warmupSteps', 'factOps']);
+const TRAINING_ONLY_DATA_KEYS = new Set(['trainCount', 'warmupShare', 'warmupSteps', 'factOps', 'singleSolutionShare']);
 
 /** Throws, naming the record and the keys, when a record's task or data differs from the experiment's. */
 export async function checkAgentRecords(o: {

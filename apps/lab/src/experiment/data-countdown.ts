@@ -59,6 +59,8 @@ export interface CountdownData {
   factOps: FactOps;
   /** Also evaluate on the other generated split (val ↔ val_target, same count), reported as "<arm> [<split>]". */
   otherSplit: boolean;
+  /** Share of the streamed problems redrawn until the three-number state their guessing search solves has a single solution ('search-guess', stream; @telepath/tasks stream.ts). */
+  singleSolutionShare: number;
 }
 export const DEFAULT_COUNTDOWN_DATA: CountdownData = {
   n: 3,
@@ -79,6 +81,7 @@ export const DEFAULT_COUNTDOWN_DATA: CountdownData = {
   warmupSteps: 0,
   factOps: 'moves',
   otherSplit: true,
+  singleSolutionShare: 0,
 };
 
 /** Validation questions generated for Countdown's training curves (seed offset keeps them apart from the test split's draws). */
@@ -113,8 +116,12 @@ export function checkCountdownData(d: CountdownData, where: string): void {
     );
   if (!FACT_OPS.includes(d.factOps))
     throw new Error(`${where} data.factOps: expected one of ${FACT_OPS.join(', ')}, got ${JSON.stringify(d.factOps)}`);
-  if (!(d.warmupShare >= 0 && d.warmupShare <= 1))
-    throw new Error(`${where} data.warmupShare: expected a share in 0..1, got ${d.warmupShare}`);
+  for (const k of ['warmupShare', 'singleSolutionShare'] as const)
+    if (!(d[k] >= 0 && d[k] <= 1)) throw new Error(`${where} data.${k}: expected a share in 0..1, got ${d[k]}`);
+  if (d.singleSolutionShare > 0 && (d.reasoning !== 'search-guess' || !d.stream || d.n < 4))
+    throw new Error(
+      `${where} data.singleSolutionShare: problems are redrawn for a guessing search's three-number state, so it needs data.reasoning "search-guess", data.stream true and data.n ≥ 4 (got ${JSON.stringify(d.reasoning)}, stream ${d.stream}, n ${d.n})`,
+    );
   for (const k of ['searchBacks', 'warmupSteps'] as const) {
     if (!Number.isInteger(d[k]) || d[k] < 0)
       throw new Error(`${where} data.${k}: expected an integer ≥ 0, got ${d[k]}`);
@@ -168,6 +175,7 @@ export async function countdownData(d: CountdownData): Promise<TaskData> {
     warmupShare: d.warmupShare,
     warmupSteps: d.warmupSteps,
     factOps: d.factOps,
+    singleSolutionShare: d.singleSolutionShare,
     avoidSolutions: new Set(heldOut.map((e) => e.steps.join(', '))),
   };
   const plain = d.reasoning === 'steps' && d.numberFormat === 'plain'; // the original text, records unchanged

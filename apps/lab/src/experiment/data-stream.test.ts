@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, Rng, train } from '@telepath/core';
-import { exampleChars, type CountdownMeta } from '@telepath/tasks';
+import { exampleChars, singleSolutionGuess, type CountdownMeta } from '@telepath/tasks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_COUNTDOWN_DATA, loadTaskData, type TaskData } from './data.js';
 import { armData } from './arm-settings.js';
@@ -94,6 +94,23 @@ describe('Countdown data generated on the fly', () => {
     expect(batch.filter((e) => !(e.meta as CountdownMeta).fact).every((e) => warm.train.includes(e))).toBe(true);
   });
 
+  it("hands a guessing search's singleSolutionShare to its stream", async () => {
+    const guess = {
+      ...settings,
+      n: 4,
+      testCount: 5,
+      reasoning: 'search-guess' as const,
+      searchOrder: 'products-last' as const,
+      searchBacks: 12,
+      numberFormat: 'reversed' as const,
+      warmupShare: 0,
+    };
+    const single = (d: TaskData) =>
+      d.trainBatch!(new Rng(2).fork('step/0'), 0, 24).map((e) => singleSolutionGuess(e, 'reversed'));
+    expect(single(await loadTaskData('countdown', { ...guess, singleSolutionShare: 1 })).every(Boolean)).toBe(true);
+    expect(single(await loadTaskData('countdown', guess)).every(Boolean)).toBe(false); // about half as drawn
+  });
+
   it('arms may override the data settings; bad values name the arm and key', () => {
     const exp = validateExperiment(
       {
@@ -132,6 +149,16 @@ describe('Countdown data generated on the fly', () => {
       /data.judgeLongProducts: judged products are written by a search trace in the 'products-last' order \(data.reasoning "search-guided", data.searchOrder "listed"\)/,
     );
     expect(bad({ judgeLongProducts: true, reasoning: 'search-guided', searchOrder: 'products-last' })).not.toThrow();
+    const guess = { n: 4, stream: true, reasoning: 'search-guess' };
+    expect(bad({ ...guess, singleSolutionShare: 1.5 })).toThrow(
+      /data.singleSolutionShare: expected a share in 0..1, got 1.5/,
+    );
+    expect(bad({ ...guess, reasoning: 'search-guided', singleSolutionShare: 0.5 })).toThrow(
+      /data.singleSolutionShare: .* needs data.reasoning "search-guess", data.stream true and data.n ≥ 4 \(got "search-guided", stream true, n 4\)/,
+    );
+    expect(bad({ ...guess, stream: false, singleSolutionShare: 0.5 })).toThrow(/data.singleSolutionShare/);
+    expect(bad({ ...guess, n: 3, singleSolutionShare: 0.5 })).toThrow(/data.singleSolutionShare/);
+    expect(bad({ ...guess, singleSolutionShare: 0.5 })).not.toThrow();
   });
 
   it('trains an arm on the stream end to end, recording its own data settings', async () => {

@@ -13,7 +13,8 @@ const HELP = `Usage: npm run -w @telepath/tasks trace-stats -- [options]
 Generates Countdown training instances and writes each as a search trace in every search order
 (${SEARCH_ORDERS.join(', ')}), then prints per order: dead ends per trace, length in characters
 (question, lines and answer), the share that runs out of the dead-end budget, and how often a trace
-multiplies two numbers >= 10.
+multiplies two numbers >= 10; with --guess also the share of traces whose solved three-number state
+has a single solution, with their dead ends and length (what data.singleSolutionShare asks more of).
 
 Options:
   --n N            numbers per instance, 2..6 (default 3)

@@ -138,6 +138,16 @@ function tryOutcome(after: number[], rest: readonly TryLine[], target: number): 
   return sound ? 'hit' : 'falseHit';
 }
 
+/**
+ * The state the last try's move leads to from the starting numbers — in a guessing search's own
+ * trace, the three-number state it solves — or null when the chain has no try or its last move
+ * does not apply.
+ */
+export function solvedState(start: CountdownStart, lines: readonly string[]): number[] | null {
+  const last = startTries(start, lines).at(-1);
+  return last && last.move.right ? applied(start.nums, last.move) : null;
+}
+
 /** Adds one chain's tries to `s`. */
 export function countStartTries(s: StartTryStats, start: CountdownStart, lines: readonly string[]): void {
   s.chains++;

@@ -6,6 +6,7 @@ import {
   countdownTrainBatch,
   exampleChars,
   factsInBatch,
+  singleSolutionGuess,
   type CountdownStreamOptions,
   type FactOps,
 } from './stream.js';
@@ -128,5 +129,34 @@ describe('Countdown training stream', () => {
     expect(moves['/']).toBeLessThan(0.07);
     expect(every['/']).toBeGreaterThan(2.5 * moves['/']);
     for (const op of ['+', '*', '-']) expect(every[op]).toBeGreaterThan(0.125);
+  });
+
+  it("a guessing search's stream redraws the stated share of its problems until the state it solves has a single solution", () => {
+    const guess: CountdownStreamOptions = {
+      n: 4,
+      reasoning: 'search-guess',
+      numberFormat: 'reversed',
+      maxBacks: 12,
+      searchOrder: 'products-last',
+      rejectInexact: true,
+      judgeLongProducts: true,
+      warmupShare: 0.25,
+      warmupSteps: 2,
+    };
+    const share = (o: CountdownStreamOptions) => {
+      const problems = [0, 1, 2, 3, 4, 5].flatMap((step) => batchAt(o, 7, step, 48)).filter((e) => !isFact(e));
+      return problems.filter((e) => singleSolutionGuess(e, 'reversed')).length / problems.length;
+    };
+    // Share 0 leaves the stream as it was: the same batches as without the setting.
+    expect(batchAt({ ...guess, singleSolutionShare: 0 }, 7, 1, 48)).toEqual(batchAt(guess, 7, 1, 48));
+    const base = share(guess);
+    expect(base).toBeGreaterThan(0.2); // single-solution states are common, and not the rule
+    expect(base).toBeLessThan(0.8);
+    expect(share({ ...guess, singleSolutionShare: 1 })).toBe(1);
+    // Half redrawn: about half plus the other half's natural share (264 problems; ± 4 binomial sd).
+    const half = share({ ...guess, singleSolutionShare: 0.5 });
+    expect(Math.abs(half - (0.5 + 0.5 * base))).toBeLessThan(4 * Math.sqrt((0.25 * (1 - base)) / 264) + 0.02);
+    const o = { ...guess, singleSolutionShare: 0.5 };
+    expect(batchAt(o, 7, 3, 48)).toEqual(batchAt(o, 7, 3, 48)); // from the seed, also after a resume
   });
 });

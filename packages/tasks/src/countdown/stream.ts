@@ -4,7 +4,8 @@
  * reasoning and number format. A batch is a function of the Rng it is given — the training loop
  * hands each step `rng.fork('step/<n>')` — so the same seed gives the same batches, also after a
  * resume. During the first `warmupSteps` steps a fixed share of every batch is single arithmetic
- * facts, "a op b=" → "c", the same for every arm whatever its reasoning format.
+ * facts, "a op b=" → "c", the same for every arm whatever its reasoning format. A guessing search
+ * may ask for more of the problems it fails most (`singleSolutionShare`).
  */
 import type { Rng } from '@telepath/core';
 import type { Example } from '../example.js';
@@ -14,8 +15,10 @@ import {
   DEFAULT_COUNTDOWN_GEN_CONFIG,
   type CountdownMeta,
 } from './generate.js';
-import { renderCountdown, writeNumbers, type NumberFormat, type RenderOptions } from './reasoning.js';
+import { readNumbers, renderCountdown, writeNumbers, type NumberFormat, type RenderOptions } from './reasoning.js';
 import { sosMoves } from './rules.js';
+import { sosSolutionCount } from './sos-dfs.js';
+import { solvedState } from './start-tries.js';
 
 export interface CountdownStreamOptions extends RenderOptions {
   n: number;
@@ -34,6 +37,25 @@ export interface CountdownStreamOptions extends RenderOptions {
    * are redrawn, so a stream never outgrows the context length sized from a sample of it.
    */
   maxChars?: number;
+  /**
+   * Share of the instances (facts aside) redrawn until the three-number state their guessing
+   * search solves has a single solution (`singleSolutionGuess`): 'search-guess' traces only;
+   * default 0 (every instance as drawn, the Rng used as before).
+   */
+  singleSolutionShare?: number;
+}
+
+/**
+ * Whether a rendered 'search-guess' example's solved three-number state (its last try's) has a
+ * single SoS solution: the states Countdown-4's guess sees at a glance least often (search-stats).
+ */
+export function singleSolutionGuess(ex: Example, numberFormat: NumberFormat): boolean {
+  const { nums, target } = ex.meta as CountdownMeta;
+  const state = solvedState(
+    { nums, target },
+    ex.steps.map((s) => readNumbers(s, numberFormat)),
+  );
+  return state !== null && sosSolutionCount(state, target) === 1;
 }
 
 /** Characters of an example's text: never fewer than its tokens (one token per digit or sign, words shorter). */
@@ -105,9 +127,11 @@ export function countdownTrainBatch(o: CountdownStreamOptions, rng: Rng, step: n
     const id = `countdown/n${o.n}/stream/${step}/${i}`;
     if (i < facts) return countdownFact(rng, o.n, o.numberFormat, `${id}/fact`, o.factOps);
     if (o.pool) return o.pool[rng.int(o.pool.length)];
+    const single = (o.singleSolutionShare ?? 0) > 0 && rng.float() < o.singleSolutionShare!;
     for (;;) {
       const ex = renderCountdown(drawCountdownInstance(rng, o.n, targets, cfg, o.avoidSolutions, id, 'train'), o);
-      if (o.maxChars === undefined || exampleChars(ex) <= o.maxChars) return ex;
+      if (o.maxChars !== undefined && exampleChars(ex) > o.maxChars) continue;
+      if (!single || singleSolutionGuess(ex, o.numberFormat)) return ex;
     }
   });
 }

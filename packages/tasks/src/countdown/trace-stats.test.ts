@@ -55,4 +55,15 @@ describe('Countdown trace statistics', () => {
     expect(judging.longProducts).toBeLessThan(computed.longProducts / 2);
     expect(judging.meanChars).toBeLessThan(computed.meanChars);
   });
+
+  it("counts a guessing search's single-solution solved states, whose traces are longer", () => {
+    const guess = { ...BASE, n: 4, count: 200, order: 'products-last', reasoning: 'search-guess' } as const;
+    const s = traceStats({ ...guess, rejectInexact: true, judgeLongProducts: true });
+    // 53.5 % of 1,000 (trace-stats --n 4 --guess --reject-inexact --judge-products): about half.
+    expect(s.singleSolution!.share).toBeGreaterThan(0.35);
+    expect(s.singleSolution!.share).toBeLessThan(0.7);
+    expect(s.singleSolution!.deadEnds).toBeGreaterThan(s.deadEnds);
+    expect(s.singleSolution!.meanChars).toBeGreaterThan(s.meanChars);
+    expect(traceStats({ ...guess, reasoning: 'search-guided' }).singleSolution).toBeUndefined();
+  });
 });

@@ -16,7 +16,7 @@ import {
   type NumberFormat,
   type SearchOrder,
 } from './reasoning.js';
-import { exampleChars } from './stream.js';
+import { exampleChars, singleSolutionGuess } from './stream.js';
 
 export interface TraceStatsOptions {
   n: number;
@@ -49,6 +49,11 @@ export interface TraceStats {
   judged: number;
   /** Mean long products per trace judged a dead end without being computed ('judgeLongProducts'). */
   judgedProducts: number;
+  /**
+   * 'search-guess' only: the traces whose solved three-number state has a single solution
+   * (singleSolutionGuess; what `singleSolutionShare` asks more of), their share, dead ends and length.
+   */
+  singleSolution?: { share: number; deadEnds: number; meanChars: number };
 }
 
 export function traceStats(o: TraceStatsOptions): TraceStats {
@@ -61,6 +66,7 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
   let withLongProduct = 0;
   let judged = 0;
   let judgedProducts = 0;
+  const single = { count: 0, deadEnds: 0, chars: 0 };
   for (const ex of examples) {
     // Reversing digits keeps every count here: lines, "back"s, marks and how many digits a number has.
     const render: RenderOptions = {
@@ -80,6 +86,11 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
     const over = (r.meta as CountdownMeta).outOfBudget === true;
     if (over) outOfBudget++;
     deadEnds += over ? backs - 1 : backs;
+    if (o.reasoning === 'search-guess' && singleSolutionGuess(r, o.numberFormat)) {
+      single.count++;
+      single.deadEnds += over ? backs - 1 : backs;
+      single.chars += c;
+    }
     const products = r.steps.filter(isLongProduct).length;
     longProducts += products;
     if (products > 0) withLongProduct++;
@@ -98,6 +109,15 @@ export function traceStats(o: TraceStatsOptions): TraceStats {
     withLongProduct: withLongProduct / k,
     judged: judged / k,
     judgedProducts: judgedProducts / k,
+    ...(o.reasoning === 'search-guess'
+      ? {
+          singleSolution: {
+            share: single.count / k,
+            deadEnds: single.deadEnds / Math.max(1, single.count),
+            meanChars: single.chars / Math.max(1, single.count),
+          },
+        }
+      : {}),
   };
 }
 
@@ -111,5 +131,10 @@ export function formatTraceStats(s: TraceStats): string {
     `long products ${s.longProducts.toFixed(2)}/trace, in ${pct(s.withLongProduct)}`,
     ...(s.judged > 0 ? [`judged ${s.judged.toFixed(2)}/trace`] : []),
     ...(s.judgedProducts > 0 ? [`products judged ${s.judgedProducts.toFixed(2)}/trace`] : []),
+    ...(s.singleSolution
+      ? [
+          `solved state of one solution in ${pct(s.singleSolution.share)} (dead ends ${s.singleSolution.deadEnds.toFixed(2)}, chars ${s.singleSolution.meanChars.toFixed(0)})`,
+        ]
+      : []),
   ].join('  ');
 }
