@@ -10,6 +10,7 @@
  */
 import { sosMoves } from './rules.js';
 import { sosFirstSolution } from './sos-dfs.js';
+import { applyMove, startTries } from './start-tries.js';
 
 /** A question's starting numbers and target. */
 export interface CountdownStart {
@@ -50,20 +51,13 @@ export const emptyFirstMoveStats = (): FirstMoveStats => ({
   backsToStartRight: 0,
 });
 
-const ENTERED = /^(\d+)([-+*/])(\d+)=(\d+) \[[\d ]*\]$/;
 const sameNumbers = (a: readonly number[], b: readonly number[]) =>
   a.length === b.length && [...a].sort((x, y) => x - y).join(' ') === [...b].sort((x, y) => x - y).join(' ');
 
 /** The state after the first entered move, from the starting numbers (its stated state ignored), or null when it does not apply. */
 function afterFirstMove(start: CountdownStart, lines: readonly string[]): number[] | null {
-  const m = lines.map((l) => ENTERED.exec(l)).find((x) => x !== null);
-  if (!m) return null;
-  const [a, op, b, c] = [Number(m[1]), m[2], Number(m[3]), Number(m[4])];
-  const ia = start.nums.indexOf(a);
-  const ib = start.nums.findIndex((x, k) => x === b && k !== ia);
-  if (ia < 0 || ib < 0) return null;
-  const right = sosMoves(a, b).some(([l, o, r, v]) => l === a && o === op && r === b && v === c);
-  return right ? [c, ...start.nums.filter((_, k) => k !== ia && k !== ib)] : null;
+  const first = startTries(start, lines)[0];
+  return first?.move.right ? applyMove(start.nums, first.move) : null;
 }
 
 /** Every SoS move on the starting numbers, in listed order (pairs left to right, then + * - /): whether each leads to a solvable state. */

@@ -107,7 +107,7 @@ export function startTries(start: CountdownStart, lines: readonly string[]): { m
 }
 
 /** `state` less a and b plus c when a and b are in it (b another copy when a = b), else null. */
-function applied(state: readonly number[], e: Entered): number[] | null {
+export function applyMove(state: readonly number[], e: Entered): number[] | null {
   const ia = state.indexOf(e.a);
   const ib = state.findIndex((x, k) => x === e.b && k !== ia);
   if (ia < 0 || ib < 0) return null;
@@ -129,7 +129,7 @@ function tryOutcome(after: number[], rest: readonly TryLine[], target: number): 
       state = l.back;
       continue;
     }
-    const next = l.entered.right ? applied(state, l.entered) : null;
+    const next = l.entered.right ? applyMove(state, l.entered) : null;
     if (!next) sound = false;
     state = next ?? state;
     last = l.entered.c;
@@ -145,7 +145,7 @@ function tryOutcome(after: number[], rest: readonly TryLine[], target: number): 
  */
 export function solvedState(start: CountdownStart, lines: readonly string[]): number[] | null {
   const last = startTries(start, lines).at(-1);
-  return last && last.move.right ? applied(start.nums, last.move) : null;
+  return last && last.move.right ? applyMove(start.nums, last.move) : null;
 }
 
 /** Adds one chain's tries to `s`. */
@@ -156,7 +156,7 @@ export function countStartTries(s: StartTryStats, start: CountdownStart, lines: 
     const move = `${t.move.a}${t.move.op}${t.move.b}=${t.move.c}`;
     const repeat = made.has(move);
     made.add(move);
-    const after = t.move.right ? applied(start.nums, t.move) : null;
+    const after = t.move.right ? applyMove(start.nums, t.move) : null;
     if (!after) {
       s.unread++;
       return;
