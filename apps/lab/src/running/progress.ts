@@ -2,8 +2,9 @@
  * A progress line with rate and ETA on stderr: redrawn in place on a terminal, printed every
  * ~10 % (and at the end) otherwise, so logs stay readable in CI. The rate leaves out what comes
  * before the first update once a later one exists: that first unit after a start or a resume
- * carries one-time costs (the Countdown-4 guessing search's first step took 15 s, later ones 4 s), so one
- * unit alone gives no ETA ('?') rather than a wrong one, and a log then also gets the next line.
+ * carries one-time costs (the Countdown-4 guessing search's first step took 15 s, later ones
+ * 4 s), so one unit alone gives no ETA ('?') rather than a wrong one, and a log then also gets the
+ * next line.
  */
 export class Progress {
   private start = performance.now();
