@@ -45,13 +45,23 @@ export function sosNaiveTreeSize(n: number): number {
  * How many SoS move sequences reach the target from `nums` (pairs i < j, each of +, ×, −, ÷ that
  * applies, to one number): a state whose only solution is one sequence is harder to see at a
  * glance than one with several. Orders of the same moves count apart (a+b then +c, b+c then +a …).
+ * Memoised on the state as a multiset (the count does not depend on the numbers' order), so a
+ * six-number state costs thousands of states, not millions of sequences.
  */
 export function sosSolutionCount(nums: readonly number[], target: number): number {
-  if (nums.length === 1) return nums[0] === target ? 1 : 0;
-  let count = 0;
-  for (let i = 0; i < nums.length; i++)
-    for (let j = i + 1; j < nums.length; j++)
-      for (const [, , , c] of sosMoves(nums[i], nums[j]))
-        count += sosSolutionCount([...nums.filter((_, k) => k !== i && k !== j), c], target);
-  return count;
+  const counted = new Map<string, number>();
+  const count = (state: number[]): number => {
+    if (state.length === 1) return state[0] === target ? 1 : 0;
+    const id = [...state].sort((a, b) => a - b).join(',');
+    const known = counted.get(id);
+    if (known !== undefined) return known;
+    let n = 0;
+    for (let i = 0; i < state.length; i++)
+      for (let j = i + 1; j < state.length; j++)
+        for (const [, , , c] of sosMoves(state[i], state[j]))
+          n += count([...state.filter((_, k) => k !== i && k !== j), c]);
+    counted.set(id, n);
+    return n;
+  };
+  return count([...nums]);
 }

@@ -38,6 +38,7 @@ describe('tries from the starting numbers', () => {
     // state [5 5 7] has none; [2 3 5] reaches 10 three ways (2+3 then +5, 2+5 then +3, 3+5 then +2).
     expect(sosSolutionCount([35, 2, 3], 41)).toBe(1);
     expect(sosSolutionCount([2, 3, 5], 10)).toBe(3);
+    expect(sosSolutionCount([5, 2, 3], 10)).toBe(3); // a multiset: the order of the numbers does not count
     expect(sosFirstSolution([5, 5, 7], 41)).toBeNull();
     const chain = [
       ...['2+3=5 [5 5 7]', '5*7=35 [35 5]', '35+5=40 [40]', 'back [2 3 5 7]'], // dead, miss

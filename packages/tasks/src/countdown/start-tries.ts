@@ -14,7 +14,7 @@
  * whose own arithmetic is wrong, counts as unread.
  */
 import { sosMoves } from './rules.js';
-import { sosFirstSolution, sosSolutionCount } from './sos-dfs.js';
+import { sosSolutionCount } from './sos-dfs.js';
 import type { CountdownStart } from './first-move.js';
 
 export interface TryOutcomes {
@@ -161,7 +161,8 @@ export function countStartTries(s: StartTryStats, start: CountdownStart, lines: 
       s.unread++;
       return;
     }
-    const solvable = sosFirstSolution(after, start.target) !== null;
+    const paths = sosSolutionCount(after, start.target);
+    const solvable = paths > 0;
     const o = solvable ? s.solvable : s.dead;
     const outcome = tryOutcome(after, t.rest, start.target);
     o.tries++;
@@ -172,7 +173,6 @@ export function countStartTries(s: StartTryStats, start: CountdownStart, lines: 
       if (outcome === 'hit') s.solvableRepeats.hit++;
       return;
     }
-    const paths = sosSolutionCount(after, start.target);
     for (const key of ['all', paths === 1 ? '1' : paths <= 3 ? '2-3' : '4+']) {
       const p = (s.solvableByPlace[key] ??= emptyPlaces())[placeBucket(i + 1)];
       p.tries++;
