@@ -10,6 +10,7 @@
  */
 import { sosMoves } from './rules.js';
 import { sosFirstSolution } from './sos-dfs.js';
+import { pct } from './percent.js';
 import { applyMove, startTries } from './start-tries.js';
 
 /** A question's starting numbers and target. */
@@ -94,8 +95,6 @@ export function countFirstMove(s: FirstMoveStats, start: CountdownStart, lines: 
     if (sameNumbers(back[1].trim().split(/\s+/).map(Number), start.nums)) s.backsToStartRight++;
   }
 }
-
-const pct = (k: number, n: number) => (n ? `${((100 * k) / n).toFixed(1)} %` : '–');
 
 /** Two readable lines; none when no chain's question is known. */
 export function formatFirstMoveStats(s: FirstMoveStats): string[] {

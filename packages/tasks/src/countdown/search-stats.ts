@@ -29,6 +29,7 @@ import {
   type CountdownStart,
   type FirstMoveStats,
 } from './first-move.js';
+import { pct } from './percent.js';
 import { countStartTries, emptyStartTryStats, formatStartTryStats, type StartTryStats } from './start-tries.js';
 
 /** One scored generation: its text in plain digits (reasoning, then "###" and the answer), whether it was right, the checker's reason. */
@@ -226,8 +227,6 @@ export function searchStats(samples: readonly SearchSample[]): SearchStats {
   }
   return out;
 }
-
-const pct = (k: number, n: number) => (n ? `${((100 * k) / n).toFixed(1)} %` : '–');
 
 /** A readable summary of one file's stats. */
 export function formatSearchStats(name: string, s: SearchStats): string {

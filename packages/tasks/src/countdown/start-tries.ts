@@ -14,6 +14,7 @@
  * whose own arithmetic is wrong, counts as unread.
  */
 import { sosMoves } from './rules.js';
+import { pct } from './percent.js';
 import { sosSolutionCount } from './sos-dfs.js';
 import type { CountdownStart } from './first-move.js';
 
@@ -181,7 +182,6 @@ export function countStartTries(s: StartTryStats, start: CountdownStart, lines: 
   });
 }
 
-const pct = (k: number, n: number) => (n ? `${((100 * k) / n).toFixed(1)} %` : '–');
 const outcomes = (o: TryOutcomes) =>
   `hit ${pct(o.hit, o.tries)}, false hit ${pct(o.falseHit, o.tries)}, missed ${pct(o.miss, o.tries)}`;
 
